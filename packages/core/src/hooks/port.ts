@@ -1,0 +1,64 @@
+/** Claude Code's hook events. */
+export const hookEventNames = [
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PermissionRequest",
+  "UserPromptSubmit",
+  "Stop",
+  "SubagentStop",
+  "PreCompact",
+  "SessionStart",
+  "SessionEnd",
+  "Notification",
+] as const;
+export type HookEventName = (typeof hookEventNames)[number];
+
+/** The JSON a hook receives on stdin: common fields plus the event's own. */
+export type HookInput = {
+  session_id: string;
+  transcript_path: string;
+  cwd: string;
+  hook_event_name: HookEventName;
+  permission_mode?: string;
+  [key: string]: unknown;
+};
+
+/** What all hooks matching one event said, folded together. */
+export type HookOutcome = {
+  /** Exit code 2 or `decision: "block"`: the action is blocked and `reason` goes to the model. */
+  blocked: { hookName: string; reason: string } | null;
+  permissionDecision?: { behavior: "allow" | "deny" | "ask"; hookName: string; reason?: string };
+  updatedInput?: Record<string, unknown>;
+  additionalContext: string[];
+  systemMessages: string[];
+  /** `continue: false`: stop the whole run. */
+  preventContinuation: { hookName: string; stopReason?: string } | null;
+  /** Non-blocking failures, shown to the user. */
+  errors: Array<{ hookName: string; message: string }>;
+  ran: Array<{ hookName: string; durationMs: number; exitCode: number | null }>;
+};
+
+export const emptyHookOutcome = (): HookOutcome => ({
+  blocked: null,
+  additionalContext: [],
+  systemMessages: [],
+  preventContinuation: null,
+  errors: [],
+  ran: [],
+});
+
+/** The seam between the engine and the hook system (settings, matchers, the process runner). */
+export interface HookDispatcher {
+  dispatch(
+    event: HookEventName,
+    input: Omit<HookInput, "session_id" | "transcript_path" | "cwd" | "hook_event_name"> & Record<string, unknown>,
+    options: { signal: AbortSignal; matchValue?: string },
+  ): Promise<HookOutcome>;
+}
+
+export const noHooks: HookDispatcher = {
+  async dispatch() {
+    return emptyHookOutcome();
+  },
+};

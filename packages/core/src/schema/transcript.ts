@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { assistantMessageSchema, systemMessageSchema, userMessageSchema } from "./messages.ts";
+
+/** Version of Cairn's additions to Claude Code's transcript format. */
+export const TRANSCRIPT_SCHEMA_VERSION = 1;
+
+/** Fields Claude Code writes on every conversation line. */
+const lineEnvelope = {
+  sessionId: z.string(),
+  cwd: z.string().optional(),
+  version: z.string().optional(),
+  userType: z.string().optional(),
+  gitBranch: z.string().optional(),
+  /** Cairn: schema version of the line's additions. Absent on Claude Code lines. */
+  cairnSchema: z.number().optional(),
+};
+
+export const userLineSchema = userMessageSchema.extend(lineEnvelope);
+export const assistantLineSchema = assistantMessageSchema.extend(lineEnvelope);
+export const systemLineSchema = systemMessageSchema.extend(lineEnvelope);
+
+/** Cairn: marks a line (by uuid) or a streamed message (by message id) as orphaned; readers drop it. */
+export const tombstoneLineSchema = z.looseObject({
+  type: z.literal("tombstone"),
+  sessionId: z.string(),
+  timestamp: z.string(),
+  tombstoneOf: z.string(),
+  reason: z.string(),
+  cairnSchema: z.number().optional(),
+});
+
+/** Cairn: the first line of a session file. Readers that do not know it skip it. */
+export const sessionMetaLineSchema = z.looseObject({
+  type: z.literal("cairn-session"),
+  sessionId: z.string(),
+  timestamp: z.string(),
+  cwd: z.string(),
+  cairnSchema: z.number(),
+  model: z.string().optional(),
+  title: z.string().optional(),
+  forkedFrom: z.object({ sessionId: z.string(), messageUuid: z.string() }).optional(),
+});
+
+export const transcriptLineSchema = z.discriminatedUnion("type", [
+  userLineSchema,
+  assistantLineSchema,
+  systemLineSchema,
+  tombstoneLineSchema,
+  sessionMetaLineSchema,
+]);
+export type TranscriptLine = z.infer<typeof transcriptLineSchema>;
+export type TranscriptMessageLine = z.infer<typeof userLineSchema> | z.infer<typeof assistantLineSchema> | z.infer<typeof systemLineSchema>;
+export type TombstoneLine = z.infer<typeof tombstoneLineSchema>;
+export type SessionMetaLine = z.infer<typeof sessionMetaLineSchema>;
+
+/** `$CAIRN_HOME/projects/<this>/`: the cwd with each non-alphanumeric character replaced by "-", as Claude Code does. */
+export function projectDirName(cwd: string): string {
+  return cwd.replace(/[^a-zA-Z0-9]/g, "-");
+}
