@@ -30,9 +30,10 @@ export async function writeEventStream(
   let faultApplied = false;
 
   const flush = async (): Promise<void> => {
-    if (pending.length === 0) return;
     const chunk = pending;
     pending = "";
+    // Writing to a response whose client has gone would raise ERR_STREAM_DESTROYED.
+    if (chunk.length === 0 || signal.aborted || response.destroyed) return;
     if (!response.write(chunk)) await drained(response, signal);
   };
 
@@ -45,6 +46,7 @@ export async function writeEventStream(
         await sleep(active.ms, signal);
         return false;
       case "stream-error": {
+        if (signal.aborted) return true;
         const body = apiErrorBody(active.errorType ?? "overloaded_error", active.message);
         pending += formatSseEvent({ event: "error", data: body });
         await flush();
@@ -52,7 +54,7 @@ export async function writeEventStream(
         return true;
       }
       case "disconnect":
-        await writeThrough(response, pending);
+        if (!signal.aborted) await writeThrough(response, pending);
         pending = "";
         response.destroy();
         return true;

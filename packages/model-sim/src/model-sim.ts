@@ -65,6 +65,7 @@ export async function startModelSim(options: ModelSimOptions = {}): Promise<Mode
   const reset = (): void => {
     cursor.rewind();
     requests.length = 0;
+    demoTurnCount = 0;
   };
 
   const route = async (request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> => {
