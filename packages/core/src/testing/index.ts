@@ -1,1 +1,5 @@
-export {};
+export { createScriptedModel, turnToParts } from "./scripted-model.ts";
+export type { ScriptedBlock, ScriptedModel, ScriptedTurn } from "./scripted-model.ts";
+export { collectEvents, eventsOf, fixedClock, sequentialIds, testContext, testDeps, unusedWorkspace } from "./harness.ts";
+export { createTestTool, delay } from "./test-tools.ts";
+export type { ToolLogEntry } from "./test-tools.ts";

@@ -1,0 +1,41 @@
+import type { AgentEvent } from "../schema/events.ts";
+import type { ConversationMessage } from "../schema/messages.ts";
+import type { ModelClient } from "../model/port.ts";
+
+export type CompactionInput = {
+  /** The whole conversation held by the loop, boundaries included. */
+  messages: ConversationMessage[];
+  model: string;
+  systemPrompt: readonly string[];
+  signal: AbortSignal;
+  client: ModelClient;
+  /** Usage of the last response, for token accounting. */
+  lastInputTokens: number | null;
+};
+
+export type CompactionResult = {
+  /** Replaces the loop's conversation (the boundary and summary lines included). */
+  messages: ConversationMessage[];
+  /** Messages to persist and show: the boundary, the summary, notices. */
+  added: ConversationMessage[];
+  events: AgentEvent[];
+};
+
+/**
+ * The loop's compaction stages, run in order before each request: snip → micro-compact → auto-compact;
+ * `reactive` runs when the API rejected a request as too long. A stage returns null to leave the
+ * conversation as it is.
+ */
+export interface Compactor {
+  snip(input: CompactionInput): Promise<CompactionResult | null>;
+  microcompact(input: CompactionInput): Promise<CompactionResult | null>;
+  autocompact(input: CompactionInput): Promise<CompactionResult | null>;
+  reactive(input: CompactionInput): Promise<CompactionResult | null>;
+}
+
+export const noCompaction: Compactor = {
+  snip: async () => null,
+  microcompact: async () => null,
+  autocompact: async () => null,
+  reactive: async () => null,
+};

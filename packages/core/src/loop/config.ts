@@ -1,0 +1,31 @@
+import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.ts";
+
+/** Taken once per query, so a long run does not re-read settings at every turn. */
+export type QueryConfig = {
+  maxToolConcurrency: number;
+  promptCaching: boolean;
+  maxOutputTokens: number;
+  /** The raised limit tried once after a response stopped at `max_tokens`. */
+  escalatedMaxOutputTokens: number;
+  /** Continuations with a resume note after `max_tokens`, once the limit was raised. */
+  maxOutputTokensRecoveries: number;
+  /** Continuations after a stream was cut mid-response. */
+  maxStreamCutRecoveries: number;
+  retry: RetryPolicy;
+};
+
+export const defaultQueryConfig: QueryConfig = {
+  maxToolConcurrency: 10,
+  promptCaching: true,
+  maxOutputTokens: 16_384,
+  escalatedMaxOutputTokens: 64_000,
+  maxOutputTokensRecoveries: 3,
+  maxStreamCutRecoveries: 3,
+  retry: defaultRetryPolicy,
+};
+
+export const MAX_TOKENS_RESUME_MESSAGE =
+  "Output token limit hit. Resume directly — no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.";
+
+export const STREAM_CUT_RESUME_MESSAGE =
+  "Your previous response was cut off by a connection error before it finished. Continue exactly where it stopped; do not repeat what was already said.";

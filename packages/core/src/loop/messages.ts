@@ -1,0 +1,35 @@
+import type { ConversationMessage, SystemMessage, UserMessage } from "../schema/messages.ts";
+
+export function createUserMessage(
+  options: { uuid: string; timestamp: string; parentUuid: string | null; content: UserMessage["message"]["content"] } & Pick<
+    UserMessage,
+    "isMeta" | "agentId" | "isSidechain"
+  >,
+): UserMessage {
+  const { content, ...rest } = options;
+  return { type: "user", ...withoutUndefined(rest), message: { role: "user", content } };
+}
+
+export function createSystemMessage(options: {
+  uuid: string;
+  timestamp: string;
+  parentUuid: string | null;
+  subtype: string;
+  content: string;
+  level: "info" | "warning" | "error";
+}): SystemMessage {
+  return { type: "system", ...options };
+}
+
+/** The conversation the model sees: from the last compact boundary on. */
+export function messagesAfterCompactBoundary(messages: readonly ConversationMessage[]): ConversationMessage[] {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.type === "system" && message.subtype === "compact_boundary") return messages.slice(index + 1);
+  }
+  return [...messages];
+}
+
+function withoutUndefined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
+}

@@ -1,0 +1,349 @@
+import type { CompactionResult } from "../compact/port.ts";
+import { noHooks, type HookDispatcher } from "../hooks/port.ts";
+import { callModel, type CallModelResult } from "../model/call-model.ts";
+import type { ThinkingConfig } from "../model/port.ts";
+import { buildModelRequest } from "../model/request.ts";
+import { allowAllGate, headlessPrompter, type PermissionGate, type PermissionPrompter } from "../permissions/port.ts";
+import type { ToolUseBlock } from "../schema/content.ts";
+import type { AgentEvent, Terminal } from "../schema/events.ts";
+import type { AssistantMessage, ConversationMessage, UserMessage } from "../schema/messages.ts";
+import { addUsage, emptyUsageTotals, type UsageTotals } from "../schema/usage.ts";
+import { StreamingToolExecutor, type ExecutorItem } from "../tools/executor.ts";
+import type { PipelineServices } from "../tools/pipeline.ts";
+import type { Tool, ToolUseContext } from "../tools/tool.ts";
+import { defaultQueryConfig, MAX_TOKENS_RESUME_MESSAGE, STREAM_CUT_RESUME_MESSAGE, type QueryConfig } from "./config.ts";
+import type { QueryDeps } from "./deps.ts";
+import { createUserMessage, messagesAfterCompactBoundary } from "./messages.ts";
+import { mapModelEvent } from "./stream-events.ts";
+
+export type QueryParams = {
+  /** The conversation so far, ending with the new prompt. */
+  messages: ConversationMessage[];
+  /** System prompt blocks; the first is the stable, cacheable prefix. */
+  systemPrompt: readonly string[];
+  tools: readonly Tool[];
+  model: string;
+  fallbackModel?: string;
+  thinking?: ThinkingConfig;
+  betas?: readonly string[];
+  maxTurns?: number;
+  signal: AbortSignal;
+  /** Workspace, app state, read-file state and services for tools; the loop sets signal, tools and messages. */
+  context: Omit<ToolUseContext, "signal" | "tools" | "messages">;
+  gate?: PermissionGate;
+  prompter?: PermissionPrompter;
+  hooks?: HookDispatcher;
+  deps: QueryDeps;
+  config?: Partial<QueryConfig>;
+};
+
+/** Why the previous iteration continued, kept for tests and debugging. */
+type Transition =
+  | { reason: "tool_use" }
+  | { reason: "max_tokens_escalate" }
+  | { reason: "max_tokens_resume"; attempt: number }
+  | { reason: "stream_cut_resume"; attempt: number }
+  | { reason: "reactive_compact" }
+  | { reason: "stop_hook_blocking" };
+
+/** All that changes between iterations, rewritten whole at each `continue` site. */
+type State = {
+  messages: ConversationMessage[];
+  context: ToolUseContext;
+  model: string;
+  turnCount: number;
+  maxOutputTokensOverride: number | undefined;
+  maxOutputTokensRecoveryCount: number;
+  streamCutRecoveryCount: number;
+  hasAttemptedReactiveCompact: boolean;
+  stopHookActive: boolean;
+  batchesUsed: number;
+  lastInputTokens: number | null;
+  transition: Transition | undefined;
+};
+
+/**
+ * The agent loop. Each iteration: compaction stages → request → stream (safe tools start as their
+ * blocks complete) → remaining tools → stop hooks → continue or return. Yields `AgentEvent`s and
+ * returns the `Terminal` that says why it stopped; the last event is always `result`.
+ */
+export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Terminal> {
+  const config: QueryConfig = { ...defaultQueryConfig, ...params.config };
+  const { deps, signal } = params;
+  const hooks = params.hooks ?? noHooks;
+  const services: PipelineServices = {
+    gate: params.gate ?? allowAllGate,
+    prompter: params.prompter ?? headlessPrompter,
+    hooks,
+    uuid: deps.uuid,
+    now: deps.now,
+    timestamp: () => new Date(deps.now()).toISOString(),
+  };
+  const startedAt = deps.now();
+  let usage: UsageTotals = emptyUsageTotals();
+  let apiMs = 0;
+  const denials: Array<{ toolName: string; toolUseId: string; input: unknown }> = [];
+  let lastUuid: string | null = params.messages.at(-1)?.uuid ?? null;
+  const chain = <T extends ConversationMessage>(message: T): T => {
+    const linked = { ...message, parentUuid: message.parentUuid === undefined ? lastUuid : message.parentUuid };
+    lastUuid = linked.uuid;
+    return linked;
+  };
+  const meta = (text: string): UserMessage =>
+    chain(
+      createUserMessage({
+        uuid: deps.uuid(),
+        timestamp: services.timestamp(),
+        parentUuid: lastUuid,
+        content: text,
+        isMeta: true,
+        ...(params.context.agentId ? { agentId: params.context.agentId, isSidechain: true } : {}),
+      }),
+    );
+  function* end(terminal: Terminal): Generator<AgentEvent, Terminal> {
+    yield {
+      type: "result",
+      terminal,
+      usage,
+      numTurns: terminal.turnCount,
+      durationMs: deps.now() - startedAt,
+      durationApiMs: apiMs,
+      permissionDenials: denials,
+    };
+    return terminal;
+  }
+
+  let state: State = {
+    messages: params.messages,
+    context: { ...params.context, signal, tools: params.tools, messages: params.messages },
+    model: params.model,
+    turnCount: 1,
+    maxOutputTokensOverride: undefined,
+    maxOutputTokensRecoveryCount: 0,
+    streamCutRecoveryCount: 0,
+    hasAttemptedReactiveCompact: false,
+    stopHookActive: false,
+    batchesUsed: 0,
+    lastInputTokens: null,
+    transition: undefined,
+  };
+
+  while (true) {
+    if (signal.aborted) return yield* end({ reason: "aborted_streaming", turnCount: state.turnCount });
+
+    let messages = state.messages;
+    for (const stage of ["snip", "microcompact", "autocompact"] as const) {
+      const compacted = await deps.compactor[stage]({
+        messages,
+        model: state.model,
+        systemPrompt: params.systemPrompt,
+        signal,
+        client: deps.model,
+        lastInputTokens: state.lastInputTokens,
+      });
+      if (!compacted) continue;
+      yield* emitCompaction(compacted);
+      messages = compacted.messages;
+      lastUuid = messages.at(-1)?.uuid ?? lastUuid;
+    }
+
+    const messagesForQuery = messagesAfterCompactBoundary(messages);
+    const request = buildModelRequest({
+      model: state.model,
+      maxOutputTokens: state.maxOutputTokensOverride ?? config.maxOutputTokens,
+      systemPrompt: params.systemPrompt,
+      messages: messagesForQuery,
+      tools: params.tools,
+      promptCaching: config.promptCaching,
+      ...(params.thinking ? { thinking: params.thinking } : {}),
+      ...(params.betas ? { betas: params.betas } : {}),
+    });
+    yield { type: "request-start", model: state.model, turn: state.turnCount };
+
+    const context: ToolUseContext = { ...state.context, messages: messagesForQuery };
+    const assistantUuid = deps.uuid();
+    const assistant: AssistantMessage = {
+      type: "assistant",
+      uuid: assistantUuid,
+      parentUuid: lastUuid,
+      timestamp: services.timestamp(),
+      message: { id: "", role: "assistant", model: state.model, content: [] },
+      ...(params.context.agentId ? { agentId: params.context.agentId, isSidechain: true } : {}),
+    };
+    const executor = new StreamingToolExecutor(context, assistant, services, config.maxToolConcurrency, state.batchesUsed);
+    const toolResults: UserMessage[] = [];
+    const toolCalls: ToolUseBlock[] = [];
+    // Results that finish while the model still streams wait until the assistant message is out,
+    // so the transcript always has a call before its result.
+    const early: ExecutorItem[] = [];
+    let assistantOut = false;
+    function* drain(items: ExecutorItem[]): Generator<AgentEvent> {
+      for (const item of items) {
+        if (item.kind === "event") {
+          yield item.event;
+          continue;
+        }
+        if (!assistantOut) {
+          early.push(item);
+          continue;
+        }
+        const { outcome } = item;
+        if (outcome.denied) {
+          const call = toolCalls.find((block) => block.id === outcome.record.toolUseId);
+          denials.push({ toolName: outcome.record.name, toolUseId: outcome.record.toolUseId, input: call?.input });
+        }
+        yield { type: "tool-end", record: outcome.record };
+        const message = chain(outcome.message);
+        toolResults.push(message);
+        yield { type: "message", message };
+      }
+    }
+
+    const stream = callModel({
+      client: deps.model,
+      request,
+      signal,
+      retry: config.retry,
+      ...(params.fallbackModel ? { fallbackModel: params.fallbackModel } : {}),
+      now: deps.now,
+      random: deps.random,
+      sleep: deps.sleep,
+    });
+    let result: CallModelResult;
+    while (true) {
+      const step = await stream.next();
+      if (step.done) {
+        result = step.value;
+        break;
+      }
+      const event = step.value;
+      if (event.type === "model-fallback") state = { ...state, model: event.to };
+      const mapped = mapModelEvent(event);
+      if (mapped) yield mapped;
+      if (event.type === "part" && event.completed) {
+        assistant.message.content.push(event.completed);
+        if (event.completed.type === "tool_use") {
+          toolCalls.push(event.completed);
+          executor.add(event.completed);
+        }
+      }
+      yield* drain(executor.takeReady());
+    }
+    apiMs += result.record.endedAt - result.record.startedAt;
+
+    if (result.kind === "failed") {
+      for await (const item of executor.remaining()) yield* drain([item]);
+      if (result.error.code === "aborted") return yield* end({ reason: "aborted_streaming", turnCount: state.turnCount });
+      if (result.error.code === "prompt_too_long" && !state.hasAttemptedReactiveCompact) {
+        // Withheld: the user sees the error only if compaction cannot make room.
+        const compacted = await deps.compactor.reactive({
+          messages,
+          model: state.model,
+          systemPrompt: params.systemPrompt,
+          signal,
+          client: deps.model,
+          lastInputTokens: state.lastInputTokens,
+        });
+        if (compacted) {
+          yield* emitCompaction(compacted);
+          lastUuid = compacted.messages.at(-1)?.uuid ?? lastUuid;
+          state = { ...state, messages: compacted.messages, hasAttemptedReactiveCompact: true, transition: { reason: "reactive_compact" } };
+          continue;
+        }
+      }
+      yield { type: "error", code: result.error.code, message: result.error.message, status: result.error.status };
+      const reason = result.error.code === "prompt_too_long" ? "prompt_too_long" : "model_error";
+      return yield* end({ reason, turnCount: state.turnCount, error: { code: result.error.code, message: result.error.message } });
+    }
+
+    const assembled = result.message;
+    const stoppedAtLimit = result.kind === "complete" && assembled.stopReason === "max_tokens";
+    if (stoppedAtLimit && state.maxOutputTokensOverride === undefined && toolCalls.length === 0) {
+      // Withheld: retry the same request once with a higher output limit; the cut answer is discarded.
+      yield { type: "tombstone", messageId: assembled.id, reason: "output limit reached; retrying with a higher limit" };
+      state = { ...state, messages, maxOutputTokensOverride: config.escalatedMaxOutputTokens, transition: { reason: "max_tokens_escalate" } };
+      continue;
+    }
+
+    assistant.message = {
+      id: assembled.id,
+      type: "message",
+      role: "assistant",
+      model: assembled.model || state.model,
+      content: assembled.content,
+      stop_reason: assembled.stopReason,
+      stop_sequence: assembled.stopSequence,
+      usage: assembled.usage,
+    };
+    if (assembled.requestId) assistant.requestId = assembled.requestId;
+    assistant.modelCall = result.record;
+    if (result.kind === "cut") assistant.isPartial = true;
+    usage = addUsage(usage, assembled.usage);
+    const lastInputTokens =
+      (assembled.usage.input_tokens ?? 0) + (assembled.usage.cache_read_input_tokens ?? 0) + (assembled.usage.cache_creation_input_tokens ?? 0);
+    const assistantMessage = chain(assistant);
+    yield { type: "message", message: assistantMessage };
+    assistantOut = true;
+
+    yield* drain(early.splice(0));
+    // Streamed, not collected: a permission question must reach the user while its call waits.
+    for await (const item of executor.remaining()) yield* drain([item]);
+    const nextContext = executor.currentContext;
+    const batchesUsed = state.batchesUsed + executor.batchesUsed;
+    const conversation = [...messages, assistantMessage, ...toolResults];
+
+    if (signal.aborted) {
+      return yield* end({ reason: toolCalls.length > 0 ? "aborted_tools" : "aborted_streaming", turnCount: state.turnCount });
+    }
+
+    const base = { ...state, context: nextContext, batchesUsed, lastInputTokens, maxOutputTokensOverride: undefined };
+    if (result.kind === "cut") {
+      const attempt = state.streamCutRecoveryCount + 1;
+      if (attempt > config.maxStreamCutRecoveries) {
+        yield { type: "error", code: result.error.code, message: result.error.message, status: result.error.status };
+        return yield* end({ reason: "model_error", turnCount: state.turnCount, error: { code: result.error.code, message: result.error.message } });
+      }
+      yield { type: "notice", level: "warning", code: "stream_cut", message: `The response was cut off (${result.error.message}); continuing.` };
+      const note = meta(STREAM_CUT_RESUME_MESSAGE);
+      yield { type: "message", message: note };
+      state = { ...base, messages: [...conversation, note], streamCutRecoveryCount: attempt, transition: { reason: "stream_cut_resume", attempt } };
+      continue;
+    }
+
+    if (toolCalls.length > 0) {
+      const turnCount = state.turnCount + 1;
+      if (params.maxTurns !== undefined && turnCount > params.maxTurns) {
+        yield { type: "notice", level: "warning", code: "max_turns", message: `Reached the maximum number of turns (${params.maxTurns}).` };
+        return yield* end({ reason: "max_turns", turnCount: state.turnCount });
+      }
+      state = { ...base, messages: conversation, turnCount, stopHookActive: false, transition: { reason: "tool_use" } };
+      continue;
+    }
+
+    if (stoppedAtLimit) {
+      const attempt = state.maxOutputTokensRecoveryCount + 1;
+      if (attempt <= config.maxOutputTokensRecoveries) {
+        const note = meta(MAX_TOKENS_RESUME_MESSAGE);
+        yield { type: "message", message: note };
+        state = { ...base, messages: [...conversation, note], maxOutputTokensRecoveryCount: attempt, transition: { reason: "max_tokens_resume", attempt } };
+        continue;
+      }
+      yield { type: "notice", level: "warning", code: "max_output_tokens", message: "The response hit the output token limit again; stopping here." };
+    }
+
+    const stop = await hooks.dispatch("Stop", { stop_hook_active: state.stopHookActive }, { signal });
+    if (stop.preventContinuation) return yield* end({ reason: "stop_hook_prevented", turnCount: state.turnCount });
+    if (stop.blocked) {
+      const note = meta(`Stop hook feedback:\n${stop.blocked.reason}`);
+      yield { type: "message", message: note };
+      state = { ...base, messages: [...conversation, note], stopHookActive: true, transition: { reason: "stop_hook_blocking" } };
+      continue;
+    }
+    return yield* end({ reason: "completed", turnCount: state.turnCount });
+  }
+}
+
+function* emitCompaction(result: CompactionResult): Generator<AgentEvent> {
+  yield* result.events;
+  for (const message of result.added) yield { type: "message", message };
+}

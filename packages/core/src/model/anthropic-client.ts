@@ -1,0 +1,146 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { ModelError, type ModelClient, type ModelErrorCode, type ModelRequest, type ModelStreamPart } from "./port.ts";
+import type { ContentBlock } from "../schema/content.ts";
+
+export type AnthropicClientOptions = {
+  apiKey?: string | null;
+  authToken?: string | null;
+  baseURL?: string | null;
+  /** Per-request timeout for the whole response. */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  defaultHeaders?: Record<string, string>;
+};
+
+/** The model port over the official SDK's raw stream. Retries are ours (`callModel`), so the SDK's are off. */
+export function createAnthropicModelClient(options: AnthropicClientOptions): ModelClient {
+  const client = new Anthropic({
+    apiKey: options.apiKey ?? null,
+    authToken: options.authToken ?? null,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    maxRetries: 0,
+    timeout: options.timeoutMs ?? 600_000,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
+  });
+  return {
+    async *stream(request: ModelRequest, { signal }): AsyncGenerator<ModelStreamPart> {
+      const { betas, ...body } = request;
+      let response;
+      try {
+        response = await client.messages
+          .create({ ...body, stream: true } as Anthropic.MessageCreateParamsStreaming, {
+            signal,
+            ...(betas?.length ? { headers: { "anthropic-beta": betas.join(",") } } : {}),
+          })
+          .withResponse();
+      } catch (error) {
+        throw toModelError(error, signal);
+      }
+      const requestId = response.request_id ?? undefined;
+      try {
+        for await (const event of response.data) {
+          const part = toStreamPart(event, requestId);
+          if (part) yield part;
+        }
+      } catch (error) {
+        throw toModelError(error, signal);
+      }
+    },
+  };
+}
+
+function toStreamPart(event: Anthropic.RawMessageStreamEvent, requestId: string | undefined): ModelStreamPart | null {
+  switch (event.type) {
+    case "message_start":
+      return {
+        type: "message-start",
+        id: event.message.id,
+        model: event.message.model,
+        usage: event.message.usage as never,
+        ...(requestId ? { requestId } : {}),
+      };
+    case "content_block_start":
+      return { type: "block-start", index: event.index, block: event.content_block as ContentBlock };
+    case "content_block_delta": {
+      const delta = event.delta;
+      switch (delta.type) {
+        case "text_delta":
+          return { type: "text-delta", index: event.index, text: delta.text };
+        case "thinking_delta":
+          return { type: "thinking-delta", index: event.index, thinking: delta.thinking };
+        case "signature_delta":
+          return { type: "signature-delta", index: event.index, signature: delta.signature };
+        case "input_json_delta":
+          return { type: "input-json-delta", index: event.index, partialJson: delta.partial_json };
+        default:
+          return null;
+      }
+    }
+    case "content_block_stop":
+      return { type: "block-stop", index: event.index };
+    case "message_delta":
+      return {
+        type: "message-delta",
+        stopReason: event.delta.stop_reason ?? null,
+        stopSequence: event.delta.stop_sequence ?? null,
+        usage: event.usage as never,
+      };
+    case "message_stop":
+      return { type: "message-stop" };
+    default:
+      return null;
+  }
+}
+
+/** Maps the SDK's error classes and statuses onto transport facts. */
+export function toModelError(error: unknown, signal?: AbortSignal): ModelError {
+  if (error instanceof ModelError) return error;
+  if (signal?.aborted || error instanceof Anthropic.APIUserAbortError) {
+    return new ModelError("aborted", "The request was aborted.", { cause: error });
+  }
+  if (error instanceof Anthropic.APIConnectionTimeoutError) {
+    return new ModelError("timeout", "The model request timed out.", { cause: error });
+  }
+  if (error instanceof Anthropic.APIConnectionError) {
+    return new ModelError("connection", `Could not reach the model API: ${error.message}`, { cause: error });
+  }
+  if (error instanceof Anthropic.APIError) {
+    const status = typeof error.status === "number" ? error.status : null;
+    const code = classifyApiError(status, error.type ?? null, error.errorCode, error.apiMessage ?? error.message);
+    return new ModelError(code, error.apiMessage ?? error.message, {
+      status,
+      retryAfterMs: parseRetryAfter(error.headers),
+      requestId: error.requestID ?? null,
+      cause: error,
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  // A socket that dies mid-body surfaces as a bare TypeError ("terminated") from fetch.
+  return new ModelError("connection", `The model stream broke: ${message}`, { cause: error });
+}
+
+function classifyApiError(status: number | null, type: string | null, errorCode: string | null, message: string): ModelErrorCode {
+  if (status === 529 || type === "overloaded_error") return "overloaded";
+  if (status === 429 || type === "rate_limit_error") return "rate_limited";
+  if (status === 401 || type === "authentication_error") return "authentication";
+  if (status === 403 || type === "permission_error") return "permission";
+  if (status === 404 || type === "not_found_error") return "not_found";
+  if (status === 413 || errorCode === "prompt_too_long" || /prompt is too long/i.test(message)) return "prompt_too_long";
+  if (status !== null && status >= 500) return "server_error";
+  if (type === "api_error") return "server_error";
+  if (status === 400 || type === "invalid_request_error") return "invalid_request";
+  return status === null ? "stream_error" : "unknown";
+}
+
+function parseRetryAfter(headers: Headers | undefined): number | null {
+  if (!headers) return null;
+  const ms = headers.get("retry-after-ms");
+  if (ms && Number.isFinite(Number(ms))) return Number(ms);
+  const value = headers.get("retry-after");
+  if (!value) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import type { ConversationMessage } from "../schema/messages.ts";
+import type { Tool } from "../tools/tool.ts";
+import { applyCacheBreakpoints } from "./cache-control.ts";
+import { normalizeMessagesForAPI } from "./normalize.ts";
+import type { ApiTool, ModelRequest, SystemBlock, ThinkingConfig } from "./port.ts";
+
+const schemaCache = new WeakMap<Tool, Record<string, unknown>>();
+
+/** The JSON Schema the model sees for a tool, derived once from its zod input schema. */
+export function toolInputJsonSchema(tool: Tool): Record<string, unknown> {
+  if (tool.inputJsonSchema) return tool.inputJsonSchema;
+  const cached = schemaCache.get(tool);
+  if (cached) return cached;
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  schemaCache.set(tool, schema);
+  return schema;
+}
+
+export function toApiTool(tool: Tool): ApiTool {
+  return { name: tool.name, description: tool.description, input_schema: toolInputJsonSchema(tool) };
+}
+
+export type BuildRequestOptions = {
+  model: string;
+  maxOutputTokens: number;
+  /** Blocks of the system prompt; the first is the stable, cacheable prefix. */
+  systemPrompt: readonly string[];
+  messages: readonly ConversationMessage[];
+  tools: readonly Tool[];
+  thinking?: ThinkingConfig;
+  betas?: readonly string[];
+  metadata?: { user_id?: string };
+  promptCaching: boolean;
+};
+
+export function buildModelRequest(options: BuildRequestOptions): ModelRequest {
+  const system: SystemBlock[] = options.systemPrompt.filter((text) => text.length > 0).map((text) => ({ type: "text", text }));
+  const messages = normalizeMessagesForAPI(options.messages);
+  const tools = options.tools.map(toApiTool);
+  const cached = options.promptCaching ? applyCacheBreakpoints({ system, messages, tools }) : { system, messages, tools };
+  const thinkingOn = options.thinking?.type === "enabled";
+  return {
+    model: options.model,
+    // With thinking on, max_tokens must exceed the thinking budget.
+    max_tokens: thinkingOn ? Math.max(options.maxOutputTokens, (options.thinking as { budget_tokens: number }).budget_tokens + 1024) : options.maxOutputTokens,
+    system: cached.system,
+    messages: cached.messages,
+    ...(cached.tools.length > 0 ? { tools: cached.tools } : {}),
+    ...(options.thinking ? { thinking: options.thinking } : {}),
+    ...(options.metadata ? { metadata: options.metadata } : {}),
+    ...(options.betas?.length ? { betas: [...options.betas] } : {}),
+  };
+}
