@@ -50,7 +50,7 @@ export async function writeEventStream(
         const body = apiErrorBody(active.errorType ?? "overloaded_error", active.message);
         pending += formatSseEvent({ event: "error", data: body });
         await flush();
-        response.end();
+        if (!response.destroyed) response.end();
         return true;
       }
       case "disconnect":
@@ -83,6 +83,7 @@ export async function writeEventStream(
   // A fault scripted after the last event still happens, just before the response ends.
   if (fault && !faultApplied && (await applyFault(fault))) return "faulted";
   await flush();
+  if (signal.aborted || response.destroyed) return "aborted";
   response.end();
   return "completed";
 }
