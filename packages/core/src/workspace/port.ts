@@ -90,6 +90,7 @@ export interface Workspace {
   grep(query: GrepQuery, options?: { signal?: AbortSignal }): Promise<GrepResult>;
   exec(command: string, options: ExecOptions): Promise<ExecResult>;
   startBackground(command: string, options: { shellId: string }): Promise<BackgroundJob>;
+  /** The output the job produced since the previous read (like Claude Code's BashOutput), and its status. */
   readBackground(id: string): Promise<BackgroundOutput>;
   killBackground(id: string): Promise<BackgroundJob>;
   watch(listener: (event: WatchEvent) => void, signal: AbortSignal): void;
@@ -106,6 +107,8 @@ export const workspaceErrorCodes = [
   "sandbox_unavailable",
   "worker_unavailable",
   "io_error",
+  /** A grep regular expression, glob or file type that cannot be used (additive). */
+  "invalid_pattern",
 ] as const;
 export type WorkspaceErrorCode = (typeof workspaceErrorCodes)[number];
 
