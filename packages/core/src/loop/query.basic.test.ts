@@ -1,23 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { UserMessage } from "../schema/messages.ts";
-import { collectEvents, createScriptedModel, createTestTool, eventsOf, testContext, testDeps } from "../testing/index.ts";
-import { query, type QueryParams } from "./query.ts";
-
-export function prompt(text: string): UserMessage {
-  return { type: "user", uuid: "prompt-1", parentUuid: null, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: text } };
-}
-
-export function baseParams(overrides: Partial<QueryParams> & Pick<QueryParams, "deps">): QueryParams {
-  return {
-    messages: [prompt("hello")],
-    systemPrompt: ["You are a test agent.", "Working directory: /workspace"],
-    tools: [],
-    model: "test-model",
-    signal: new AbortController().signal,
-    context: testContext(),
-    ...overrides,
-  };
-}
+import { collectEvents, createScriptedModel, createTestTool, eventsOf, testDeps } from "../testing/index.ts";
+import { baseParams } from "./query-test-params.ts";
+import { query } from "./query.ts";
 
 describe("query: text and tool turns", () => {
   it("streams a text-only turn and completes", async () => {

@@ -258,7 +258,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
 
     const assembled = result.message;
     const stoppedAtLimit = result.kind === "complete" && assembled.stopReason === "max_tokens";
-    if (stoppedAtLimit && state.maxOutputTokensOverride === undefined && toolCalls.length === 0) {
+    if (stoppedAtLimit && state.maxOutputTokensOverride === undefined && state.maxOutputTokensRecoveryCount === 0 && toolCalls.length === 0) {
       // Withheld: retry the same request once with a higher output limit; the cut answer is discarded.
       yield { type: "tombstone", messageId: assembled.id, reason: "output limit reached; retrying with a higher limit" };
       state = { ...state, messages, maxOutputTokensOverride: config.escalatedMaxOutputTokens, transition: { reason: "max_tokens_escalate" } };
@@ -325,7 +325,14 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       if (attempt <= config.maxOutputTokensRecoveries) {
         const note = meta(MAX_TOKENS_RESUME_MESSAGE);
         yield { type: "message", message: note };
-        state = { ...base, messages: [...conversation, note], maxOutputTokensRecoveryCount: attempt, transition: { reason: "max_tokens_resume", attempt } };
+        state = {
+          ...base,
+          messages: [...conversation, note],
+          // The raised limit stays for the continuations: the answer did not fit even with it.
+          maxOutputTokensOverride: state.maxOutputTokensOverride,
+          maxOutputTokensRecoveryCount: attempt,
+          transition: { reason: "max_tokens_resume", attempt },
+        };
         continue;
       }
       yield { type: "notice", level: "warning", code: "max_output_tokens", message: "The response hit the output token limit again; stopping here." };

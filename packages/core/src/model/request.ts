@@ -16,6 +16,8 @@ export function toolInputJsonSchema(tool: Tool): Record<string, unknown> {
     string,
     unknown
   >;
+  // As Claude Code sends them: the model should not invent parameters.
+  if (schema.type === "object" && schema.additionalProperties === undefined) schema.additionalProperties = false;
   schemaCache.set(tool, schema);
   return schema;
 }
