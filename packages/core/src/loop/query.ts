@@ -227,7 +227,8 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
           executor.add(event.completed);
         }
       }
-      yield* drain(executor.takeReady());
+      const ready = executor.takeReady();
+      if (ready.length > 0) yield* drain(ready);
     }
     apiMs += result.record.endedAt - result.record.startedAt;
 

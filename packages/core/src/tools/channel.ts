@@ -1,3 +1,5 @@
+const NOTHING: readonly never[] = Object.freeze([]);
+
 /** An unbounded async queue: many producers push, one consumer iterates until `close()`. */
 export class Channel<T> implements AsyncIterable<T> {
   private readonly items: T[] = [];
@@ -12,6 +14,8 @@ export class Channel<T> implements AsyncIterable<T> {
 
   /** Items pushed so far and not yet taken, without waiting. Only for a consumer that does not iterate. */
   takeReady(): T[] {
+    // Called once per streamed delta: stay allocation-free when nothing is waiting.
+    if (this.items.length === 0) return NOTHING as T[];
     return this.items.splice(0, this.items.length);
   }
 

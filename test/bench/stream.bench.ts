@@ -1,0 +1,71 @@
+// Stream throughput: the same 20,000-delta response consumed raw through the SDK and through query().
+import Anthropic from "@anthropic-ai/sdk";
+import { createAnthropicModelClient, noCompaction, query } from "@cairn/core";
+import { testContext } from "@cairn/core/testing";
+import { median, report } from "./report.ts";
+import { startSimProcess } from "./sim-process.ts";
+
+const DELTAS = 20_000;
+const RUNS = 5;
+
+export default async function run(): Promise<void> {
+  const text = "abcd".repeat(DELTAS); // 4 characters per delta
+  const turn = { content: [{ type: "text" as const, text }] };
+  // The simulator runs in its own process, as a real API would: its CPU time is not the client's.
+  const sim = await startSimProcess({ textChunkSize: 4 });
+  try {
+    const raw: number[] = [];
+    const loop: number[] = [];
+    for (let round = 0; round < RUNS; round++) {
+      await sim.setScenario({ turns: [turn] });
+      raw.push(await rawSdk(sim.url));
+      await sim.setScenario({ turns: [turn] });
+      loop.push(await throughQuery(sim.url));
+    }
+    const rawRate = DELTAS / (median(raw) / 1000);
+    const loopRate = DELTAS / (median(loop) / 1000);
+    report("stream.raw_sdk_ms", median(raw), "ms");
+    report("stream.query_ms", median(loop), "ms");
+    report("stream.raw_sdk_deltas_per_s", rawRate, "deltas/s");
+    report("stream.query_deltas_per_s", loopRate, "deltas/s");
+    report("stream.query_vs_raw", (loopRate / rawRate) * 100, "%");
+  } finally {
+    await sim.close();
+  }
+}
+
+async function rawSdk(baseURL: string): Promise<number> {
+  const client = new Anthropic({ apiKey: "bench", baseURL, maxRetries: 0 });
+  const started = performance.now();
+  const stream = await client.messages.create({ model: "bench", max_tokens: 100_000, stream: true, messages: [{ role: "user", content: "go" }] });
+  let deltas = 0;
+  for await (const event of stream) if (event.type === "content_block_delta") deltas++;
+  if (deltas !== DELTAS) throw new Error(`raw SDK saw ${deltas} deltas`);
+  return performance.now() - started;
+}
+
+async function throughQuery(baseURL: string): Promise<number> {
+  const started = performance.now();
+  const events: unknown[] = [];
+  const generator = query({
+    messages: [{ type: "user", uuid: "p", parentUuid: null, timestamp: new Date().toISOString(), message: { role: "user", content: "go" } }],
+    systemPrompt: ["bench"],
+    tools: [],
+    model: "bench",
+    signal: new AbortController().signal,
+    context: testContext(),
+    deps: {
+      model: createAnthropicModelClient({ apiKey: "bench", baseURL }),
+      uuid: () => crypto.randomUUID(),
+      now: Date.now,
+      random: Math.random,
+      sleep: async () => undefined,
+      compactor: noCompaction,
+    },
+    config: { maxOutputTokens: 100_000 },
+  });
+  for await (const event of generator) events.push(event);
+  const deltas = events.filter((event) => (event as { type: string }).type === "text-delta").length;
+  if (deltas !== DELTAS) throw new Error(`query() yielded ${deltas} deltas`);
+  return performance.now() - started;
+}

@@ -1,0 +1,180 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createAnthropicModelClient,
+  query,
+  type AgentEvent,
+  type ModelClient,
+  type QueryDeps,
+  type Terminal,
+  type Tool,
+} from "@cairn/core";
+import { createTestTool, testContext } from "@cairn/core/testing";
+import { startModelSim, type ModelSim, type Scenario } from "@cairn/model-sim";
+
+let sim: ModelSim | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+type RequestBody = {
+  system: Array<{ text: string; cache_control?: unknown }>;
+  messages: Array<{ role: string; content: Array<Record<string, unknown>> }>;
+  tools?: Array<{ name: string; input_schema: Record<string, unknown>; cache_control?: unknown }>;
+  max_tokens: number;
+};
+
+async function run(scenario: Scenario, tools: Tool[] = [], overrides: Partial<QueryDeps> = {}) {
+  sim = await startModelSim({ scenario });
+  const client: ModelClient = createAnthropicModelClient({ apiKey: "test", baseURL: sim.url });
+  const sleeps: number[] = [];
+  const deps: QueryDeps = {
+    model: client,
+    uuid: () => crypto.randomUUID(),
+    now: () => Date.now(),
+    random: () => 0,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20)));
+    },
+    compactor: { snip: async () => null, microcompact: async () => null, autocompact: async () => null, reactive: async () => null },
+    ...overrides,
+  };
+  const events: AgentEvent[] = [];
+  const generator = query({
+    messages: [{ type: "user", uuid: "p1", parentUuid: null, timestamp: new Date().toISOString(), message: { role: "user", content: "Do the thing." } }],
+    systemPrompt: ["Stable prefix.", "Working directory: /workspace"],
+    tools,
+    model: "claude-test",
+    signal: new AbortController().signal,
+    context: testContext(),
+    deps,
+  });
+  let terminal: Terminal;
+  while (true) {
+    const step = await generator.next();
+    if (step.done) {
+      terminal = step.value;
+      break;
+    }
+    events.push(step.value);
+  }
+  const bodies = sim.requests.filter((request) => request.path === "/v1/messages").map((request) => request.body as RequestBody);
+  return { events, terminal, bodies, sleeps, requests: sim.requests };
+}
+
+const textTurn = (text: string) => ({ content: [{ type: "text" as const, text }] });
+
+describe("the loop over the real SDK and HTTP, against model-sim", () => {
+  it("assembles thinking, text and a tool call whose JSON arrives in chunks", async () => {
+    const read = createTestTool({ name: "Read", safe: true, run: (input) => `contents of ${input.value}` });
+    const { events, terminal, bodies } = await run(
+      {
+        turns: [
+          {
+            content: [
+              { type: "thinking", thinking: "I need to read the file first.", signature: "sig-abc" },
+              { type: "text", text: "Reading the file now." },
+              { type: "tool_use", id: "toolu_1", name: "Read", input: { value: "/workspace/src/a-rather-long-file-name.ts" } },
+            ],
+          },
+          textTurn("All done."),
+        ],
+      },
+      [read],
+    );
+    expect(terminal.reason).toBe("completed");
+    expect(events.filter((event) => event.type === "tool-input-delta").length).toBeGreaterThanOrEqual(3);
+    const assistant = events.find((event) => event.type === "message" && event.message.type === "assistant");
+    expect(assistant?.type === "message" && assistant.message.message.content).toEqual([
+      { type: "thinking", thinking: "I need to read the file first.", signature: "sig-abc" },
+      { type: "text", text: "Reading the file now." },
+      { type: "tool_use", id: "toolu_1", name: "Read", input: { value: "/workspace/src/a-rather-long-file-name.ts" } },
+    ]);
+    // What the loop sent back: the assistant turn intact, and the tool_result paired with its call.
+    const second = bodies[1]!;
+    expect(second.messages[1]!.content[0]).toMatchObject({ type: "thinking", signature: "sig-abc" });
+    expect(second.messages[2]!.content[0]).toMatchObject({
+      type: "tool_result",
+      tool_use_id: "toolu_1",
+      content: "contents of /workspace/src/a-rather-long-file-name.ts",
+    });
+  });
+
+  it("sends cache_control on the system prefix, the last tool and the last message block only", async () => {
+    const read = createTestTool({ name: "Read", safe: true });
+    const glob = createTestTool({ name: "Glob", safe: true });
+    const { bodies } = await run({ turns: [textTurn("hi")] }, [read, glob]);
+    const body = bodies[0]!;
+    expect(body.system.map((block) => Boolean(block.cache_control))).toEqual([true, false]);
+    expect(body.tools!.map((tool) => Boolean(tool.cache_control))).toEqual([false, true]);
+    expect(body.tools![0]!.input_schema).toMatchObject({ type: "object", properties: { value: { type: "string" } }, required: ["value"] });
+    const lastBlocks = body.messages.at(-1)!.content;
+    expect(lastBlocks.at(-1)!.cache_control).toEqual({ type: "ephemeral" });
+  });
+
+  it("retries 529, 429 (honouring retry-after) and 500, and reports each retry", async () => {
+    const started = Date.now();
+    const { events, terminal, sleeps, requests } = await run({
+      turns: [
+        {
+          content: [{ type: "text", text: "after three failures" }],
+          faults: [{ kind: "http", status: 529 }, { kind: "http", status: 429, retryAfter: 2 }, { kind: "http", status: 500 }],
+        },
+      ],
+    });
+    expect(terminal.reason).toBe("completed");
+    const retries = events.filter((event) => event.type === "retry");
+    expect(retries.map((event) => event.type === "retry" && [event.status, event.errorCode])).toEqual([
+      [529, "overloaded"],
+      [429, "rate_limited"],
+      [500, "server_error"],
+    ]);
+    expect(sleeps).toEqual([500, 2_000, 2_000]);
+    expect(requests.filter((request) => request.path === "/v1/messages").map((request) => request.attempt)).toEqual([1, 2, 3, 4]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("keeps the text of a stream cut by an error event and continues with a resume note", async () => {
+    const { events, terminal, bodies } = await run({
+      turns: [
+        { content: [{ type: "text", text: "Here is the first part of a long answer that gets cut." }], faults: [{ kind: "stream-error", afterEvents: 6, errorType: "api_error" }] },
+        textTurn(" And the rest."),
+      ],
+    });
+    expect(terminal.reason).toBe("completed");
+    const partial = events.find((event) => event.type === "message" && event.message.type === "assistant");
+    expect(partial?.type === "message" && partial.message).toMatchObject({ isPartial: true });
+    const resumed = bodies[1]!;
+    expect(resumed.messages[1]!.role).toBe("assistant");
+    expect(String(resumed.messages[1]!.content[0]!.text)).toMatch(/^Here is the first/);
+    expect(String(resumed.messages[2]!.content[0]!.text)).toContain("cut off");
+  });
+
+  it("retries a dropped connection before any content", async () => {
+    const { terminal, events } = await run({
+      turns: [{ content: [{ type: "text", text: "reconnected" }], faults: [{ kind: "disconnect", afterEvents: 0 }] }],
+    });
+    expect(terminal.reason).toBe("completed");
+    expect(events.some((event) => event.type === "retry" && event.errorCode === "connection")).toBe(true);
+  });
+
+  it("runs parallel read-only calls and pairs every result in the next request", async () => {
+    const read = createTestTool({ name: "Read", safe: true, run: async (input) => (await new Promise((r) => setTimeout(r, 30)), input.value) });
+    const { bodies } = await run(
+      {
+        turns: [
+          { content: ["a", "b", "c"].map((value, index) => ({ type: "tool_use" as const, id: `toolu_${index}`, name: "Read", input: { value } })) },
+          textTurn("done"),
+        ],
+      },
+      [read],
+    );
+    const results = bodies[1]!.messages[2]!.content;
+    expect(results.map((block) => [block.type, block.tool_use_id, block.content])).toEqual([
+      ["tool_result", "toolu_0", "a"],
+      ["tool_result", "toolu_1", "b"],
+      ["tool_result", "toolu_2", "c"],
+    ]);
+  });
+});
