@@ -1,0 +1,68 @@
+import type { ExecOptions, ExecResult, OutputChunk, Workspace } from "../../workspace/port.ts";
+
+/**
+ * Runs `workspace.exec` as an async generator: yields output chunks as they arrive (consecutive
+ * chunks of one stream merged), returns the ExecResult. If the consumer stops early, or the signal
+ * aborts, the command is aborted and awaited in `finally`, so nothing keeps running unseen.
+ */
+export async function* streamExec(
+  workspace: Workspace,
+  command: string,
+  options: Omit<ExecOptions, "onOutput" | "signal">,
+  signal: AbortSignal,
+): AsyncGenerator<OutputChunk, ExecResult, void> {
+  const controller = new AbortController();
+  const forwardAbort = () => controller.abort(signal.reason);
+  if (signal.aborted) forwardAbort();
+  else signal.addEventListener("abort", forwardAbort, { once: true });
+
+  const pending: OutputChunk[] = [];
+  let wake: (() => void) | undefined;
+  let settled = false;
+  const execution = workspace.exec(command, {
+    ...options,
+    signal: controller.signal,
+    onOutput(chunk) {
+      pending.push(chunk);
+      wake?.();
+    },
+  });
+  const finished = execution.then(
+    () => undefined,
+    () => undefined,
+  );
+  void finished.then(() => {
+    settled = true;
+    wake?.();
+  });
+
+  try {
+    for (;;) {
+      const merged = mergeChunks(pending.splice(0));
+      for (const chunk of merged) yield chunk;
+      if (merged.length > 0) continue;
+      if (settled) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = undefined;
+    }
+    return await execution;
+  } finally {
+    signal.removeEventListener("abort", forwardAbort);
+    if (!settled) {
+      controller.abort(new Error("Command output was abandoned"));
+      await finished;
+    }
+  }
+}
+
+function mergeChunks(chunks: OutputChunk[]): OutputChunk[] {
+  const merged: OutputChunk[] = [];
+  for (const chunk of chunks) {
+    const last = merged.at(-1);
+    if (last && last.stream === chunk.stream) last.data += chunk.data;
+    else merged.push({ ...chunk });
+  }
+  return merged;
+}

@@ -1,0 +1,50 @@
+import type { AnyTool } from "../tool.ts";
+import { createBashOutputTool, createKillShellTool } from "./bash-background.ts";
+import { createBashTool, type BashToolOptions } from "./bash.ts";
+import { createEditTool } from "./edit.ts";
+import { createGlobTool } from "./glob.ts";
+import { createGrepTool } from "./grep.ts";
+import { createReadTool } from "./read.ts";
+import { createTodoWriteTool } from "./todo-write.ts";
+import { createWriteTool } from "./write.ts";
+
+export type BuiltinToolsOptions = BashToolOptions & {
+  /** Clock for readFileState timestamps, durations and BashOutput timestamps; defaults to Date.now. */
+  now?: () => number;
+};
+
+/** Fresh instances of every built-in tool, with Claude Code's names and input schemas. */
+export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] {
+  const clock = options.now ? { now: options.now } : {};
+  const bashOptions = options.isReadOnlyCommand ? { isReadOnlyCommand: options.isReadOnlyCommand } : {};
+  return [
+    createReadTool(clock),
+    createWriteTool(clock),
+    createEditTool(clock),
+    createGlobTool(clock),
+    createGrepTool(),
+    createBashTool(bashOptions),
+    createBashOutputTool(clock),
+    createKillShellTool(),
+    createTodoWriteTool(),
+  ];
+}
+
+export { bashOutputTool, createBashOutputTool, createKillShellTool, killShellTool } from "./bash-background.ts";
+export type { BackgroundStatus, BashOutputInput, BashOutputOutput, KillShellInput, KillShellOutput } from "./bash-background.ts";
+export { bashLimits, bashTool, createBashTool, renderBashOutput } from "./bash.ts";
+export type { BashInput, BashOutput, BashProgress, BashToolOptions } from "./bash.ts";
+export { createEditTool, editTool } from "./edit.ts";
+export type { EditInput, EditOutput } from "./edit.ts";
+export type { PatchHunk } from "./edit-apply.ts";
+export { createGlobTool, globTool } from "./glob.ts";
+export type { GlobInput, GlobOutput } from "./glob.ts";
+export { createGrepTool, grepTool } from "./grep.ts";
+export type { GrepInput, GrepOutput } from "./grep.ts";
+export { createReadTool, readLimits, readTool } from "./read.ts";
+export type { ReadInput, ReadOutput } from "./read.ts";
+export { createTodoWriteTool, todoWriteTool } from "./todo-write.ts";
+export type { TodoWriteInput, TodoWriteOutput } from "./todo-write.ts";
+export { createWriteTool, writeTool } from "./write.ts";
+export type { WriteInput, WriteOutput } from "./write.ts";
+export type { ToolFailureOutput } from "./tool-failure.ts";
