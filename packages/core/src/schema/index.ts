@@ -60,6 +60,7 @@ export type { AgentEvent, AgentEventOf, AgentEventType, Terminal, TerminalReason
 export {
   TRANSCRIPT_SCHEMA_VERSION,
   assistantLineSchema,
+  checkpointLineSchema,
   projectDirName,
   sessionMetaLineSchema,
   systemLineSchema,
@@ -68,3 +69,4 @@ export {
   userLineSchema,
 } from "./transcript.ts";
 export type { SessionMetaLine, TombstoneLine, TranscriptLine, TranscriptMessageLine } from "./transcript.ts";
+export type { CheckpointLine } from "./transcript.ts";

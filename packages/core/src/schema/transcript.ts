@@ -39,6 +39,20 @@ export const sessionMetaLineSchema = z.looseObject({
   model: z.string().optional(),
   title: z.string().optional(),
   forkedFrom: z.object({ sessionId: z.string(), messageUuid: z.string() }).optional(),
+  /** Cairn: the session was imported from another tool's transcript. */
+  importedFrom: z
+    .looseObject({ format: z.literal("claude-code"), sessionId: z.string().optional(), path: z.string().optional() })
+    .optional(),
+});
+
+/** Cairn: maps a message to the shadow-git checkpoint of the workspace taken when it was written. */
+export const checkpointLineSchema = z.looseObject({
+  type: z.literal("cairn-checkpoint"),
+  sessionId: z.string(),
+  timestamp: z.string(),
+  messageUuid: z.string(),
+  commit: z.string(),
+  cairnSchema: z.number().optional(),
 });
 
 export const transcriptLineSchema = z.discriminatedUnion("type", [
@@ -47,11 +61,13 @@ export const transcriptLineSchema = z.discriminatedUnion("type", [
   systemLineSchema,
   tombstoneLineSchema,
   sessionMetaLineSchema,
+  checkpointLineSchema,
 ]);
 export type TranscriptLine = z.infer<typeof transcriptLineSchema>;
 export type TranscriptMessageLine = z.infer<typeof userLineSchema> | z.infer<typeof assistantLineSchema> | z.infer<typeof systemLineSchema>;
 export type TombstoneLine = z.infer<typeof tombstoneLineSchema>;
 export type SessionMetaLine = z.infer<typeof sessionMetaLineSchema>;
+export type CheckpointLine = z.infer<typeof checkpointLineSchema>;
 
 /** `$CAIRN_HOME/projects/<this>/`: the cwd with each non-alphanumeric character replaced by "-", as Claude Code does. */
 export function projectDirName(cwd: string): string {
