@@ -37,6 +37,8 @@ export type HookOutcome = {
   /** Non-blocking failures, shown to the user. */
   errors: Array<{ hookName: string; message: string }>;
   ran: Array<{ hookName: string; durationMs: number; exitCode: number | null }>;
+  /** `suppressOutput: true` from any hook: keep its stdout out of the transcript view. */
+  suppressOutput?: boolean;
 };
 
 export const emptyHookOutcome = (): HookOutcome => ({
@@ -55,6 +57,33 @@ export interface HookDispatcher {
     input: Omit<HookInput, "session_id" | "transcript_path" | "cwd" | "hook_event_name"> & Record<string, unknown>,
     options: { signal: AbortSignal; matchValue?: string },
   ): Promise<HookOutcome>;
+}
+
+/** One hook command to run. `stdin` is the JSON `HookInput`. */
+export type HookRunRequest = {
+  command: string;
+  stdin: string;
+  cwd: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  env?: Record<string, string>;
+};
+
+export type HookRunResult = {
+  /** null when the process was killed (timeout, abort) or could not start. */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  aborted: boolean;
+  durationMs: number;
+  /** Set when the command could not be started at all. */
+  spawnError?: string;
+};
+
+/** Runs hook commands; the Node implementation spawns `sh -c`, optionally wrapped by a sandbox. */
+export interface HookRunner {
+  run(request: HookRunRequest): Promise<HookRunResult>;
 }
 
 export const noHooks: HookDispatcher = {

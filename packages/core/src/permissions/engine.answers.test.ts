@@ -1,0 +1,138 @@
+import type { Attributes, Span, Tracer } from "@opentelemetry/api";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createNodeShellParser } from "../node/shell-parser.ts";
+import type { ShellParser } from "./shell/shell-parser.ts";
+import { decisionReasonToOTelSource } from "./telemetry.ts";
+import { createHarness, tools } from "./test-fixtures.ts";
+
+let parser: ShellParser;
+beforeAll(async () => {
+  parser = await createNodeShellParser();
+});
+afterAll(() => parser.dispose());
+
+describe("suggestions for asks", () => {
+  test.each<[string, string[]]>([
+    ["npm run test -- --watch", ["Bash(npm run test:*)"]],
+    ["git push origin main", ["Bash(git push:*)"]],
+    ["cargo test -p core", ["Bash(cargo test:*)"]],
+    ["make", ["Bash(make:*)"]],
+    ["python3 scripts/gen.py --out x", ["Bash(python3 scripts/gen.py:*)"]],
+    ["NODE_ENV=test npx vitest run", ["Bash(npx vitest:*)"]],
+    ["git status && npm install && touch x", ["Bash(npm install:*)", "Bash(touch:*)"]],
+    ["ls $(rm x)", []],
+    ["bash -c 'rm x'", []],
+  ])("%j → %j", async (command, suggestions) => {
+    const harness = createHarness({ parser });
+    const result = await harness.engine.check(harness.args(tools.Bash, { command }));
+    expect(result).toMatchObject({ behavior: "ask", suggestions });
+  });
+
+  test("path, web and MCP suggestions", async () => {
+    const harness = createHarness({ parser });
+    const suggest = (tool: (typeof tools)[keyof typeof tools], input: Record<string, unknown>) => harness.engine.suggest(harness.args(tool, input));
+    expect(suggest(tools.Edit, { file_path: "/ws/src/app/main.ts" })).toEqual(["Edit(/src/app/**)"]);
+    expect(suggest(tools.Write, { file_path: "/ws/README.md" })).toEqual(["Edit(/README.md)"]);
+    expect(suggest(tools.Write, { file_path: "/ws/src/[id]/page.tsx" })).toEqual(["Edit(/src/\\\\[id\\\\]/**)"]);
+    expect(suggest(tools.Read, { file_path: "/home/dev/.config/x.json" })).toEqual(["Read(~/.config/**)"]);
+    expect(suggest(tools.WebFetch, { url: "https://Docs.Example.com/a" })).toEqual(["WebFetch(domain:docs.example.com)"]);
+    expect(suggest(tools.memoryWrite, {})).toEqual(["mcp__memory__write", "mcp__memory"]);
+  });
+
+  test("a suggested path rule, once added, allows the call it was made for", async () => {
+    const harness = createHarness({ parser });
+    for (const path of ["/ws/src/[id]/page.tsx", "/ws/a (copy).ts", "/ws/lib/x.ts"]) {
+      const args = harness.args(tools.Edit, { file_path: path });
+      const [rule] = harness.engine.suggest(args);
+      harness.store.setState((state) => ({ ...state, sessionAllowRules: [rule!] }));
+      expect((await harness.engine.check(args)).behavior, `${rule} for ${path}`).toBe("allow");
+    }
+  });
+});
+
+describe("recordAnswer", () => {
+  test("once adds nothing; session adds the first suggestion to the session; always also persists it", async () => {
+    const harness = createHarness({ parser });
+    const args = harness.args(tools.Bash, { command: "npm run test -- --watch" });
+    const asked = await harness.engine.check(args);
+    if (asked.behavior !== "ask") throw new Error("expected ask");
+    const suggestions = asked.suggestions ?? [];
+
+    await harness.engine.recordAnswer(args, { behavior: "allow", scope: "once" }, suggestions);
+    expect(harness.store.getState().sessionAllowRules).toEqual([]);
+
+    await harness.engine.recordAnswer(args, { behavior: "allow", scope: "session" }, suggestions);
+    expect(harness.store.getState().sessionAllowRules).toEqual(["Bash(npm run test:*)"]);
+    expect(harness.persisted).toEqual([]);
+    expect((await harness.engine.check(harness.args(tools.Bash, { command: "npm run test" }))).behavior).toBe("allow");
+
+    await harness.engine.recordAnswer(args, { behavior: "allow", scope: "always" }, suggestions);
+    expect(harness.persisted).toEqual(["Bash(npm run test:*)"]);
+    expect(harness.store.getState().sessionAllowRules).toEqual(["Bash(npm run test:*)"]);
+  });
+
+  test("a rejection records nothing", async () => {
+    const harness = createHarness({ parser });
+    const args = harness.args(tools.Bash, { command: "rm x" });
+    await harness.engine.recordAnswer(args, { behavior: "deny" }, ["Bash(rm:*)"]);
+    expect(harness.store.getState().sessionAllowRules).toEqual([]);
+    expect(harness.persisted).toEqual([]);
+  });
+});
+
+describe("recordDenial", () => {
+  test("suggests a rule at the 1st, 3rd and 5th denial of the same tool and pattern", () => {
+    const harness = createHarness({ parser });
+    const rm = harness.args(tools.Bash, { command: "rm -rf build" });
+    const results = Array.from({ length: 6 }, () => harness.engine.recordDenial(rm));
+    expect(results).toEqual([{ rule: "Bash(rm:*)", denials: 1 }, undefined, { rule: "Bash(rm:*)", denials: 3 }, undefined, { rule: "Bash(rm:*)", denials: 5 }, undefined]);
+    expect(harness.store.getState().denials).toEqual({ "Bash:Bash(rm:*)": 6 });
+    expect(harness.engine.recordDenial(harness.args(tools.Bash, { command: "rm other" }))).toBeUndefined();
+    expect(harness.engine.recordDenial(harness.args(tools.Write, { file_path: "/ws/a/b.ts" }))).toEqual({ rule: "Edit(/a/**)", denials: 1 });
+  });
+});
+
+describe("OpenTelemetry", () => {
+  test("decisionReasonToOTelSource follows the reference mapping", () => {
+    expect(decisionReasonToOTelSource({ type: "rule", rule: "Bash", source: "session", behavior: "allow" }, "allow")).toBe("user_temporary");
+    expect(decisionReasonToOTelSource({ type: "rule", rule: "Bash", source: "localSettings", behavior: "allow" }, "allow")).toBe("user_permanent");
+    expect(decisionReasonToOTelSource({ type: "rule", rule: "Bash", source: "userSettings", behavior: "deny" }, "deny")).toBe("user_reject");
+    expect(decisionReasonToOTelSource({ type: "hook", hookName: "x" }, "deny")).toBe("hook");
+    expect(decisionReasonToOTelSource({ type: "mode", mode: "acceptEdits" }, "allow")).toBe("config");
+    expect(decisionReasonToOTelSource({ type: "user", scope: "session" }, "allow")).toBe("user_temporary");
+    expect(decisionReasonToOTelSource({ type: "user", scope: "always" }, "allow")).toBe("user_permanent");
+    expect(decisionReasonToOTelSource({ type: "user", scope: "reject" }, "deny")).toBe("user_reject");
+  });
+
+  test("each decision and answer is a span carrying its source", async () => {
+    const spans: Array<{ name: string; attributes: Attributes; ended: boolean }> = [];
+    const tracer = {
+      startSpan(name: string, options?: { attributes?: Attributes }) {
+        const record = { name, attributes: { ...options?.attributes }, ended: false };
+        spans.push(record);
+        const span = {
+          setAttributes(attributes: Attributes) {
+            Object.assign(record.attributes, attributes);
+            return span;
+          },
+          recordException() {},
+          end() {
+            record.ended = true;
+          },
+        };
+        return span as unknown as Span;
+      },
+    } as unknown as Tracer;
+    const harness = createHarness({ parser, engine: { tracer }, layers: [{ source: "localSettings", settings: { permissions: { allow: ["Bash(ls:*)"] } } }] });
+    await harness.engine.check(harness.args(tools.Bash, { command: "ls -la" }));
+    await harness.engine.recordAnswer(harness.args(tools.Bash, { command: "rm x" }), { behavior: "deny" }, []);
+    expect(spans).toEqual([
+      {
+        name: "cairn.permission.check",
+        ended: true,
+        attributes: expect.objectContaining({ "cairn.tool.name": "Bash", "cairn.permission.behavior": "allow", "cairn.permission.source": "user_permanent", "cairn.permission.rule": "Bash(ls:*)" }),
+      },
+      { name: "cairn.permission.answer", ended: true, attributes: expect.objectContaining({ "cairn.permission.source": "user_reject" }) },
+    ]);
+  });
+});

@@ -1,0 +1,208 @@
+import type { Tracer } from "@opentelemetry/api";
+import type { DecisionReason, PermissionAnswer } from "../schema/permissions.ts";
+import type { AppState } from "../state/app-state.ts";
+import { describeCall, type CallSubject } from "./call-subject.ts";
+import { isProtectedPath } from "./modes.ts";
+import type { PermissionCheckArgs, PermissionCheckResult, PermissionGate } from "./port.ts";
+import { isWithin, resolvePosix } from "./posix-path.ts";
+import { ruleMatchesSubject, type CompiledRule } from "./rule-matcher.ts";
+import { createRuleSetCache, type RuleSet } from "./rule-set.ts";
+import type { MergedSettings } from "./settings-merge.ts";
+import { evaluateBashAllow, findBashRuleHit } from "./shell/bash-rules.ts";
+import { isReadOnlyAnalysis } from "./shell/read-only.ts";
+import type { ShellParser } from "./shell/shell-parser.ts";
+import type { ShellAnalysis, SimpleCommand } from "./shell/types.ts";
+import { DENIAL_SUGGESTION_THRESHOLDS, denialKey, suggestRules } from "./suggestions.ts";
+import { defaultPermissionTracer, traceDecision } from "./telemetry.ts";
+
+export type PermissionEngineOptions = {
+  /** Read on every check, so reloaded settings apply at once. */
+  getSettings(): Pick<MergedSettings, "permissions">;
+  getAppState(): AppState;
+  setAppState(update: (state: AppState) => AppState): void;
+  workspaceRoot: string;
+  additionalDirectories?: readonly string[];
+  /** Without a parser no Bash command is allowed by a specifier rule or as read-only: they ask. */
+  parser?: ShellParser;
+  /** Writes an "always allow" rule (Node: into `.claude/settings.local.json`). */
+  persistRule?(rule: string): Promise<void>;
+  homeDir?: string;
+  tracer?: Tracer;
+};
+
+export type PermissionEngine = Required<Pick<PermissionGate, "recordAnswer" | "recordDenial">> &
+  PermissionGate & {
+    /** Suggested rules for a call, as an `ask` would carry them. */
+    suggest(args: Pick<PermissionCheckArgs, "tool" | "input" | "context">): string[];
+    /** True when a deny rule covers reading `path` with `toolName`: lets Grep/Glob skip denied files. */
+    isPathDenied(toolName: string, path: string): boolean;
+  };
+
+type Decision = Exclude<PermissionCheckResult, { behavior: "passthrough" }>;
+
+const ruleReason = (rule: CompiledRule): DecisionReason => ({ type: "rule", rule: rule.rule, source: rule.source, behavior: rule.behavior });
+
+export function createPermissionEngine(options: PermissionEngineOptions): PermissionEngine {
+  const workspaceRoot = resolvePosix("/", options.workspaceRoot);
+  const tracer = options.tracer ?? defaultPermissionTracer();
+  const ruleSetFor = createRuleSetCache({ projectRoot: workspaceRoot, ...(options.homeDir ? { homeDir: options.homeDir } : {}) });
+
+  const current = () => {
+    const permissions = options.getSettings().permissions;
+    const state = options.getAppState();
+    const rules: RuleSet = ruleSetFor(permissions.rules, state.sessionAllowRules);
+    const roots = [workspaceRoot, ...(options.additionalDirectories ?? []).map((directory) => resolvePosix(workspaceRoot, directory)), ...permissions.additionalDirectories];
+    return { rules, roots, mode: state.permissionMode };
+  };
+
+  const analyse = (command: string): ShellAnalysis =>
+    options.parser
+      ? options.parser.analyze(command)
+      : { command, commands: [], redirects: [], problems: ["the shell parser is not available"] };
+
+  const suggestionsFor = (subject: CallSubject, analysis: ShellAnalysis | undefined, roots: readonly string[], uncovered?: readonly SimpleCommand[]) =>
+    suggestRules(subject, analysis, { roots, ...(options.homeDir ? { homeDir: options.homeDir } : {}) }, uncovered);
+
+  const decide = async (args: PermissionCheckArgs): Promise<Decision> => {
+    const { tool, input, context } = args;
+    const { rules, roots, mode } = current();
+    const subject = describeCall(tool, input, context.cwd || workspaceRoot);
+    const analysis = subject.command === undefined ? undefined : analyse(subject.command);
+    const name = subject.toolName;
+    const ask = (reason: DecisionReason, message: string, uncovered?: readonly SimpleCommand[], extra: readonly string[] = []): Decision => {
+      const suggestions = [...new Set([...extra, ...suggestionsFor(subject, analysis, roots, uncovered)])];
+      return { behavior: "ask", reason, message, suggestions };
+    };
+    const findRule = (list: readonly CompiledRule[]) =>
+      analysis ? findBashRuleHit(analysis, list) : list.find((rule) => ruleMatchesSubject(rule, subject));
+
+    // 1. Deny rules: nothing overrides them.
+    const denyRule = findRule(rules.deny);
+    if (denyRule) {
+      return { behavior: "deny", reason: ruleReason(denyRule), message: `Permission to use ${name} was denied by the rule ${denyRule.rule} (${denyRule.source}).` };
+    }
+
+    // 2. A PreToolUse hook's decision (deny rules were checked first, so an allow cannot override one).
+    const hook = args.hookDecision;
+    if (hook) {
+      const reason: DecisionReason = { type: "hook", hookName: hook.hookName, ...(hook.reason ? { reason: hook.reason } : {}) };
+      if (hook.behavior === "deny") return { behavior: "deny", reason, message: `A hook denied this call${hook.reason ? `: ${hook.reason}` : "."}` };
+      if (hook.behavior === "allow") return { behavior: "allow", reason };
+      return ask(reason, hook.reason ?? `A hook asks for confirmation before ${name} runs.`);
+    }
+
+    // 3. The tool's own logic.
+    if (tool.checkPermissions) {
+      const own = await tool.checkPermissions(input, context);
+      if (own.behavior === "ask") return ask(own.reason, own.message ?? `${name} asks for confirmation.`, undefined, own.suggestions ?? []);
+      if (own.behavior !== "passthrough") return own;
+    }
+
+    // 4. Ask rules.
+    const askRule = findRule(rules.ask);
+    if (askRule) return ask(ruleReason(askRule), `The rule ${askRule.rule} (${askRule.source}) asks before this call.`);
+
+    const readOnly = analysis ? isReadOnlyAnalysis(analysis) : !tool.mcpInfo && safeIsReadOnly(tool, input);
+
+    // 5. Plan mode admits read-only calls only.
+    if (mode === "plan" && !readOnly) {
+      if (tool.name === "ExitPlanMode") return ask({ type: "mode", mode, reason: "leaving plan mode needs approval" }, "Approve the plan and leave plan mode?");
+      return { behavior: "deny", reason: { type: "mode", mode, reason: "plan mode allows read-only tools only" }, message: `${name} is not available in plan mode: only read-only tools may run until the plan is approved.` };
+    }
+
+    // 6. Allow rules (a Bash specifier allows only when every simple command is covered).
+    let uncovered: readonly SimpleCommand[] | undefined;
+    let analysisProblem: string | undefined;
+    if (analysis) {
+      const result = evaluateBashAllow(analysis, rules.allow, { cwd: context.cwd || workspaceRoot, roots });
+      if (result.allowed) return { behavior: "allow", reason: ruleReason(result.rule) };
+      uncovered = result.uncovered;
+      analysisProblem = result.reason;
+    } else {
+      const allowRule = rules.allow.find((rule) => ruleMatchesSubject(rule, subject));
+      if (allowRule) return { behavior: "allow", reason: ruleReason(allowRule) };
+    }
+
+    // 7. Workspace confinement for anything with a path.
+    if (subject.path !== undefined && !roots.some((root) => isWithin(root, subject.path!))) {
+      const reason: DecisionReason = { type: "workspace", reason: `${subject.path} is outside the workspace` };
+      if (mode === "bypassPermissions") return { behavior: "deny", reason, message: `${subject.path} is outside the workspace.` };
+      return ask(reason, `${name} wants to access ${subject.path}, outside the workspace.`);
+    }
+
+    // 8. Modes.
+    if (mode === "bypassPermissions") return { behavior: "allow", reason: { type: "mode", mode, reason: "bypassPermissions allows every call" } };
+    if (mode === "acceptEdits" && subject.isEdit && subject.path !== undefined) {
+      if (isProtectedPath(subject.path, roots)) {
+        return ask({ type: "workspace", reason: `${subject.path} is in a protected directory (.git, .claude, .cairn)` }, `${name} wants to change ${subject.path}, a protected path.`);
+      }
+      return { behavior: "allow", reason: { type: "mode", mode, reason: "acceptEdits allows edits inside the workspace" } };
+    }
+
+    // 9. Read-only calls need no approval.
+    if (readOnly) {
+      return { behavior: "allow", reason: { type: "mode", mode, reason: analysis ? "read-only command" : `${name} is read-only` } };
+    }
+
+    // 10. Ask.
+    if (analysisProblem) {
+      return ask({ type: "classifier", classifier: "bash-analysis", reason: analysisProblem }, `Rules cannot vouch for this command: ${analysisProblem}.`, uncovered);
+    }
+    const what = uncovered?.length ? uncovered.map((command) => command.text).join(", ") : name;
+    return ask({ type: "default", reason: `no rule allows ${what}` }, `Allow ${what}?`, uncovered);
+  };
+
+  const recordSession = (rule: string) =>
+    options.setAppState((state) => (state.sessionAllowRules.includes(rule) ? state : { ...state, sessionAllowRules: [...state.sessionAllowRules, rule] }));
+
+  const engine: PermissionEngine = {
+    check(args) {
+      return traceDecision(tracer, "cairn.permission.check", { "cairn.tool.name": args.tool.name, "cairn.tool_use_id": args.toolUseId }, () => decide(args));
+    },
+
+    async recordAnswer(args, answer: PermissionAnswer, suggestions) {
+      const reason: DecisionReason = answer.behavior === "allow" ? { type: "user", scope: answer.scope } : { type: "user", scope: "reject" };
+      await traceDecision(tracer, "cairn.permission.answer", { "cairn.tool.name": args.tool.name }, async () => {
+        const rule = suggestions[0];
+        if (answer.behavior === "allow" && rule !== undefined && answer.scope !== "once") {
+          recordSession(rule);
+          if (answer.scope === "always") await options.persistRule?.(rule);
+        }
+        return { behavior: answer.behavior, reason };
+      });
+    },
+
+    recordDenial(args) {
+      const suggestions = engine.suggest(args);
+      const key = denialKey(args.tool.name, suggestions);
+      let count = 0;
+      options.setAppState((state) => {
+        count = (state.denials[key] ?? 0) + 1;
+        return { ...state, denials: { ...state.denials, [key]: count } };
+      });
+      if (!DENIAL_SUGGESTION_THRESHOLDS.includes(count)) return undefined;
+      return { rule: suggestions[0] ?? describeCall(args.tool, args.input, args.context.cwd || workspaceRoot).toolName, denials: count };
+    },
+
+    suggest({ tool, input, context }) {
+      const { roots } = current();
+      const subject = describeCall(tool, input, context.cwd || workspaceRoot);
+      return suggestionsFor(subject, subject.command === undefined ? undefined : analyse(subject.command), roots);
+    },
+
+    isPathDenied(toolName, path) {
+      const { rules } = current();
+      const subject = { toolName, path: resolvePosix(workspaceRoot, path) };
+      return rules.deny.some((rule) => rule.matcher.kind === "path" && ruleMatchesSubject(rule, subject));
+    },
+  };
+  return engine;
+}
+
+function safeIsReadOnly(tool: PermissionCheckArgs["tool"], input: unknown): boolean {
+  try {
+    return tool.isReadOnly(input);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,93 @@
+import { z } from "zod";
+import { hookEventNames } from "../hooks/port.ts";
+import { permissionModeSchema } from "../schema/permissions.ts";
+
+// Claude Code's settings.json format. Objects are loose: keys Cairn does not use (statusLine,
+// includeCoAuthoredBy, …) survive a load and a rewrite untouched.
+
+export const hookCommandSchema = z
+  .object({
+    type: z.literal("command"),
+    command: z.string().min(1),
+    /** Seconds, as in Claude Code. */
+    timeout: z.number().positive().optional(),
+  })
+  .loose();
+export type HookCommandConfig = z.infer<typeof hookCommandSchema>;
+
+export const hookMatcherSchema = z
+  .object({
+    matcher: z.string().optional(),
+    hooks: z.array(hookCommandSchema),
+  })
+  .loose();
+export type HookMatcherConfig = z.infer<typeof hookMatcherSchema>;
+
+export const hooksSettingsSchema = z.partialRecord(z.enum(hookEventNames), z.array(hookMatcherSchema));
+export type HooksSettings = z.infer<typeof hooksSettingsSchema>;
+
+export const permissionsSettingsSchema = z
+  .object({
+    allow: z.array(z.string()).optional(),
+    ask: z.array(z.string()).optional(),
+    deny: z.array(z.string()).optional(),
+    defaultMode: permissionModeSchema.optional(),
+    additionalDirectories: z.array(z.string()).optional(),
+    disableBypassPermissionsMode: z.literal("disable").optional(),
+  })
+  .loose();
+
+export const sandboxSettingsSchema = z
+  .object({
+    enabled: z.boolean().optional(),
+    allowNetwork: z.boolean().optional(),
+    allowedDomains: z.array(z.string()).optional(),
+  })
+  .loose();
+export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;
+
+const stdioServerSchema = z
+  .object({
+    type: z.literal("stdio").optional(),
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+  })
+  .loose();
+const remoteServerSchema = z
+  .object({
+    type: z.enum(["http", "sse"]),
+    url: z.string().min(1),
+    headers: z.record(z.string(), z.string()).optional(),
+  })
+  .loose();
+export const mcpServerConfigSchema = z.union([stdioServerSchema, remoteServerSchema]);
+export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
+
+export const settingsFileSchema = z
+  .object({
+    permissions: permissionsSettingsSchema.optional(),
+    hooks: hooksSettingsSchema.optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    model: z.string().optional(),
+    sandbox: sandboxSettingsSchema.optional(),
+    mcpServers: z.record(z.string(), mcpServerConfigSchema).optional(),
+    /** Policy only: ignore hooks from every other source. */
+    allowManagedHooksOnly: z.boolean().optional(),
+  })
+  .loose();
+export type SettingsFile = z.infer<typeof settingsFileSchema>;
+
+/** Where settings came from, highest priority first. `flagSettings` is `--settings`. */
+export const settingsSourceSchema = z.enum(["policySettings", "flagSettings", "localSettings", "projectSettings", "userSettings"]);
+export type SettingsSource = z.infer<typeof settingsSourceSchema>;
+
+export const settingsProblemSchema = z.object({
+  source: z.union([settingsSourceSchema, z.literal("cliArg")]),
+  /** The file, or `--settings`/`--allowedTools` for command-line input. */
+  file: z.string(),
+  /** JSON path of the offending value, e.g. `permissions.allow[2]`; empty for the whole file. */
+  path: z.string(),
+  message: z.string(),
+});
+export type SettingsProblem = z.infer<typeof settingsProblemSchema>;
