@@ -272,15 +272,16 @@ export function createMemoryWorkspace(files: Record<string, MemoryEntry> = {}, o
         return { ...base, ...output, cwd: shells.get(execOptions.shellId) ?? root, exitCode: script.exitCode ?? 0, timedOut: false, interrupted: false };
       }
       const ending = await new Promise<"aborted" | "timeout">((resolve) => {
-        const timer = setTimeout(() => resolve("timeout"), execOptions.timeoutMs);
-        execOptions.signal.addEventListener(
-          "abort",
-          () => {
-            clearTimeout(timer);
-            resolve("aborted");
-          },
-          { once: true },
-        );
+        if (execOptions.signal.aborted) return resolve("aborted");
+        const onAbort = () => {
+          clearTimeout(timer);
+          resolve("aborted");
+        };
+        const timer = setTimeout(() => {
+          execOptions.signal.removeEventListener("abort", onAbort);
+          resolve("timeout");
+        }, execOptions.timeoutMs);
+        execOptions.signal.addEventListener("abort", onAbort, { once: true });
       });
       return { ...base, ...output, exitCode: null, signal: "SIGKILL", timedOut: ending === "timeout", interrupted: ending === "aborted" };
     },

@@ -78,6 +78,7 @@ function isSilentCommand(command: string): boolean {
 }
 
 function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
   const seconds = Math.round(ms / 1000);
   return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
 }
@@ -91,8 +92,7 @@ function toolNotes(result: ExecResult, timeoutMs: number): string {
 export function renderBashOutput(output: BashOutput): string {
   if (typeof output === "string") return output.replace(/^Error: /, "");
   if (output.backgroundTaskId) return `Command running in background with ID: ${output.backgroundTaskId}`;
-  const body = output.stdout.replace(/^(\s*\n)+/, "").trimEnd();
-  const parts = [body, output.stderr.trim(), output.interrupted ? abortedNote : ""];
+  const parts = [output.stdout.replace(/^(\s*\n)+/, "").trimEnd(), output.stderr.trim(), output.interrupted ? abortedNote : ""];
   const failedWithCode = typeof output.exitCode === "number" && output.exitCode !== 0 && !output.interrupted && !output.timedOut;
   const text = [failedWithCode ? `Exit code ${output.exitCode}` : "", ...parts].filter(Boolean).join("\n");
   return text === "" ? "(Bash completed with no output)" : text;
@@ -105,27 +105,30 @@ function shellIdOf(context: ToolUseContext): string {
 async function* runForeground(input: BashInput, context: ToolUseContext): AsyncGenerator<ToolProgress, ToolResult<BashOutput>, void> {
   const timeoutMs = input.timeout ?? bashLimits.defaultTimeoutMs;
   const accumulator = new OutputAccumulator(bashLimits.maxOutputChars);
-  const execution = streamExec(
+  let result: ExecResult | undefined;
+  const events = streamExec(
     context.workspace,
     input.command,
     { shellId: shellIdOf(context), timeoutMs, maxOutputChars: bashLimits.maxOutputChars },
     context.signal,
   );
-  let step = await execution.next();
-  while (!step.done) {
-    accumulator.append(step.value.data);
-    const progress: BashProgress = { type: "bash_progress", stream: step.value.stream, chunk: step.value.data };
+  for await (const event of events) {
+    if (event.type === "exit") {
+      result = event.result;
+      continue;
+    }
+    accumulator.append(event.chunk.data);
+    const progress: BashProgress = { type: "bash_progress", stream: event.chunk.stream, chunk: event.chunk.data };
     yield { data: progress };
-    step = await execution.next();
   }
-  const result = step.value;
+  if (!result) throw new Error("streamExec ended without a result");
   if (!accumulator.receivedAny) {
     accumulator.append(result.stdout);
     if (result.stderr) accumulator.append(result.stdout && !result.stdout.endsWith("\n") ? `\n${result.stderr}` : result.stderr);
   }
   const interrupted = result.interrupted || (context.signal.aborted && !result.timedOut);
   const output: BashSuccessOutput = {
-    stdout: accumulator.text(),
+    stdout: accumulator.text().replace(/^(\s*\n)+/, "").trimEnd(),
     stderr: toolNotes(result, timeoutMs),
     interrupted,
     isImage: false,

@@ -1,16 +1,19 @@
 import type { ExecOptions, ExecResult, OutputChunk, Workspace } from "../../workspace/port.ts";
 
+export type ExecEvent = { type: "output"; chunk: OutputChunk } | { type: "exit"; result: ExecResult };
+
 /**
  * Runs `workspace.exec` as an async generator: yields output chunks as they arrive (consecutive
- * chunks of one stream merged), returns the ExecResult. If the consumer stops early, or the signal
- * aborts, the command is aborted and awaited in `finally`, so nothing keeps running unseen.
+ * chunks of one stream merged), then the result. Consume it with `for await`: if the consumer stops
+ * early, or the signal aborts, the command is aborted and awaited in `finally`, so nothing keeps
+ * running unseen.
  */
 export async function* streamExec(
   workspace: Workspace,
   command: string,
   options: Omit<ExecOptions, "onOutput" | "signal">,
   signal: AbortSignal,
-): AsyncGenerator<OutputChunk, ExecResult, void> {
+): AsyncGenerator<ExecEvent, void, void> {
   const controller = new AbortController();
   const forwardAbort = () => controller.abort(signal.reason);
   if (signal.aborted) forwardAbort();
@@ -39,7 +42,7 @@ export async function* streamExec(
   try {
     for (;;) {
       const merged = mergeChunks(pending.splice(0));
-      for (const chunk of merged) yield chunk;
+      for (const chunk of merged) yield { type: "output", chunk };
       if (merged.length > 0) continue;
       if (settled) break;
       await new Promise<void>((resolve) => {
@@ -47,7 +50,7 @@ export async function* streamExec(
       });
       wake = undefined;
     }
-    return await execution;
+    yield { type: "exit", result: await execution };
   } finally {
     signal.removeEventListener("abort", forwardAbort);
     if (!settled) {
