@@ -1,0 +1,152 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { createInterface } from "node:readline";
+import { WorkspaceError } from "@cairn/core";
+import type { OutputChunk, WatchEvent } from "@cairn/core";
+import { abortError } from "../errors.ts";
+import type { LocalWorkspaceOptions } from "../settings.ts";
+import { childMessageSchema, decodeLine, encodeLine, type MethodName, type MethodParams, type ParentMessage } from "./protocol.ts";
+
+export type CallHandlers = {
+  signal?: AbortSignal;
+  /** On abort, tell the child and wait for its answer instead of rejecting at once. */
+  abortWaitsForReply?: boolean;
+  onOutput?: (chunk: OutputChunk) => void;
+  onEvent?: (event: WatchEvent) => void;
+};
+
+type Pending = {
+  method: MethodName;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  handlers: CallHandlers;
+  cleanup: () => void;
+};
+
+export type ConnectionOptions = { script: string; cwd: string; env: Record<string, string>; options: LocalWorkspaceOptions };
+
+/** One child process and the calls in flight to it. Once the child is gone, the connection is dead for good. */
+export class WorkerConnection {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly pending = new Map<number, Pending>();
+  private readonly ready: Promise<void>;
+  private readonly closed: Promise<void>;
+  private nextId = 0;
+  private exited = false;
+  private exitReason = "";
+
+  constructor(options: ConnectionOptions) {
+    // Node runs the tsx loader in bin/worker.js; cwd is the workspace root (the sandbox scans it for files to protect).
+    this.child = spawn(process.execPath, [options.script], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+    this.child.stdin.on("error", () => undefined);
+    this.child.stderr.on("data", (chunk: Buffer) => process.stderr.write(chunk));
+    let markReady: () => void = () => undefined;
+    let failReady: (error: unknown) => void = () => undefined;
+    this.ready = new Promise((resolve, reject) => {
+      markReady = resolve;
+      failReady = reject;
+    });
+    this.ready.catch(() => undefined);
+    const lines = createInterface({ input: this.child.stdout, crlfDelay: Infinity });
+    lines.on("line", (line) => {
+      const message = decodeLine(childMessageSchema, line);
+      if (message === undefined) {
+        process.stderr.write(`cairn worker: ignoring an invalid message from the worker: ${line.slice(0, 200)}\n`);
+        return;
+      }
+      switch (message.type) {
+        case "ready":
+          markReady();
+          return;
+        case "init_failed":
+          failReady(new WorkspaceError(message.error.code, message.error.message, message.error.path === undefined ? {} : { path: message.error.path }));
+          this.child.kill("SIGKILL");
+          return;
+        case "output":
+          this.pending.get(message.id)?.handlers.onOutput?.(message.chunk);
+          return;
+        case "event":
+          this.pending.get(message.id)?.handlers.onEvent?.(message.event);
+          return;
+        case "result":
+          this.settle(message.id, (pending) => pending.resolve(message.value));
+          return;
+        case "error":
+          this.settle(message.id, (pending) =>
+            pending.reject(new WorkspaceError(message.error.code, message.error.message, message.error.path === undefined ? {} : { path: message.error.path })),
+          );
+          return;
+      }
+    });
+    this.closed = new Promise((resolve) => {
+      this.child.once("exit", (code, signal) => {
+        this.exited = true;
+        this.exitReason = signal === null ? `exit status ${code}` : `signal ${signal}`;
+        const error = () => new WorkspaceError("worker_unavailable", `The workspace worker process stopped (${this.exitReason}); the next call starts a new one`);
+        failReady(error());
+        for (const [id, pending] of this.pending) {
+          this.pending.delete(id);
+          pending.cleanup();
+          pending.reject(
+            new WorkspaceError("worker_unavailable", `The workspace worker process stopped (${this.exitReason}) during ${pending.method}; the next call starts a new one`),
+          );
+        }
+        resolve();
+      });
+    });
+    this.child.once("error", (error) => {
+      failReady(new WorkspaceError("worker_unavailable", `The workspace worker process could not start: ${error.message}`, { cause: error }));
+    });
+    this.send({ type: "init", options: options.options });
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  async call<M extends MethodName>(method: M, params: MethodParams<M>, handlers: CallHandlers): Promise<unknown> {
+    const { signal } = handlers;
+    signal?.throwIfAborted();
+    await this.ready;
+    signal?.throwIfAborted();
+    if (this.exited) throw new WorkspaceError("worker_unavailable", `The workspace worker process stopped (${this.exitReason}); the next call starts a new one`);
+    const id = this.nextId;
+    this.nextId += 1;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.send({ type: "abort", id });
+        if (handlers.abortWaitsForReply === true) return;
+        this.settle(id, (pending) => pending.reject(abortError(signal ?? new AbortController().signal)));
+      };
+      const cleanup = () => signal?.removeEventListener("abort", onAbort);
+      this.pending.set(id, { method, resolve, reject, handlers, cleanup });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.send({ type: "call", id, method, params });
+    });
+  }
+
+  /** Ends the child: closes its stdin (it disposes and exits), and kills it if it lingers. */
+  async close(): Promise<void> {
+    if (this.exited) return;
+    this.child.stdin.end();
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 5_000);
+    await this.closed;
+    clearTimeout(timer);
+  }
+
+  private settle(id: number, action: (pending: Pending) => void): void {
+    const pending = this.pending.get(id);
+    if (pending === undefined) return;
+    this.pending.delete(id);
+    pending.cleanup();
+    action(pending);
+  }
+
+  private send(message: ParentMessage): void {
+    if (this.exited) return;
+    this.child.stdin.write(encodeLine(message));
+  }
+}

@@ -1,0 +1,167 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { SandboxManager } from "@anthropic-ai/sandbox-runtime";
+import { WorkspaceError } from "@cairn/core";
+
+export type SandboxProbe = { available: boolean; reason?: string };
+
+/** What one sandboxed shell may touch; every path absolute. */
+export type SandboxFilesystemPolicy = { denyRead: string[]; allowRead: string[]; allowWrite: string[] };
+
+const disableHint = 'or set "sandbox": { "enabled": false } in the settings to run commands without a sandbox';
+
+/**
+ * The process's one connection to `@anthropic-ai/sandbox-runtime`, whose SandboxManager is itself a
+ * process-wide singleton (one proxy, one configuration). Shells lease it; the last release resets it.
+ * Filesystem rules are per command; allowed domains are registered per shell; "allow all network"
+ * is decided when the manager starts, so one process cannot mix shells that allow it with shells that do not.
+ */
+export class SandboxHost {
+  private leases = 0;
+  private allowAllNetwork: boolean | undefined;
+  private started: Promise<void> | undefined;
+  private resetting: Promise<void> = Promise.resolve();
+  private probed: Promise<SandboxProbe> | undefined;
+
+  probe(): Promise<SandboxProbe> {
+    this.probed ??= probeSandboxOnce();
+    return this.probed;
+  }
+
+  /** Starts the sandbox runtime if needed; the returned function releases this lease. */
+  async acquire(allowAllNetwork: boolean): Promise<() => Promise<void>> {
+    const probe = await this.probe();
+    if (!probe.available) throw new WorkspaceError("sandbox_unavailable", probe.reason ?? "The sandbox is unavailable");
+    if (this.leases > 0 && this.allowAllNetwork !== allowAllNetwork) {
+      throw new WorkspaceError(
+        "sandbox_unavailable",
+        `This process already runs sandboxed shells ${this.allowAllNetwork === true ? "with" : "without"} open network access; ` +
+          "workspaces with a different sandbox.allowNetwork need their own worker process (createWorkerProcessWorkspace).",
+      );
+    }
+    this.leases += 1;
+    this.allowAllNetwork = allowAllNetwork;
+    try {
+      await this.resetting;
+      this.started ??= SandboxManager.initialize(
+        { network: { allowedDomains: [], deniedDomains: [] }, filesystem: { denyRead: [], allowWrite: [], denyWrite: [] } },
+        async () => allowAllNetwork,
+      );
+      await this.started;
+    } catch (error) {
+      this.leases -= 1;
+      this.started = undefined;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new WorkspaceError("sandbox_unavailable", `The sandbox could not start: ${reason}. Install bubblewrap and socat (apt-get install bubblewrap socat), ${disableHint}.`, { cause: error });
+    }
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      this.leases -= 1;
+      if (this.leases > 0) return;
+      const started = this.started;
+      this.started = undefined;
+      this.allowAllNetwork = undefined;
+      this.resetting = (async () => {
+        await started?.catch(() => undefined);
+        await SandboxManager.reset();
+      })().catch(() => undefined);
+      await this.resetting;
+    };
+  }
+
+  /** The shell command line that runs `command` under the policy (spawn it with `/bin/sh -c`). */
+  async wrap(command: string, policy: SandboxFilesystemPolicy, commandId: string): Promise<string> {
+    try {
+      return await SandboxManager.wrapWithSandbox(
+        command,
+        undefined,
+        { filesystem: { denyRead: policy.denyRead, allowRead: [...policy.allowRead, ...this.proxySockets()], allowWrite: policy.allowWrite, denyWrite: [] } },
+        undefined,
+        { commandId },
+      );
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new WorkspaceError("sandbox_unavailable", `The sandbox could not wrap the shell: ${reason}`, { cause: error });
+    }
+  }
+
+  registerAllowedDomains(commandId: string, allowedDomains: readonly string[]): void {
+    if (allowedDomains.length > 0) SandboxManager.registerCommandNetworkLists(commandId, { allowedDomains: [...allowedDomains] });
+  }
+
+  unregisterAllowedDomains(commandId: string): void {
+    SandboxManager.unregisterCommandNetworkLists(commandId);
+  }
+
+  /** The proxy's Unix sockets live in the host's temp dir, which a read deny may hide; they must stay reachable. */
+  private proxySockets(): string[] {
+    return [SandboxManager.getLinuxHttpSocketPath(), SandboxManager.getLinuxSocksSocketPath()].filter((path): path is string => path !== undefined);
+  }
+}
+
+/** One per process, because the library's SandboxManager is one per process. */
+export const processSandboxHost = new SandboxHost();
+
+/** The directory holding the runtime's seccomp helper, which must stay readable inside the sandbox. */
+export function sandboxRuntimeVendorDirectory(): string | undefined {
+  try {
+    const entry = createRequire(import.meta.url).resolve("@anthropic-ai/sandbox-runtime");
+    const vendor = join(dirname(dirname(entry)), "vendor", "seccomp");
+    return existsSync(vendor) ? vendor : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function probeSandboxOnce(): Promise<SandboxProbe> {
+  if (process.platform !== "linux" && process.platform !== "darwin") {
+    return { available: false, reason: `Sandboxing is not supported on ${process.platform}; ${disableHint}.` };
+  }
+  if (!SandboxManager.isSupportedPlatform()) return { available: false, reason: `Sandboxing is not supported on this platform; ${disableHint}.` };
+  const dependencies = await SandboxManager.checkDependenciesAsync();
+  if (dependencies.errors.length > 0) {
+    return {
+      available: false,
+      reason: `The sandbox needs programs that are missing (${dependencies.errors.join("; ")}). Install them with "apt-get install bubblewrap socat ripgrep", ${disableHint}.`,
+    };
+  }
+  if (process.platform !== "linux") return { available: true };
+  const vendor = sandboxRuntimeVendorDirectory();
+  const helper = vendor === undefined ? undefined : join(vendor, process.arch === "arm64" ? "arm64" : "x64", "apply-seccomp");
+  const command = helper !== undefined && existsSync(helper) ? [helper, "/bin/true"] : ["/bin/true"];
+  const result = await runQuietly("bwrap", [
+    "--new-session", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--unshare-user", "--unshare-net",
+    "--cap-drop", "ALL", "--cap-add", "CAP_SETFCAP", "--proc", "/proc", "--", ...command,
+  ]);
+  if (result.ok) return { available: true };
+  return {
+    available: false,
+    reason:
+      `bubblewrap cannot create a sandbox on this machine (${result.detail}). It needs user namespaces: allow them ` +
+      "(sysctl -w kernel.unprivileged_userns_clone=1; on Ubuntu 24.04+ sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; " +
+      `in a container, run it with a seccomp/AppArmor profile that permits unshare and mount), ${disableHint}.`,
+  };
+}
+
+function runQuietly(command: string, args: string[]): Promise<{ ok: boolean; detail: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"], env: { PATH: "/usr/local/bin:/usr/bin:/bin" } });
+    let stderr = "";
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      resolve({ ok: false, detail: error.message });
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ ok: code === 0, detail: stderr.trim() || (signal === null ? `exit status ${code}` : `killed by ${signal}`) });
+    });
+  });
+}

@@ -1,0 +1,105 @@
+import { StringDecoder } from "node:string_decoder";
+import { dirname } from "node:path";
+import { WorkspaceError } from "@cairn/core";
+import { MAX_COLUMNS, type GrepFileHits } from "./grep-format.ts";
+import type { GrepPlan } from "./grep-plan.ts";
+import { ripgrepBaseArgs, runRipgrep } from "./ripgrep.ts";
+
+export function ripgrepGrepArgs(plan: GrepPlan): string[] {
+  const args: string[] = [...ripgrepBaseArgs, "--null", "--with-filename", "--no-heading"];
+  if (plan.caseInsensitive) args.push("--ignore-case");
+  if (plan.multiline) args.push("--multiline", "--multiline-dotall");
+  for (const glob of plan.globs) args.push("--glob", glob);
+  if (plan.type !== undefined) args.push("--type", plan.type);
+  switch (plan.mode) {
+    case "files_with_matches":
+      args.push("--files-with-matches");
+      break;
+    case "count":
+      args.push("--count");
+      break;
+    case "content":
+      args.push("--line-number", "--max-columns", String(MAX_COLUMNS));
+      if (plan.before > 0) args.push("--before-context", String(plan.before));
+      if (plan.after > 0) args.push("--after-context", String(plan.after));
+      break;
+  }
+  args.push("--regexp", plan.pattern, "--", plan.base);
+  return args;
+}
+
+/** Runs ripgrep and parses its `--null` output into per-file hits as it streams in. */
+export async function grepWithRipgrep(ripgrep: string, plan: GrepPlan, signal?: AbortSignal): Promise<GrepFileHits[]> {
+  const files = new Map<string, GrepFileHits>();
+  const fileFor = (path: string) => {
+    let file = files.get(path);
+    if (file === undefined) {
+      file = { path, count: 0, lines: [] };
+      files.set(path, file);
+    }
+    return file;
+  };
+  const decoder = new StringDecoder("utf8");
+  let pending = "";
+  const separator = plan.mode === "files_with_matches" ? "\0" : "\n";
+  const parseRecord = recordParser(plan, fileFor);
+  const exit = await runRipgrep(ripgrep, ripgrepGrepArgs(plan), {
+    cwd: plan.baseIsFile ? dirname(plan.base) : plan.base,
+    ...(signal === undefined ? {} : { signal }),
+    onStdout(chunk) {
+      const text = pending + decoder.write(chunk);
+      let start = 0;
+      for (let end = text.indexOf(separator); end !== -1; end = text.indexOf(separator, start)) {
+        parseRecord(text.slice(start, end));
+        start = end + 1;
+      }
+      pending = text.slice(start);
+    },
+  });
+  const rest = pending + decoder.end();
+  if (rest !== "") parseRecord(rest);
+  // Exit 2 also reports unreadable files next to real results; only a rejected query is an error.
+  if (exit.exitCode === 2) {
+    const failure = ripgrepFailure(plan, exit.stderr);
+    if (failure.code === "invalid_pattern" || files.size === 0 && exit.stderr.includes(plan.base)) throw failure;
+  }
+  return [...files.values()];
+}
+
+function recordParser(plan: GrepPlan, fileFor: (path: string) => GrepFileHits): (record: string) => void {
+  switch (plan.mode) {
+    case "files_with_matches":
+      return (record) => {
+        if (record !== "") fileFor(record).count = 1;
+      };
+    case "count":
+      return (record) => {
+        const nul = record.lastIndexOf("\0");
+        if (nul === -1) return;
+        fileFor(record.slice(0, nul)).count = Number(record.slice(nul + 1));
+      };
+    case "content":
+      return (record) => {
+        const nul = record.indexOf("\0");
+        if (nul === -1) return; // "--" separators and "binary file matches" notices
+        let index = nul + 1;
+        let number = 0;
+        for (let code = record.charCodeAt(index); code >= 48 && code <= 57; code = record.charCodeAt(index)) {
+          number = number * 10 + (code - 48);
+          index += 1;
+        }
+        const isMatch = record[index] === ":";
+        const file = fileFor(record.slice(0, nul));
+        file.lines.push({ number, text: record.slice(index + 1), isMatch });
+        if (isMatch) file.count += 1;
+      };
+  }
+}
+
+function ripgrepFailure(plan: GrepPlan, stderr: string): WorkspaceError {
+  const message = stderr.trim().replace(/^rg: /, "");
+  const code = /regex parse error|error parsing glob|unrecognized file type|is not allowed in a regex/i.test(message)
+    ? "invalid_pattern"
+    : "io_error";
+  return new WorkspaceError(code, `Search for ${JSON.stringify(plan.pattern)} failed: ${message || "ripgrep exited with status 2"}`);
+}
