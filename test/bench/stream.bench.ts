@@ -6,7 +6,8 @@ import { median, report } from "./report.ts";
 import { startSimProcess } from "./sim-process.ts";
 
 const DELTAS = 20_000;
-const RUNS = 5;
+const RUNS = 7;
+const WARMUP = 3;
 
 export default async function run(): Promise<void> {
   const text = "abcd".repeat(DELTAS); // 4 characters per delta
@@ -16,11 +17,15 @@ export default async function run(): Promise<void> {
   try {
     const raw: number[] = [];
     const loop: number[] = [];
-    for (let round = 0; round < RUNS; round++) {
+    // Interleaved, after warm-up rounds that let the JIT settle on both paths; medians resist a busy machine.
+    for (let round = 0; round < WARMUP + RUNS; round++) {
       await sim.setScenario({ turns: [turn] });
-      raw.push(await rawSdk(sim.url));
+      const rawMs = await rawSdk(sim.url);
       await sim.setScenario({ turns: [turn] });
-      loop.push(await throughQuery(sim.url));
+      const loopMs = await throughQuery(sim.url);
+      if (round < WARMUP) continue;
+      raw.push(rawMs);
+      loop.push(loopMs);
     }
     const rawRate = DELTAS / (median(raw) / 1000);
     const loopRate = DELTAS / (median(loop) / 1000);

@@ -78,4 +78,5 @@ export { classifyToolError } from "./tools/classify-error.ts";
 export { applyResultBudget } from "./tools/result-budget.ts";
 export { noCompaction } from "./compact/port.ts";
 export type { CompactionInput, CompactionResult, Compactor } from "./compact/port.ts";
+export { estimateCostUsd } from "./model/pricing.ts";
 export { bashLimits, bashOutputTool, bashTool, builtinTools, createBashOutputTool, createBashTool, createEditTool, createGlobTool, createGrepTool, createKillShellTool, createReadTool, createTodoWriteTool, createWriteTool, editTool, globTool, grepTool, killShellTool, readLimits, readTool, todoWriteTool, writeTool, type BashProgress, type BashToolOptions, type BuiltinToolsOptions, type PatchHunk, type ToolFailureOutput } from "./tools/builtin/index.ts";

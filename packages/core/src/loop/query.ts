@@ -220,11 +220,14 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       if (event.type === "model-fallback") state = { ...state, model: event.to };
       const mapped = mapModelEvent(event);
       if (mapped) yield mapped;
-      if (event.type === "part" && event.completed) {
-        assistant.message.content.push(event.completed);
-        if (event.completed.type === "tool_use") {
-          toolCalls.push(event.completed);
-          executor.add(event.completed);
+      if (event.type === "block-stop") {
+        const completed = stream.completedBlock(event.index);
+        if (completed) {
+          assistant.message.content.push(completed);
+          if (completed.type === "tool_use") {
+            toolCalls.push(completed);
+            executor.add(completed);
+          }
         }
       }
       const ready = executor.takeReady();

@@ -60,7 +60,7 @@ export class MessageAccumulator {
         if (block?.kind === "thinking") block.signature += part.signature;
         return;
       }
-      case "input-json-delta": {
+      case "tool-input-delta": {
         const block = this.open.get(part.index);
         if (block?.kind === "tool_use") block.json.push(part.partialJson);
         return;

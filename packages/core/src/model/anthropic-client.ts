@@ -24,30 +24,62 @@ export function createAnthropicModelClient(options: AnthropicClientOptions): Mod
     ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
   });
   return {
-    async *stream(request: ModelRequest, { signal }): AsyncGenerator<ModelStreamPart> {
-      const { betas, ...body } = request;
-      let response;
-      try {
-        response = await client.messages
-          .create({ ...body, stream: true } as Anthropic.MessageCreateParamsStreaming, {
-            signal,
-            ...(betas?.length ? { headers: { "anthropic-beta": betas.join(",") } } : {}),
-          })
-          .withResponse();
-      } catch (error) {
-        throw toModelError(error, signal);
-      }
-      const requestId = response.request_id ?? undefined;
-      try {
-        for await (const event of response.data) {
-          const part = toStreamPart(event, requestId);
-          if (part) yield part;
-        }
-      } catch (error) {
-        throw toModelError(error, signal);
-      }
-    },
+    stream: (request, { signal }) => ({ [Symbol.asyncIterator]: () => new SdkPartIterator(client, request, signal) }),
   };
+}
+
+/**
+ * Maps the SDK's raw stream onto stream parts. A hand-written iterator rather than an async
+ * generator: it sits on the per-delta path, and each generator layer costs a resumption per delta.
+ */
+class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
+  private inner: AsyncIterator<Anthropic.RawMessageStreamEvent> | null = null;
+  private requestId: string | undefined;
+  private readonly client: Anthropic;
+  private readonly request: ModelRequest;
+  private readonly signal: AbortSignal;
+
+  constructor(client: Anthropic, request: ModelRequest, signal: AbortSignal) {
+    this.client = client;
+    this.request = request;
+    this.signal = signal;
+  }
+
+  async next(): Promise<IteratorResult<ModelStreamPart>> {
+    if (this.inner === null) await this.open();
+    while (true) {
+      let step: IteratorResult<Anthropic.RawMessageStreamEvent>;
+      try {
+        step = await this.inner!.next();
+      } catch (error) {
+        throw toModelError(error, this.signal);
+      }
+      if (step.done) return { done: true, value: undefined };
+      const part = toStreamPart(step.value, this.requestId);
+      if (part) return { done: false, value: part };
+    }
+  }
+
+  async return(): Promise<IteratorResult<ModelStreamPart>> {
+    await this.inner?.return?.();
+    return { done: true, value: undefined };
+  }
+
+  private async open(): Promise<void> {
+    const { betas, ...body } = this.request;
+    try {
+      const response = await this.client.messages
+        .create({ ...body, stream: true } as Anthropic.MessageCreateParamsStreaming, {
+          signal: this.signal,
+          ...(betas?.length ? { headers: { "anthropic-beta": betas.join(",") } } : {}),
+        })
+        .withResponse();
+      this.requestId = response.request_id ?? undefined;
+      this.inner = response.data[Symbol.asyncIterator]();
+    } catch (error) {
+      throw toModelError(error, this.signal);
+    }
+  }
 }
 
 function toStreamPart(event: Anthropic.RawMessageStreamEvent, requestId: string | undefined): ModelStreamPart | null {
@@ -72,7 +104,7 @@ function toStreamPart(event: Anthropic.RawMessageStreamEvent, requestId: string 
         case "signature_delta":
           return { type: "signature-delta", index: event.index, signature: delta.signature };
         case "input_json_delta":
-          return { type: "input-json-delta", index: event.index, partialJson: delta.partial_json };
+          return { type: "tool-input-delta", index: event.index, partialJson: delta.partial_json };
         default:
           return null;
       }

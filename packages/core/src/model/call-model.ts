@@ -1,16 +1,18 @@
 import type { ContentBlock } from "../schema/content.ts";
 import type { ModelCallRecord } from "../schema/messages.ts";
 import { MessageAccumulator, type AssembledMessage } from "./accumulator.ts";
+import { toModelError } from "./anthropic-client.ts";
 import { ModelError, type ModelClient, type ModelRequest, type ModelStreamPart } from "./port.ts";
 import { isRetryable, retryDelayMs, type RetryPolicy } from "./retry.ts";
-import { toModelError } from "./anthropic-client.ts";
 
-export type CallModelEvent =
-  | { type: "part"; messageId: string; part: ModelStreamPart; completed?: ContentBlock }
+export type CallModelControl =
   | { type: "retry"; attempt: number; maxAttempts: number; delayMs: number; status: number | null; errorCode: string; message: string }
   | { type: "model-fallback"; from: string; to: string; reason: string }
   /** Deltas of a failed attempt were already shown; the UI must drop them. */
   | { type: "discard"; messageId: string; reason: string };
+
+/** Stream parts pass through as they are; control events say what the retry logic did. */
+export type CallModelEvent = ModelStreamPart | CallModelControl;
 
 export type CallModelResult =
   | { kind: "complete"; message: AssembledMessage; record: ModelCallRecord }
@@ -30,66 +32,132 @@ export type CallModelOptions = {
 };
 
 /**
- * One model call with retries. Yields the stream as it arrives and returns the assembled message.
- * Errors before any content are retried with backoff; after repeated overload the fallback model
- * takes over; a stream cut after content keeps that content instead of throwing it away.
+ * One model call with retries: an async iterator of the stream as it arrives, finishing with the
+ * assembled message. Errors before any content are retried with backoff (honouring `retry-after`);
+ * after repeated overload the fallback model takes over; a stream cut after content keeps that
+ * content instead of throwing it away. Hand-written rather than an async generator: it is on the
+ * per-delta path.
  */
-export async function* callModel(options: CallModelOptions): AsyncGenerator<CallModelEvent, CallModelResult> {
-  const { client, signal, retry } = options;
-  let model = options.request.model;
-  let consecutiveOverloaded = 0;
-  const startedAt = options.now();
-  let firstTokenAt: number | null = null;
-  const record = (attempts: number): ModelCallRecord => ({ model, startedAt, firstTokenAt, endedAt: options.now(), attempts });
+export class ModelCall implements AsyncIterator<CallModelEvent, CallModelResult>, AsyncIterable<CallModelEvent> {
+  private readonly options: CallModelOptions;
+  private model: string;
+  private attempt = 0;
+  private consecutiveOverloaded = 0;
+  private readonly startedAt: number;
+  private firstTokenAt: number | null = null;
+  private parts: AsyncIterator<ModelStreamPart> | null = null;
+  private accumulator = new MessageAccumulator();
+  private readonly pending: CallModelControl[] = [];
+  private sleepMs: number | null = null;
+  private result: CallModelResult | null = null;
 
-  for (let attempt = 1; ; attempt++) {
-    const accumulator = new MessageAccumulator();
-    try {
-      for await (const part of client.stream({ ...options.request, model }, { signal })) {
-        if (firstTokenAt === null) firstTokenAt = options.now();
-        accumulator.apply(part);
-        const completed = part.type === "block-stop" ? accumulator.completedBlock(part.index) : undefined;
-        yield completed ? { type: "part", messageId: accumulator.id, part, completed } : { type: "part", messageId: accumulator.id, part };
-      }
-      if (signal.aborted) throw new ModelError("aborted", "The request was aborted.");
-      return { kind: "complete", message: accumulator.finish(), record: record(attempt) };
-    } catch (caught) {
-      const error = toModelError(caught, signal);
-      if (error.code === "aborted") {
-        return accumulator.hasContent()
-          ? { kind: "cut", message: accumulator.partial(), error, record: record(attempt) }
-          : { kind: "failed", error, record: record(attempt) };
-      }
-      if (accumulator.hasContent()) return { kind: "cut", message: accumulator.partial(), error, record: record(attempt) };
-      if (accumulator.started) yield { type: "discard", messageId: accumulator.id, reason: error.message };
-      if (!isRetryable(error) || attempt >= retry.maxAttempts) return { kind: "failed", error, record: record(attempt) };
+  constructor(options: CallModelOptions) {
+    this.options = options;
+    this.model = options.request.model;
+    this.startedAt = options.now();
+  }
 
-      consecutiveOverloaded = error.code === "overloaded" ? consecutiveOverloaded + 1 : 0;
-      if (options.fallbackModel && model !== options.fallbackModel && consecutiveOverloaded >= retry.overloadedBeforeFallback) {
-        yield {
-          type: "model-fallback",
-          from: model,
-          to: options.fallbackModel,
-          reason: `${consecutiveOverloaded} overloaded errors in a row`,
-        };
-        model = options.fallbackModel;
-        consecutiveOverloaded = 0;
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** The id of the response being streamed (empty before its `message-start`). */
+  get messageId(): string {
+    return this.accumulator.id;
+  }
+
+  /** A block of the current response once its `block-stop` arrived. */
+  completedBlock(index: number): ContentBlock | undefined {
+    return this.accumulator.completedBlock(index);
+  }
+
+  async next(): Promise<IteratorResult<CallModelEvent, CallModelResult>> {
+    while (true) {
+      const control = this.pending.shift();
+      if (control) return { done: false, value: control };
+      if (this.result) return { done: true, value: this.result };
+      if (this.parts === null) {
+        if (this.sleepMs !== null) {
+          const delay = this.sleepMs;
+          this.sleepMs = null;
+          try {
+            await this.options.sleep(delay, this.options.signal);
+          } catch {
+            this.result = { kind: "failed", error: new ModelError("aborted", "The request was aborted."), record: this.record() };
+            continue;
+          }
+        }
+        this.attempt++;
+        this.accumulator = new MessageAccumulator();
+        this.parts = this.options.client.stream({ ...this.options.request, model: this.model }, { signal: this.options.signal })[Symbol.asyncIterator]();
       }
-      const delayMs = retryDelayMs(attempt, error, retry, options.random);
-      yield {
-        type: "retry",
-        attempt,
-        maxAttempts: retry.maxAttempts,
-        delayMs,
-        status: error.status,
-        errorCode: error.code,
-        message: error.message,
-      };
+      let step: IteratorResult<ModelStreamPart>;
       try {
-        await options.sleep(delayMs, signal);
-      } catch {
-        return { kind: "failed", error: new ModelError("aborted", "The request was aborted."), record: record(attempt) };
+        step = await this.parts.next();
+      } catch (caught) {
+        this.parts = null;
+        this.fail(toModelError(caught, this.options.signal));
+        continue;
       }
+      if (step.done) {
+        this.parts = null;
+        if (this.options.signal.aborted) this.fail(new ModelError("aborted", "The request was aborted."));
+        else this.result = { kind: "complete", message: this.accumulator.finish(), record: this.record() };
+        continue;
+      }
+      if (this.firstTokenAt === null) this.firstTokenAt = this.options.now();
+      this.accumulator.apply(step.value);
+      return step;
     }
   }
+
+  async return(): Promise<IteratorResult<CallModelEvent, CallModelResult>> {
+    await this.parts?.return?.();
+    this.parts = null;
+    this.result ??= { kind: "failed", error: new ModelError("aborted", "The request was abandoned."), record: this.record() };
+    return { done: true, value: this.result };
+  }
+
+  private record(): ModelCallRecord {
+    return { model: this.model, startedAt: this.startedAt, firstTokenAt: this.firstTokenAt, endedAt: this.options.now(), attempts: this.attempt };
+  }
+
+  private fail(error: ModelError): void {
+    const { retry } = this.options;
+    if (this.accumulator.hasContent()) {
+      this.result = { kind: "cut", message: this.accumulator.partial(), error, record: this.record() };
+      return;
+    }
+    if (error.code === "aborted") {
+      this.result = { kind: "failed", error, record: this.record() };
+      return;
+    }
+    if (this.accumulator.started) this.pending.push({ type: "discard", messageId: this.accumulator.id, reason: error.message });
+    if (!isRetryable(error) || this.attempt >= retry.maxAttempts) {
+      this.result = { kind: "failed", error, record: this.record() };
+      return;
+    }
+    this.consecutiveOverloaded = error.code === "overloaded" ? this.consecutiveOverloaded + 1 : 0;
+    const fallback = this.options.fallbackModel;
+    if (fallback && this.model !== fallback && this.consecutiveOverloaded >= retry.overloadedBeforeFallback) {
+      this.pending.push({ type: "model-fallback", from: this.model, to: fallback, reason: `${this.consecutiveOverloaded} overloaded errors in a row` });
+      this.model = fallback;
+      this.consecutiveOverloaded = 0;
+    }
+    const delayMs = retryDelayMs(this.attempt, error, retry, this.options.random);
+    this.pending.push({
+      type: "retry",
+      attempt: this.attempt,
+      maxAttempts: retry.maxAttempts,
+      delayMs,
+      status: error.status,
+      errorCode: error.code,
+      message: error.message,
+    });
+    this.sleepMs = delayMs;
+  }
+}
+
+export function callModel(options: CallModelOptions): ModelCall {
+  return new ModelCall(options);
 }

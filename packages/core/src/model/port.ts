@@ -32,14 +32,17 @@ export type ModelRequest = {
   betas?: string[];
 };
 
-/** The stream of one response, normalised from the wire's SSE events. */
+/**
+ * The stream of one response, normalised from the wire's SSE events. The delta parts have the same
+ * shape as the `AgentEvent`s of the same name, so the loop passes them on without copying.
+ */
 export type ModelStreamPart =
   | { type: "message-start"; id: string; model: string; usage: Usage; requestId?: string }
   | { type: "block-start"; index: number; block: ContentBlock }
   | { type: "text-delta"; index: number; text: string }
   | { type: "thinking-delta"; index: number; thinking: string }
   | { type: "signature-delta"; index: number; signature: string }
-  | { type: "input-json-delta"; index: number; partialJson: string }
+  | { type: "tool-input-delta"; index: number; partialJson: string }
   | { type: "block-stop"; index: number }
   | { type: "message-delta"; stopReason: string | null; stopSequence: string | null; usage: Partial<Usage> }
   | { type: "message-stop" };

@@ -43,18 +43,19 @@ export type TodoItem = z.infer<typeof todoItemSchema>;
  */
 export const agentEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("request-start"), model: z.string(), turn: z.number() }),
+  /** A response began streaming; the deltas that follow belong to it until `message` or `tombstone`. */
+  z.object({ type: z.literal("message-start"), messageId: z.string(), model: z.string() }),
   z.object({
     type: z.literal("block-start"),
-    messageId: z.string(),
     index: z.number(),
     blockType: z.string(),
     toolUseId: z.string().optional(),
     name: z.string().optional(),
   }),
-  z.object({ type: z.literal("text-delta"), messageId: z.string(), index: z.number(), text: z.string() }),
-  z.object({ type: z.literal("thinking-delta"), messageId: z.string(), index: z.number(), thinking: z.string() }),
-  z.object({ type: z.literal("tool-input-delta"), messageId: z.string(), index: z.number(), partialJson: z.string() }),
-  z.object({ type: z.literal("block-stop"), messageId: z.string(), index: z.number() }),
+  z.object({ type: z.literal("text-delta"), index: z.number(), text: z.string() }),
+  z.object({ type: z.literal("thinking-delta"), index: z.number(), thinking: z.string() }),
+  z.object({ type: z.literal("tool-input-delta"), index: z.number(), partialJson: z.string() }),
+  z.object({ type: z.literal("block-stop"), index: z.number() }),
   z.object({ type: z.literal("message"), message: conversationMessageSchema }),
   z.object({
     type: z.literal("tool-start"),

@@ -78,7 +78,7 @@ export function turnToParts(turn: ScriptedTurn, id: string, model: string): Mode
       case "tool_use": {
         parts.push({ type: "block-start", index, block: { type: "tool_use", id: block.id, name: block.name, input: {} } as ContentBlock });
         const json = block.rawJson ?? JSON.stringify(block.input);
-        for (const chunk of chunks(json, Math.max(1, Math.ceil(json.length / 3)))) parts.push({ type: "input-json-delta", index, partialJson: chunk });
+        for (const chunk of chunks(json, Math.max(1, Math.ceil(json.length / 3)))) parts.push({ type: "tool-input-delta", index, partialJson: chunk });
         break;
       }
     }

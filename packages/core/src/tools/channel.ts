@@ -15,7 +15,7 @@ export class Channel<T> implements AsyncIterable<T> {
   /** Items pushed so far and not yet taken, without waiting. Only for a consumer that does not iterate. */
   takeReady(): T[] {
     // Called once per streamed delta: stay allocation-free when nothing is waiting.
-    if (this.items.length === 0) return NOTHING as T[];
+    if (this.items.length === 0) return NOTHING as unknown as T[];
     return this.items.splice(0, this.items.length);
   }
 

@@ -1,0 +1,173 @@
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import {
+  builtinTools,
+  createHookDispatcher,
+  createInitialAppState,
+  createPermissionEngine,
+  createStore,
+  defaultRetryPolicy,
+  isReadOnlyBashCommand,
+  type AnyTool,
+  type AppState,
+  type HookDispatcher,
+  type PermissionMode,
+  type QueryConfig,
+  type Store,
+  type Workspace,
+} from "@cairn/core";
+import {
+  createJsonlTranscriptStore,
+  createNodeHookRunner,
+  createNodeShellParser,
+  createPermissionRulePersister,
+  loadSettings,
+  sessionTranscriptPath,
+  type JsonlTranscriptStore,
+  type LoadedSettings,
+} from "@cairn/core/node";
+import { createLocalWorkspace } from "@cairn/worker";
+import { resolveModelSource, type ModelSource } from "./model-source.ts";
+import { buildSystemPrompt } from "./system-prompt.ts";
+
+export type RuntimeOptions = {
+  workspaceRoot: string;
+  cairnHome: string;
+  version: string;
+  apiKey?: string | undefined;
+  baseURL?: string | undefined;
+  model?: string | undefined;
+  fallbackModel?: string | undefined;
+  /** `--settings`: a file or inline JSON. */
+  flagSettings?: string | undefined;
+  allowedTools?: readonly string[];
+  disallowedTools?: readonly string[];
+  permissionMode?: PermissionMode | undefined;
+  /** `--tools`: the built-in tools offered to the model; undefined offers all. */
+  toolNames?: readonly string[] | undefined;
+  /** Project hooks and MCP servers run only in a trusted workspace. */
+  trusted: boolean;
+  maxToolConcurrency?: number;
+  promptCaching?: boolean;
+  maxRetries?: number | undefined;
+  managedSettingsPath?: string;
+};
+
+export type SessionWiring = { sink: JsonlTranscriptStore; hooks: HookDispatcher; transcriptPath: string };
+
+/** Everything a session needs, built once: the composition root shared by `cairn -p` and the server. */
+export type Runtime = {
+  workspaceRoot: string;
+  cairnHome: string;
+  version: string;
+  workspace: Workspace;
+  tools: AnyTool[];
+  settings: LoadedSettings;
+  store: Store<AppState>;
+  model: ModelSource;
+  fallbackModel: string | undefined;
+  systemPrompt: string[];
+  queryConfig: Partial<QueryConfig>;
+  gate: ReturnType<typeof createPermissionEngine>;
+  session(sessionId: string): SessionWiring;
+  close(): Promise<void>;
+};
+
+export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const settings = await loadSettings({
+    workspaceRoot: options.workspaceRoot,
+    cairnHome: options.cairnHome,
+    ...(options.managedSettingsPath ? { managedSettingsPath: options.managedSettingsPath } : {}),
+    ...(options.flagSettings ? { flagSettings: options.flagSettings } : {}),
+    cli: {
+      ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
+      ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
+      ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
+    },
+  });
+  const merged = settings.merged;
+  const model = await resolveModelSource({ apiKey: options.apiKey, baseURL: options.baseURL, model: options.model ?? merged.model });
+  const workspace = await createLocalWorkspace({
+    root: options.workspaceRoot,
+    additionalDirectories: merged.permissions.additionalDirectories,
+    sandbox: {
+      enabled: merged.sandbox.enabled ?? true,
+      ...(merged.sandbox.allowNetwork !== undefined ? { allowNetwork: merged.sandbox.allowNetwork } : {}),
+      ...(merged.sandbox.allowedDomains ? { allowedDomains: merged.sandbox.allowedDomains } : {}),
+      denyRead: [options.cairnHome],
+    },
+    env: merged.env,
+  });
+  const parser = await createNodeShellParser();
+  const allTools = builtinTools({ isReadOnlyCommand: (command: string) => isReadOnlyBashCommand(parser, command) });
+  const tools = options.toolNames ? allTools.filter((tool) => options.toolNames!.includes(tool.name)) : allTools;
+  const store = createStore(createInitialAppState({ model: model.model, permissionMode: merged.permissions.defaultMode }));
+  const gate = createPermissionEngine({
+    getSettings: () => merged,
+    getAppState: store.getState,
+    setAppState: store.setState,
+    workspaceRoot: workspace.root,
+    additionalDirectories: merged.permissions.additionalDirectories,
+    parser,
+    persistRule: createPermissionRulePersister(workspace.root),
+  });
+  const memory = await readMemory([join(options.cairnHome, "CLAUDE.md"), join(workspace.root, "CLAUDE.md"), join(workspace.root, ".claude", "CLAUDE.md")]);
+  const systemPrompt = buildSystemPrompt({
+    cwd: workspace.root,
+    platform: process.platform,
+    date: new Date().toISOString().slice(0, 10),
+    model: model.model,
+    memory,
+  });
+  const runner = createNodeHookRunner();
+  return {
+    workspaceRoot: workspace.root,
+    cairnHome: options.cairnHome,
+    version: options.version,
+    workspace,
+    tools,
+    settings,
+    store,
+    model,
+    fallbackModel: options.fallbackModel,
+    systemPrompt,
+    queryConfig: {
+      ...(options.maxToolConcurrency ? { maxToolConcurrency: options.maxToolConcurrency } : {}),
+      ...(options.promptCaching !== undefined ? { promptCaching: options.promptCaching } : {}),
+      retry: { ...defaultRetryPolicy, ...(options.maxRetries ? { maxAttempts: options.maxRetries } : {}) },
+    },
+    gate,
+    session(sessionId) {
+      const transcriptPath = sessionTranscriptPath({ cairnHome: options.cairnHome, cwd: workspace.root, sessionId });
+      const sink = createJsonlTranscriptStore({ cairnHome: options.cairnHome, cwd: workspace.root, sessionId, version: options.version });
+      const hooks = createHookDispatcher({
+        getSettings: () => merged,
+        runner,
+        sessionId,
+        transcriptPath,
+        cwd: workspace.root,
+        trusted: options.trusted,
+        getPermissionMode: () => store.getState().permissionMode,
+      });
+      return { sink, hooks, transcriptPath };
+    },
+    async close() {
+      await workspace.dispose();
+      await model.close();
+    },
+  };
+}
+
+async function readMemory(paths: string[]): Promise<Array<{ path: string; content: string }>> {
+  const found: Array<{ path: string; content: string }> = [];
+  for (const path of paths) {
+    try {
+      const content = await readFile(path, "utf8");
+      if (content.trim()) found.push({ path: path.replace(homedir(), "~"), content });
+    } catch {
+      // No memory file there.
+    }
+  }
+  return found;
+}

@@ -1,0 +1,49 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+
+/** The only place the CLI reads `process.env`. */
+const envSchema = z.object({
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_BASE_URL: z.string().url().optional(),
+  CAIRN_HOME: z.string().min(1).optional(),
+  CAIRN_MODEL: z.string().min(1).optional(),
+  CAIRN_FALLBACK_MODEL: z.string().min(1).optional(),
+  CAIRN_TOKEN: z.string().min(16).optional(),
+  CAIRN_MAX_TOOL_USE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
+  CAIRN_DISABLE_PROMPT_CACHING: z.enum(["0", "1", "true", "false"]).optional(),
+  CAIRN_MAX_RETRIES: z.coerce.number().int().min(1).max(20).optional(),
+});
+
+export type CliEnv = {
+  apiKey: string | undefined;
+  baseURL: string | undefined;
+  cairnHome: string;
+  model: string | undefined;
+  fallbackModel: string | undefined;
+  token: string | undefined;
+  maxToolConcurrency: number;
+  promptCaching: boolean;
+  maxRetries: number | undefined;
+};
+
+export function readEnv(source: Record<string, string | undefined> = process.env): CliEnv {
+  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
+    throw new Error(`Invalid environment:\n${problems}`);
+  }
+  const env = parsed.data;
+  return {
+    apiKey: env.ANTHROPIC_API_KEY,
+    baseURL: env.ANTHROPIC_BASE_URL,
+    cairnHome: env.CAIRN_HOME ?? join(homedir(), ".cairn"),
+    model: env.CAIRN_MODEL,
+    fallbackModel: env.CAIRN_FALLBACK_MODEL,
+    token: env.CAIRN_TOKEN,
+    maxToolConcurrency: env.CAIRN_MAX_TOOL_USE_CONCURRENCY ?? 10,
+    promptCaching: !(env.CAIRN_DISABLE_PROMPT_CACHING === "1" || env.CAIRN_DISABLE_PROMPT_CACHING === "true"),
+    maxRetries: env.CAIRN_MAX_RETRIES,
+  };
+}

@@ -1,0 +1,1 @@
+export { main, cliVersion } from "./main.ts";

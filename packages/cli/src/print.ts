@@ -1,0 +1,159 @@
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { projectDirName } from "@cairn/core/schema";
+import { productionDeps, repairForResume, runPrompt, type AgentEvent, type ConversationMessage } from "@cairn/core";
+import { loadTranscript } from "@cairn/core/node";
+import { createRuntime, type Runtime } from "@cairn/api";
+import type { PrintArgs } from "./args.ts";
+import type { CliEnv } from "./env.ts";
+import { eventToLine, initLine, resultLine } from "./stream-json.ts";
+
+export type CliIo = {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  cwd: string;
+  signal: AbortSignal;
+};
+
+/**
+ * `cairn -p`: one prompt, run to the end without a person. Running it in a directory trusts that
+ * directory, as `claude -p` does. A permission `ask` becomes a denial the model is told about.
+ */
+export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, version: string): Promise<number> {
+  let runtime: Runtime;
+  try {
+    runtime = await createRuntime({
+      workspaceRoot: io.cwd,
+      cairnHome: env.cairnHome,
+      version,
+      apiKey: env.apiKey,
+      baseURL: env.baseURL,
+      model: args.model ?? env.model,
+      fallbackModel: args.fallbackModel ?? env.fallbackModel,
+      flagSettings: args.settings,
+      allowedTools: args.allowedTools,
+      disallowedTools: args.disallowedTools,
+      permissionMode: args.permissionMode,
+      toolNames: args.tools,
+      trusted: true,
+      maxToolConcurrency: env.maxToolConcurrency,
+      promptCaching: env.promptCaching,
+      maxRetries: env.maxRetries,
+    });
+  } catch (error) {
+    io.stderr(`cairn: could not start: ${(error as Error).message}\n`);
+    return 1;
+  }
+  try {
+    for (const problem of runtime.settings.problems) {
+      io.stderr(`cairn: settings problem in ${problem.file}${problem.path ? ` at ${problem.path}` : ""}: ${problem.message}\n`);
+    }
+    if (runtime.model.demo && args.outputFormat === "text") {
+      io.stderr("cairn: no ANTHROPIC_API_KEY is set, so the offline demo model answers (it knows a few commands only).\n");
+    }
+    const resumed = await resolveSession(args, runtime);
+    const sessionId = args.forkSession || !resumed ? (args.sessionId ?? crypto.randomUUID()) : resumed.sessionId;
+    const wiring = runtime.session(sessionId);
+    if (args.forkSession && resumed) {
+      for (const message of resumed.history) await wiring.sink.appendMessage(message);
+    }
+    const history = resumed?.history ?? [];
+    const emit = (line: object) => io.stdout(`${JSON.stringify(line)}\n`);
+    if (args.outputFormat === "stream-json") {
+      emit(
+        initLine({
+          sessionId,
+          cwd: runtime.workspaceRoot,
+          tools: runtime.tools.map((tool) => tool.name),
+          model: runtime.model.model,
+          permissionMode: runtime.store.getState().permissionMode,
+          demo: runtime.model.demo,
+          mcpServers: [],
+        }),
+      );
+    }
+
+    let finalText = "";
+    let result: Extract<AgentEvent, { type: "result" }> | undefined;
+    const events = runPrompt({
+      history,
+      prompt: args.prompt,
+      sink: wiring.sink,
+      systemPrompt: runtime.systemPrompt,
+      tools: runtime.tools,
+      model: runtime.model.model,
+      ...(runtime.fallbackModel ? { fallbackModel: runtime.fallbackModel } : {}),
+      ...(args.maxTurns ? { maxTurns: args.maxTurns } : {}),
+      signal: io.signal,
+      context: {
+        sessionId,
+        cwd: runtime.workspaceRoot,
+        workspace: runtime.workspace,
+        readFileState: new Map(),
+        getAppState: runtime.store.getState,
+        setAppState: runtime.store.setState,
+        services: {},
+      },
+      gate: runtime.gate,
+      hooks: wiring.hooks,
+      deps: productionDeps(runtime.model.client),
+      config: runtime.queryConfig,
+    });
+    for await (const event of events) {
+      if (event.type === "message" && event.message.type === "assistant") {
+        const text = event.message.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+        if (text) finalText = text;
+      }
+      if (event.type === "result") {
+        result = event;
+        continue;
+      }
+      if (args.outputFormat === "stream-json") {
+        const line = eventToLine(event, sessionId);
+        if (line) emit(line);
+      } else if (args.verbose && (event.type === "notice" || event.type === "retry" || event.type === "error")) {
+        io.stderr(`cairn: ${JSON.stringify(event)}\n`);
+      }
+    }
+    await wiring.sink.close();
+    if (!result) throw new Error("the agent loop ended without a result");
+    const summary = resultLine(result, { sessionId, model: runtime.model.model, finalText });
+    if (args.outputFormat === "text") io.stdout(finalText.endsWith("\n") || finalText === "" ? finalText : `${finalText}\n`);
+    else emit(summary);
+    if (result.terminal.reason === "model_error" || result.terminal.reason === "prompt_too_long") {
+      if (args.outputFormat === "text") io.stderr(`cairn: ${result.terminal.error?.message ?? result.terminal.reason}\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function resolveSession(args: PrintArgs, runtime: Runtime): Promise<{ sessionId: string; history: ConversationMessage[] } | undefined> {
+  const projectDir = join(runtime.cairnHome, "projects", projectDirName(runtime.workspaceRoot));
+  let sessionId = args.resume;
+  if (!sessionId && args.continueLast) sessionId = await newestSession(projectDir);
+  if (!sessionId) {
+    if (args.continueLast) throw new Error("--continue: there is no earlier session in this directory");
+    return undefined;
+  }
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(sessionId)) throw new Error(`--resume: "${sessionId}" is not a session id`);
+  const path = join(projectDir, `${sessionId}.jsonl`);
+  const loaded = await loadTranscript(path, { scope: "since-last-compact" }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") throw new Error(`--resume: no session ${sessionId} in ${runtime.workspaceRoot}`);
+    throw error;
+  });
+  return { sessionId, history: repairForResume(loaded.messages) };
+}
+
+async function newestSession(projectDir: string): Promise<string | undefined> {
+  const names = await readdir(projectDir).catch(() => [] as string[]);
+  let newest: { id: string; mtime: number } | undefined;
+  for (const name of names) {
+    if (!name.endsWith(".jsonl")) continue;
+    const info = await stat(join(projectDir, name));
+    if (!newest || info.mtimeMs > newest.mtime) newest = { id: name.slice(0, -".jsonl".length), mtime: info.mtimeMs };
+  }
+  return newest?.id;
+}
