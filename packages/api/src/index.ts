@@ -3,3 +3,28 @@ export type { Runtime, RuntimeOptions, SessionWiring } from "./runtime/create-ru
 export { resolveModelSource, DEFAULT_MODEL, DEMO_MODEL } from "./runtime/model-source.ts";
 export type { ModelSource } from "./runtime/model-source.ts";
 export { buildSystemPrompt, CAIRN_SYSTEM_PROMPT } from "./runtime/system-prompt.ts";
+export { appRouter } from "./router/index.ts";
+export type { AppRouter } from "./router/index.ts";
+export { ApiError, apiErrorCodes } from "./router/errors.ts";
+export type { ApiErrorCode, ApiErrorData, ApiErrorDetails } from "./router/errors.ts";
+export type {
+  CompactResult,
+  FileContent,
+  MetaInfo,
+  RewindMode,
+  RewindResult,
+  SendResult,
+  SessionEvent,
+  SessionSnapshot,
+  SessionStateEvent,
+  SessionSummary,
+  SettingsProblemInfo,
+  SettingsRule,
+  SettingsView,
+  TerminalOutput,
+  TreeEntry,
+  TreeResult,
+  WorkspaceChange,
+  WriteResult,
+} from "./router/types.ts";
+export type { ApiContext, SequencedEvent } from "./router/context.ts";

@@ -1,0 +1,79 @@
+import type { PermissionAnswer, PermissionBehavior, PermissionMode } from "@cairn/core/schema";
+import type {
+  CompactResult,
+  FileContent,
+  MetaInfo,
+  RewindMode,
+  RewindResult,
+  SendResult,
+  SessionEvent,
+  SessionSnapshot,
+  SessionSummary,
+  SettingsView,
+  TerminalOutput,
+  TreeResult,
+  WorkspaceChange,
+  WriteResult,
+} from "./types.ts";
+
+/** An event with its per-session sequence number (1, 2, 3, … without gaps). */
+export type SequencedEvent = { seq: number; event: SessionEvent };
+
+/** The live sessions, as the router sees them. Implemented by `SessionHub`. */
+export interface SessionsPort {
+  create(options: { model?: string; permissionMode?: PermissionMode }): Promise<{ sessionId: string }>;
+  list(): Promise<SessionSummary[]>;
+  get(sessionId: string): Promise<SessionSnapshot>;
+  send(sessionId: string, prompt: string): Promise<SendResult>;
+  interrupt(sessionId: string): Promise<{ interrupted: boolean }>;
+  setMode(sessionId: string, mode: PermissionMode): Promise<void>;
+  setModel(sessionId: string, model: string): Promise<void>;
+  compact(sessionId: string, instructions: string | undefined): Promise<CompactResult>;
+  fork(sessionId: string, messageUuid: string): Promise<{ sessionId: string }>;
+  rewind(sessionId: string, messageUuid: string, mode: RewindMode): Promise<RewindResult>;
+  /** Live-first then replay: yields every event after `afterSeq` exactly once, until `signal` aborts. */
+  events(sessionId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<SequencedEvent>;
+  respond(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<{ accepted: boolean }>;
+  /** Session-scoped rules live in the session's own state. */
+  addSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<void>;
+  removeSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<boolean>;
+}
+
+export interface WorkspaceFilesPort {
+  tree(path: string | undefined): Promise<TreeResult>;
+  read(path: string): Promise<FileContent>;
+  write(path: string, content: string, expectedMtimeMs: number | undefined): Promise<WriteResult>;
+  create(path: string, kind: "file" | "directory"): Promise<WriteResult>;
+  rename(from: string, to: string): Promise<void>;
+  delete(path: string): Promise<void>;
+  watch(signal: AbortSignal): AsyncIterable<WorkspaceChange>;
+}
+
+export interface SettingsPort {
+  get(sessionId: string | undefined): Promise<SettingsView>;
+  addLocalRule(behavior: PermissionBehavior, rule: string): Promise<void>;
+  removeLocalRule(behavior: PermissionBehavior, rule: string): Promise<boolean>;
+}
+
+export interface TerminalsPort {
+  open(options: { cols: number; rows: number }): Promise<{ terminalId: string }>;
+  input(terminalId: string, data: string): void;
+  resize(terminalId: string, cols: number, rows: number): void;
+  close(terminalId: string): Promise<void>;
+  /** Output chunks with a per-terminal seq; replays the retained output after `afterSeq`. */
+  output(terminalId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<{ seq: number; output: TerminalOutput }>;
+}
+
+export interface MetaPort {
+  info(): Promise<MetaInfo>;
+  trust(): Promise<{ trusted: boolean }>;
+}
+
+/** What every procedure receives: the server's services, built once per server. */
+export type ApiContext = {
+  meta: MetaPort;
+  sessions: SessionsPort;
+  files: WorkspaceFilesPort;
+  settings: SettingsPort;
+  terminals: TerminalsPort;
+};

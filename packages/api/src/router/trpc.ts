@@ -1,0 +1,32 @@
+import { initTRPC } from "@trpc/server";
+import { WorkspaceError } from "@cairn/core";
+import type { ApiContext } from "./context.ts";
+import { ApiError, apiErrorData } from "./errors.ts";
+import { fromWorkspaceError } from "./workspace-errors.ts";
+
+const t = initTRPC.context<ApiContext>().create({
+  sse: {
+    ping: { enabled: true, intervalMs: 2_000 },
+    client: { reconnectAfterInactivityMs: 5_000 },
+  },
+  errorFormatter({ shape, error }) {
+    return { ...shape, data: { ...shape.data, cairn: apiErrorData(error) } };
+  },
+});
+
+/** Domain errors thrown by a procedure become tRPC errors with the right status and `data.cairn`. */
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const cause = result.error.cause;
+  if (cause instanceof ApiError) throw cause.toTRPCError();
+  if (cause instanceof WorkspaceError) {
+    const mapped = fromWorkspaceError(cause);
+    if (mapped instanceof ApiError) throw mapped.toTRPCError();
+  }
+  return result;
+});
+
+export const router = t.router;
+export const procedure = t.procedure.use(mapErrors);
+export const createCallerFactory = t.createCallerFactory;

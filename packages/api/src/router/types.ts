@@ -1,0 +1,96 @@
+import type { AgentEvent, ConversationMessage, PermissionBehavior, PermissionMode, PermissionRuleSource, TodoItem } from "@cairn/core/schema";
+import type { PermissionRequest } from "@cairn/core";
+
+/**
+ * The data the web IDE receives. Plain JSON (no transformer): everything here survives `JSON.stringify`.
+ */
+
+/** Sent on subscribe and whenever the session's live state changes. */
+export type SessionStateEvent = {
+  type: "session-state";
+  running: boolean;
+  permissionMode: PermissionMode;
+  model: string;
+  todos: TodoItem[];
+  /** Input tokens of the last response (the context in use), null before the first. */
+  contextTokens: number | null;
+  /** Prompts waiting for the current run to end (send queues while running). */
+  queued: number;
+};
+
+/** What `session.events` yields: the engine's events plus the hub's own state snapshots. */
+export type SessionEvent = AgentEvent | SessionStateEvent;
+
+export type SessionSummary = {
+  sessionId: string;
+  title: string;
+  /** ISO timestamp of the last activity. */
+  updatedAt: string;
+  running: boolean;
+  messageCount: number;
+};
+
+export type SessionSnapshot = {
+  sessionId: string;
+  title: string;
+  messages: ConversationMessage[];
+  running: boolean;
+  permissionMode: PermissionMode;
+  model: string;
+  todos: TodoItem[];
+  contextTokens: number | null;
+  contextWindow: number;
+  pendingPermissions: PermissionRequest[];
+  /** The seq of the last event published; subscribe with `lastEventId: String(lastSeq)` to continue from here. */
+  lastSeq: number;
+  queued: number;
+};
+
+export type SendResult = { queued: boolean; position: number };
+
+export type RewindMode = "files" | "conversation" | "both";
+export type RewindResult = {
+  /** With "conversation"/"both", the new session holding the conversation up to (excluding) the message. */
+  sessionId: string;
+  filesRestored: string[];
+};
+
+export type CompactResult = { preTokens: number; postTokens: number; summarizedCount: number };
+
+export type MetaInfo = {
+  version: string;
+  demo: boolean;
+  model: string;
+  workspaceRoot: string;
+  sandbox: { available: boolean; reason?: string };
+  trusted: boolean;
+};
+
+export type TreeEntry = { name: string; path: string; kind: "file" | "directory" | "symlink" | "other" };
+export type TreeResult = { path: string; entries: TreeEntry[] };
+
+export type FileContent = {
+  /** Workspace-absolute path. */
+  path: string;
+  /** UTF-8 text; empty when `binary`. */
+  content: string;
+  mtimeMs: number;
+  size: number;
+  binary: boolean;
+};
+
+export type WriteResult = { path: string; mtimeMs: number; size: number };
+
+export type WorkspaceChange = { type: "change" | "rename" | "create" | "delete"; path: string; mtimeMs?: number };
+
+export type SettingsRule = { rule: string; behavior: PermissionBehavior; source: PermissionRuleSource };
+export type SettingsProblemInfo = { file: string; path?: string; message: string };
+export type SettingsView = {
+  rules: SettingsRule[];
+  defaultMode: PermissionMode;
+  problems: SettingsProblemInfo[];
+  /** The files rules come from, by source. */
+  files: Record<string, string>;
+};
+
+export type TerminalOutput = { type: "data"; data: string } | { type: "exit"; exitCode: number | null; signal: number | null };
