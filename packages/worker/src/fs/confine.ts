@@ -81,11 +81,11 @@ export class PathConfiner {
   async resolveEntry(input: string): Promise<{ entry: string; target: string }> {
     const target = await this.resolve(input);
     const absolute = this.absolute(input);
+    const refuse = () => new WorkspaceError("invalid_path", `Refusing to remove or move the workspace directory itself (${input})`, { path: input });
+    if (this.roots.includes(target) || this.roots.includes(absolute)) throw refuse();
     const parent = await this.resolve(dirname(absolute));
     const entry = join(parent, basename(absolute));
-    if (this.roots.includes(entry) || this.roots.includes(target)) {
-      throw new WorkspaceError("invalid_path", `Refusing to remove or move the workspace directory itself (${input})`, { path: input });
-    }
+    if (this.roots.includes(entry)) throw refuse();
     return { entry, target };
   }
 }

@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import picomatch from "picomatch";
 import { isAbsolute } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 import { WorkspaceError } from "@cairn/core";
@@ -13,37 +14,52 @@ import { walkFiles } from "./walk.ts";
 export type GlobOptions = { path?: string; limit: number; signal?: AbortSignal };
 
 /**
- * Files matching a glob (ripgrep `--glob` semantics, relative to the search directory), respecting
- * ignore files, newest first. `ripgrep` is the rg executable, or undefined for the JavaScript engine.
+ * Files matching a glob, newest first, with ignore files always in force. The pattern is read as
+ * ripgrep reads a glob (without a slash it matches the name at any depth; with one, the path from the
+ * search directory) but it filters the listing instead of being passed as `--glob`: a ripgrep override
+ * that matches a directory (`*`, `**` and the like) would bring back everything ignored beneath it.
+ * `ripgrep` is the rg executable, or undefined for the JavaScript engine.
  */
 export async function globWorkspace(confiner: PathConfiner, ripgrep: string | undefined, pattern: string, options: GlobOptions): Promise<GlobResult> {
   const { base, relativePattern } = await globBase(confiner, pattern, options.path);
-  const globs = [relativePattern, ...vcsDirectoryExcludes];
-  const signal = options.signal;
+  const matches = globMatcher(relativePattern);
+  const prefixLength = base.length + 1;
   const files: string[] = [];
+  const add = (file: string) => {
+    if (matches(file.slice(prefixLength))) files.push(file);
+  };
+  const signal = options.signal;
   if (ripgrep === undefined) {
-    const walk = walkFiles({ base, overrides: new OverrideGlobs(globs), ...(signal === undefined ? {} : { signal }) });
-    for await (const file of walk) files.push(file);
+    const walk = walkFiles({ base, overrides: new OverrideGlobs(vcsDirectoryExcludes), ...(signal === undefined ? {} : { signal }) });
+    for await (const file of walk) add(file);
   } else {
     const decoder = new StringDecoder("utf8");
     let pending = "";
-    const args = [...ripgrepBaseArgs, "--files", "--null", ...globs.flatMap((glob) => ["--glob", glob]), "--", base];
+    const args = [...ripgrepBaseArgs, "--files", "--null", ...vcsDirectoryExcludes.flatMap((glob) => ["--glob", glob]), "--", base];
     await runRipgrep(ripgrep, args, {
       cwd: base,
       ...(signal === undefined ? {} : { signal }),
       onStdout(chunk) {
         const parts = (pending + decoder.write(chunk)).split("\0");
         pending = parts.pop() ?? "";
-        for (const part of parts) files.push(part);
+        for (const part of parts) add(part);
       },
     });
-    if (pending !== "") files.push(pending);
+    if (pending !== "") add(pending);
   }
   const mtimes = await modificationTimes(files, signal);
   const present = files.filter((file) => mtimes.has(file));
   present.sort((left, right) => (mtimes.get(right) ?? 0) - (mtimes.get(left) ?? 0) || (left < right ? -1 : left > right ? 1 : 0));
   const limit = Math.max(0, options.limit);
   return { paths: present.slice(0, limit), truncated: present.length > limit };
+}
+
+/** A glob read the ripgrep way: without a slash it matches the base name, with one the relative path. */
+function globMatcher(pattern: string): (relativePath: string) => boolean {
+  const trimmed = pattern.endsWith("/") ? pattern.slice(0, -1) : pattern;
+  const anchored = trimmed.includes("/");
+  const test = picomatch(anchored && trimmed.startsWith("/") ? trimmed.slice(1) : trimmed, { dot: true, noextglob: true, nonegate: true });
+  return (relativePath) => test(anchored ? relativePath : relativePath.slice(relativePath.lastIndexOf("/") + 1));
 }
 
 async function globBase(confiner: PathConfiner, pattern: string, path: string | undefined): Promise<{ base: string; relativePattern: string }> {

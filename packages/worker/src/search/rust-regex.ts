@@ -35,17 +35,15 @@ export type TranslatedRegex = { source: string; flags: string };
 export function translateRustRegex(pattern: string, options: { caseInsensitive: boolean; multiline: boolean }): TranslatedRegex {
   const flags = new Set<string>(["u"]);
   if (options.caseInsensitive) flags.add("i");
-  if (options.multiline) {
-    flags.add("m");
-    flags.add("s");
-  }
+  if (options.multiline) flags.add("s");
   let index = 0;
   let output = "";
   const leading = /^\(\?([imsx]+)\)/.exec(pattern);
   if (leading?.[1] !== undefined) {
     for (const flag of leading[1]) {
       if (flag === "x") throw invalid(pattern, "the x (verbose) flag is not supported by the JavaScript search engine");
-      flags.add(flag);
+      // ^ and $ always mean line boundaries here (see below), so (?m) needs no flag.
+      if (flag !== "m") flags.add(flag);
     }
     index = leading[0].length;
   }
@@ -108,6 +106,12 @@ export function translateRustRegex(pattern: string, options: { caseInsensitive: 
       }
       continue;
     }
+    // In JavaScript \r ends a line for ^, $ and "."; in ripgrep only \n does.
+    if (character === "^" || character === "$" || character === ".") {
+      output += character === "^" ? "(?<![^\n])" : character === "$" ? "(?![^\n])" : flags.has("s") ? "[^]" : "[^\n]";
+      index += 1;
+      continue;
+    }
     if (character === "(" && /^\(\?(=|!|<=|<!)/.test(pattern.slice(index, index + 4))) {
       throw invalid(pattern, "look-around is not supported");
     }
@@ -134,6 +138,7 @@ export function compileSearchRegex(pattern: string, options: { caseInsensitive: 
   }
   const translated = translateRustRegex(pattern, options);
   try {
+    // Multiline searches walk their matches with lastIndex, hence `g`.
     return new RegExp(translated.source, options.multiline ? `${translated.flags}g` : translated.flags);
   } catch (error) {
     throw invalid(pattern, error instanceof Error ? error.message : String(error));

@@ -1,0 +1,59 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Workspace } from "@cairn/core";
+import { createLocalWorkspace } from "../local-workspace.ts";
+import type { LocalWorkspaceOptions } from "../settings.ts";
+
+/**
+ * A temporary workspace for tests: `root` lives in `base`, beside a canary file and an `outside`
+ * directory whose contents must never show up in anything the workspace returns.
+ */
+export type Fixture = {
+  base: string;
+  root: string;
+  outside: string;
+  canaryPath: string;
+  canary: string;
+  /** Everything outside the root, as it was when the fixture was made. */
+  snapshotOutside: () => Promise<string>;
+  cleanup: () => Promise<void>;
+};
+
+export async function makeFixture(): Promise<Fixture> {
+  const base = await realpath(await mkdtemp(join(tmpdir(), "cairn-worker-test-")));
+  const root = join(base, "ws");
+  const outside = join(base, "outside");
+  const canary = `CANARY-${randomBytes(8).toString("hex")}`;
+  const canaryPath = join(base, "canary.txt");
+  await mkdir(root);
+  await mkdir(outside);
+  await writeFile(canaryPath, `${canary}\n`);
+  await writeFile(join(outside, "secret.txt"), `${canary} in outside\n`);
+  const snapshotOutside = async () => {
+    const names = (await readdir(base, { recursive: true })).filter((name) => !name.startsWith("ws")).sort();
+    const contents = await Promise.all(names.map(async (name) => `${name}=${await readFile(join(base, name), "utf8").catch(() => "<dir>")}`));
+    return contents.join("\n");
+  };
+  return { base, root, outside, canary, canaryPath, snapshotOutside, cleanup: () => rm(base, { recursive: true, force: true }) };
+}
+
+export async function openWorkspace(fixture: Fixture, options: Partial<LocalWorkspaceOptions> = {}): Promise<Workspace> {
+  return createLocalWorkspace({ root: fixture.root, sandbox: { enabled: true }, ...options });
+}
+
+export function execOptions(overrides: { shellId?: string; timeoutMs?: number; signal?: AbortSignal; maxOutputChars?: number } = {}) {
+  return { shellId: overrides.shellId ?? "main", timeoutMs: overrides.timeoutMs ?? 15_000, signal: overrides.signal ?? new AbortController().signal, ...(overrides.maxOutputChars === undefined ? {} : { maxOutputChars: overrides.maxOutputChars }) };
+}
+
+/** Host pids whose command line contains `needle` (read from /proc), to check that processes are gone. */
+export async function processesMatching(needle: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const commandLine = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (commandLine.split("\0").join(" ").includes(needle) && Number(entry) !== process.pid) pids.push(Number(entry));
+  }
+  return pids;
+}
