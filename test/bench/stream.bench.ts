@@ -8,6 +8,7 @@ import { startSimProcess } from "./sim-process.ts";
 const DELTAS = 20_000;
 const RUNS = 7;
 const WARMUP = 3;
+let lastEventCount = 0;
 
 export default async function run(): Promise<void> {
   const text = "abcd".repeat(DELTAS); // 4 characters per delta
@@ -17,15 +18,23 @@ export default async function run(): Promise<void> {
   try {
     const raw: number[] = [];
     const loop: number[] = [];
+    const rawCpu: number[] = [];
+    const loopCpu: number[] = [];
     // Interleaved, after warm-up rounds that let the JIT settle on both paths; medians resist a busy machine.
     for (let round = 0; round < WARMUP + RUNS; round++) {
       await sim.setScenario({ turns: [turn] });
+      let cpu = process.cpuUsage();
       const rawMs = await rawSdk(sim.url);
+      const rawCpuMs = cpuMs(cpu);
       await sim.setScenario({ turns: [turn] });
+      cpu = process.cpuUsage();
       const loopMs = await throughQuery(sim.url);
+      const loopCpuMs = cpuMs(cpu);
       if (round < WARMUP) continue;
       raw.push(rawMs);
       loop.push(loopMs);
+      rawCpu.push(rawCpuMs);
+      loopCpu.push(loopCpuMs);
     }
     const rawRate = DELTAS / (median(raw) / 1000);
     const loopRate = DELTAS / (median(loop) / 1000);
@@ -34,9 +43,19 @@ export default async function run(): Promise<void> {
     report("stream.raw_sdk_deltas_per_s", rawRate, "deltas/s");
     report("stream.query_deltas_per_s", loopRate, "deltas/s");
     report("stream.query_vs_raw", (loopRate / rawRate) * 100, "%");
+    report("stream.query_delta_events", lastEventCount, "events");
+    // CPU time of this (client) process: what the loop costs, independent of other load on the machine.
+    report("stream.raw_sdk_cpu_ms", median(rawCpu), "ms");
+    report("stream.query_cpu_ms", median(loopCpu), "ms");
+    report("stream.query_vs_raw_cpu", (median(rawCpu) / median(loopCpu)) * 100, "%");
   } finally {
     await sim.close();
   }
+}
+
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
 }
 
 async function rawSdk(baseURL: string): Promise<number> {
@@ -70,7 +89,9 @@ async function throughQuery(baseURL: string): Promise<number> {
     config: { maxOutputTokens: 100_000 },
   });
   for await (const event of generator) events.push(event);
-  const deltas = events.filter((event) => (event as { type: string }).type === "text-delta").length;
-  if (deltas !== DELTAS) throw new Error(`query() yielded ${deltas} deltas`);
+  // Deltas that arrive faster than they are consumed are merged, so count characters, not events.
+  const streamed = events.reduce<number>((sum, event) => sum + ((event as { type: string; text?: string }).type === "text-delta" ? (event as { text: string }).text.length : 0), 0);
+  if (streamed !== DELTAS * 4) throw new Error(`query() streamed ${streamed} characters, expected ${DELTAS * 4}`);
+  lastEventCount = events.filter((event) => (event as { type: string }).type === "text-delta").length;
   return performance.now() - started;
 }

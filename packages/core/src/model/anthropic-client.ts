@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { ModelError, type ModelClient, type ModelErrorCode, type ModelRequest, type ModelStreamPart } from "./port.ts";
 import type { ContentBlock } from "../schema/content.ts";
+import { SseDecoder } from "./sse.ts";
 
 export type AnthropicClientOptions = {
   apiKey?: string | null;
@@ -29,12 +30,21 @@ export function createAnthropicModelClient(options: AnthropicClientOptions): Mod
 }
 
 /**
- * Maps the SDK's raw stream onto stream parts. A hand-written iterator rather than an async
- * generator: it sits on the per-delta path, and each generator layer costs a resumption per delta.
+ * The SDK makes the request (auth, headers, base URL, typed errors for non-2xx answers); the body is
+ * then decoded here a network chunk at a time, so all the events one chunk carries are handed on
+ * together instead of one await per event. Error events mid-stream become the SDK's own `APIError`,
+ * exactly as its stream iterator would raise them.
  */
 class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
-  private inner: AsyncIterator<Anthropic.RawMessageStreamEvent> | null = null;
+  private reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  private headers: Headers | undefined;
   private requestId: string | undefined;
+  private readonly decoder = new SseDecoder();
+  private queue: ModelStreamPart[] = [];
+  private head = 0;
+  private ended = false;
+  /** An error event, raised once the parts that came before it in the same chunk are handed on. */
+  private failure: ModelError | null = null;
   private readonly client: Anthropic;
   private readonly request: ModelRequest;
   private readonly signal: AbortSignal;
@@ -46,39 +56,74 @@ class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
   }
 
   async next(): Promise<IteratorResult<ModelStreamPart>> {
-    if (this.inner === null) await this.open();
-    while (true) {
-      let step: IteratorResult<Anthropic.RawMessageStreamEvent>;
+    while (this.head === this.queue.length) {
+      if (this.failure) throw this.failure;
+      if (this.ended) return { done: true, value: undefined };
+      if (this.reader === null) await this.open();
+      this.queue = [];
+      this.head = 0;
+      let chunk: Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]>>;
       try {
-        step = await this.inner!.next();
+        chunk = await this.reader!.read();
       } catch (error) {
         throw toModelError(error, this.signal);
       }
-      if (step.done) return { done: true, value: undefined };
-      const part = toStreamPart(step.value, this.requestId);
-      if (part) return { done: false, value: part };
+      const messages = chunk.done ? this.decoder.end() : this.decoder.push(chunk.value);
+      if (chunk.done) this.ended = true;
+      for (const message of messages) {
+        this.accept(message.event, message.data);
+        if (this.failure) break;
+      }
     }
+    return { done: false, value: this.queue[this.head++]! };
   }
 
   async return(): Promise<IteratorResult<ModelStreamPart>> {
-    await this.inner?.return?.();
+    this.ended = true;
+    await this.reader?.cancel().catch(() => undefined);
     return { done: true, value: undefined };
+  }
+
+  private accept(event: string | null, data: string): void {
+    if (event === null || event === "ping" || !data) return;
+    if (event === "error") {
+      let body: unknown = data;
+      try {
+        body = JSON.parse(data);
+      } catch {
+        // keep the raw text
+      }
+      const type = (body as { error?: { type?: string } } | undefined)?.error?.type;
+      this.failure = toModelError(new Anthropic.APIError(undefined, body as object, undefined, this.headers, type as never), this.signal);
+      return;
+    }
+    let parsed: Anthropic.RawMessageStreamEvent;
+    try {
+      parsed = JSON.parse(data) as Anthropic.RawMessageStreamEvent;
+    } catch (cause) {
+      throw new ModelError("stream_error", `The model stream sent an event that is not JSON: ${data.slice(0, 200)}`, { cause });
+    }
+    const part = toStreamPart(parsed, this.requestId);
+    if (part) this.queue.push(part);
   }
 
   private async open(): Promise<void> {
     const { betas, ...body } = this.request;
+    let response: Response;
     try {
-      const response = await this.client.messages
+      response = await this.client.messages
         .create({ ...body, stream: true } as Anthropic.MessageCreateParamsStreaming, {
           signal: this.signal,
           ...(betas?.length ? { headers: { "anthropic-beta": betas.join(",") } } : {}),
         })
-        .withResponse();
-      this.requestId = response.request_id ?? undefined;
-      this.inner = response.data[Symbol.asyncIterator]();
+        .asResponse();
     } catch (error) {
       throw toModelError(error, this.signal);
     }
+    if (!response.body) throw new ModelError("stream_error", "The model API answered without a body.");
+    this.headers = response.headers;
+    this.requestId = response.headers.get("request-id") ?? undefined;
+    this.reader = response.body.getReader();
   }
 }
 

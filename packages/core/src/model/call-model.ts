@@ -45,7 +45,7 @@ export class ModelCall implements AsyncIterator<CallModelEvent, CallModelResult>
   private consecutiveOverloaded = 0;
   private readonly startedAt: number;
   private firstTokenAt: number | null = null;
-  private parts: AsyncIterator<ModelStreamPart> | null = null;
+  private parts: ReadAhead | null = null;
   private accumulator = new MessageAccumulator();
   private readonly pending: CallModelControl[] = [];
   private sleepMs: number | null = null;
@@ -89,7 +89,8 @@ export class ModelCall implements AsyncIterator<CallModelEvent, CallModelResult>
         }
         this.attempt++;
         this.accumulator = new MessageAccumulator();
-        this.parts = this.options.client.stream({ ...this.options.request, model: this.model }, { signal: this.options.signal })[Symbol.asyncIterator]();
+        const stream = this.options.client.stream({ ...this.options.request, model: this.model }, { signal: this.options.signal });
+        this.parts = new ReadAhead(stream[Symbol.asyncIterator]());
       }
       let step: IteratorResult<ModelStreamPart>;
       try {
@@ -112,7 +113,7 @@ export class ModelCall implements AsyncIterator<CallModelEvent, CallModelResult>
   }
 
   async return(): Promise<IteratorResult<CallModelEvent, CallModelResult>> {
-    await this.parts?.return?.();
+    await this.parts?.return();
     this.parts = null;
     this.result ??= { kind: "failed", error: new ModelError("aborted", "The request was abandoned."), record: this.record() };
     return { done: true, value: this.result };
@@ -160,4 +161,120 @@ export class ModelCall implements AsyncIterator<CallModelEvent, CallModelResult>
 
 export function callModel(options: CallModelOptions): ModelCall {
   return new ModelCall(options);
+}
+
+const HIGH_WATER = 512;
+
+/**
+ * Reads the response ahead of its consumer (up to HIGH_WATER parts) and hands consecutive deltas of
+ * one block over as a single part. When the network outpaces the UI, many small deltas become one
+ * event: the text is the same, the per-event cost is paid once. When the consumer keeps up, parts
+ * pass one by one as they arrive.
+ */
+class ReadAhead {
+  private readonly source: AsyncIterator<ModelStreamPart>;
+  private buffer: ModelStreamPart[] = [];
+  private head = 0;
+  private finished = false;
+  private failure: { error: unknown } | null = null;
+  private stopped = false;
+  private wakeConsumer: (() => void) | null = null;
+  private wakePump: (() => void) | null = null;
+
+  constructor(source: AsyncIterator<ModelStreamPart>) {
+    this.source = source;
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      while (!this.stopped) {
+        if (this.buffer.length - this.head >= HIGH_WATER) {
+          await new Promise<void>((resolve) => {
+            this.wakePump = resolve;
+          });
+          continue;
+        }
+        const step = await this.source.next();
+        if (step.done) break;
+        this.buffer.push(step.value);
+        this.signalConsumer();
+      }
+    } catch (error) {
+      this.failure = { error };
+    } finally {
+      this.finished = true;
+      this.signalConsumer();
+    }
+  }
+
+  private signalConsumer(): void {
+    const wake = this.wakeConsumer;
+    if (wake) {
+      this.wakeConsumer = null;
+      wake();
+    }
+  }
+
+  async next(): Promise<IteratorResult<ModelStreamPart>> {
+    while (this.head === this.buffer.length) {
+      if (this.finished) {
+        if (this.failure) throw this.failure.error;
+        return { done: true, value: undefined };
+      }
+      await new Promise<void>((resolve) => {
+        this.wakeConsumer = resolve;
+      });
+    }
+    const part = this.take();
+    if (this.wakePump && this.buffer.length - this.head < HIGH_WATER / 2) {
+      const wake = this.wakePump;
+      this.wakePump = null;
+      wake();
+    }
+    return { done: false, value: part };
+  }
+
+  /** The next part, merged with the deltas right behind it that continue the same block. */
+  private take(): ModelStreamPart {
+    const first = this.buffer[this.head++]!;
+    if (first.type !== "text-delta" && first.type !== "thinking-delta" && first.type !== "tool-input-delta") return this.compact(first);
+    let end = this.head;
+    while (end < this.buffer.length) {
+      const next = this.buffer[end]!;
+      if (next.type !== first.type || next.index !== first.index) break;
+      end++;
+    }
+    if (end === this.head) return this.compact(first);
+    const run = this.buffer.slice(this.head - 1, end);
+    this.head = end;
+    let merged: ModelStreamPart;
+    switch (first.type) {
+      case "text-delta":
+        merged = { type: "text-delta", index: first.index, text: run.map((part) => (part as typeof first).text).join("") };
+        break;
+      case "thinking-delta":
+        merged = { type: "thinking-delta", index: first.index, thinking: run.map((part) => (part as typeof first).thinking).join("") };
+        break;
+      case "tool-input-delta":
+        merged = { type: "tool-input-delta", index: first.index, partialJson: run.map((part) => (part as typeof first).partialJson).join("") };
+        break;
+    }
+    return this.compact(merged);
+  }
+
+  private compact(part: ModelStreamPart): ModelStreamPart {
+    if (this.head > 4096 && this.head * 2 > this.buffer.length) {
+      this.buffer = this.buffer.slice(this.head);
+      this.head = 0;
+    }
+    return part;
+  }
+
+  /** Stops reading. Does not wait for the source: a stalled stream ends with its abort signal. */
+  async return(): Promise<void> {
+    this.stopped = true;
+    this.wakePump?.();
+    void this.source.return?.()?.catch(() => undefined);
+  }
 }
