@@ -17,10 +17,10 @@ const skippedDirectories = [".git", ".svn", ".hg"];
 
 /**
  * A ripgrep-shaped search over in-memory files: `path:line:text` for content, `path:count` for counts,
- * context lines as `path-line-text` with `--` between groups. Good enough for tests; the real worker
- * uses ripgrep.
+ * context lines as `path-line-text` with `--` between groups, matching files newest first. Good
+ * enough for tests; the real worker uses ripgrep.
  */
-export function grepMemoryFiles(query: GrepQuery, base: string, files: Array<{ path: string; text: string }>): GrepResult {
+export function grepMemoryFiles(query: GrepQuery, base: string, files: Array<{ path: string; text: string; mtimeMs: number }>): GrepResult {
   let regex: RegExp;
   try {
     regex = new RegExp(query.pattern, `g${query.caseInsensitive ? "i" : ""}${query.multiline ? "s" : ""}`);
@@ -36,7 +36,8 @@ export function grepMemoryFiles(query: GrepQuery, base: string, files: Array<{ p
     .filter((file) => !relativeTo(base, file.path).split("/").some((segment) => skippedDirectories.includes(segment)))
     .filter((file) => !globMatcher || globMatcher(globOnName ? basenameOf(file.path) : relativeTo(base, file.path)))
     .filter((file) => !extensions || extensions.includes(extnameOf(file.path)))
-    .sort((a, b) => a.path.localeCompare(b.path));
+    // Like the worker: files_with_matches newest first, other modes by path.
+    .sort((a, b) => (query.outputMode === "files_with_matches" ? b.mtimeMs - a.mtimeMs : 0) || a.path.localeCompare(b.path));
 
   const lines: string[] = [];
   let fileCount = 0;

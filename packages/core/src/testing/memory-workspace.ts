@@ -245,7 +245,7 @@ export function createMemoryWorkspace(files: Record<string, MemoryEntry> = {}, o
       return grepMemoryFiles(
         query,
         base,
-        files.map((file) => ({ path: file.path, text: decoder.decode(file.node.data) })),
+        files.map((file) => ({ path: file.path, text: decoder.decode(file.node.data), mtimeMs: file.node.mtimeMs })),
       );
     },
     async exec(command, execOptions: ExecOptions): Promise<ExecResult> {

@@ -28,11 +28,11 @@ const project = {
 };
 
 describe("Grep: output modes", () => {
-  it("defaults to files_with_matches: Found N files, relative paths", async () => {
+  it("defaults to files_with_matches: Found N files, relative paths, newest first", async () => {
     const { workspace, queries } = recordingWorkspace(project);
     const run = expectResult(await runTool(grep, { pattern: "TODO" }, toolContext(workspace)));
-    expect(run.content).toBe("Found 2 files\nsrc/greet.ts\nsrc/index.ts");
-    expect(run.result.output).toEqual({ mode: "files_with_matches", numFiles: 2, filenames: ["src/greet.ts", "src/index.ts"] });
+    expect(run.content).toBe("Found 2 files\nsrc/index.ts\nsrc/greet.ts");
+    expect(run.result.output).toEqual({ mode: "files_with_matches", numFiles: 2, filenames: ["src/index.ts", "src/greet.ts"] });
     expect(queries[0]).toEqual({ pattern: "TODO", outputMode: "files_with_matches", headLimit: 250 });
   });
 
