@@ -70,7 +70,8 @@ export type ExecResult = {
 
 export type BackgroundJob = { id: string; command: string; startedAt: number; status: "running" | "exited" | "killed"; exitCode: number | null };
 
-export type BackgroundOutput = BackgroundJob & { stdout: string; stderr: string };
+/** `truncated` (additive, optional): older unread output was dropped to stay within the buffer. */
+export type BackgroundOutput = BackgroundJob & { stdout: string; stderr: string; truncated?: boolean };
 
 export type WatchEvent = { type: "change" | "rename"; path: string };
 

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,13 +47,20 @@ export function execOptions(overrides: { shellId?: string; timeoutMs?: number; s
   return { shellId: overrides.shellId ?? "main", timeoutMs: overrides.timeoutMs ?? 15_000, signal: overrides.signal ?? new AbortController().signal, ...(overrides.maxOutputChars === undefined ? {} : { maxOutputChars: overrides.maxOutputChars }) };
 }
 
-/** Host pids whose command line contains `needle` (read from /proc), to check that processes are gone. */
-export async function processesMatching(needle: string): Promise<number[]> {
+/** A `sleep` with a command line no other process has, to find it on the host and check that it is gone. */
+export function uniqueSleep(): { command: string; argv: string[] } {
+  const seconds = `900.${randomInt(1_000_000, 9_999_999)}`;
+  return { command: `sleep ${seconds}`, argv: ["sleep", seconds] };
+}
+
+/** Host pids whose exact argv is `argv` (read from /proc). */
+export async function processesWithArgv(argv: readonly string[]): Promise<number[]> {
+  const wanted = `${argv.join("\0")}\0`;
   const pids: number[] = [];
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const commandLine = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
-    if (commandLine.split("\0").join(" ").includes(needle) && Number(entry) !== process.pid) pids.push(Number(entry));
+    if (commandLine === wanted) pids.push(Number(entry));
   }
   return pids;
 }
