@@ -54,7 +54,7 @@ function parseJsonObject(text: string): unknown {
 /** Exit 0: ok (stdout may be JSON); exit 2: block with stderr as the reason; anything else: a non-blocking error. */
 export function interpretHookResult(event: HookEventName, hookName: string, result: HookRunResult, timeoutMs: number): HookVerdict {
   if (result.spawnError) return { hookName, error: `could not start: ${result.spawnError}` };
-  if (result.timedOut) return { hookName, error: `timed out after ${Math.round(timeoutMs / 1000)} s` };
+  if (result.timedOut) return { hookName, error: `timed out after ${timeoutMs / 1000} s` };
   if (result.aborted) return { hookName, error: "cancelled" };
   if (result.exitCode === 2) return { hookName, blocked: result.stderr.trim() || "blocked by hook (exit code 2)" };
   if (result.exitCode !== 0) {

@@ -42,8 +42,8 @@ async function readLayer(source: SettingsSource, file: string): Promise<{ layer?
     if (code === "ENOENT" || code === "ENOTDIR") return { problems: [] };
     return { problems: [{ source, file, path: "", message: `cannot read settings: ${(error as Error).message}` }] };
   }
-  const { settings, problems } = parseSettingsText(text, { source, file });
-  return { layer: { source, file, settings }, problems };
+  const { settings, problems, ruleOrigins } = parseSettingsText(text, { source, file });
+  return { layer: { source, file, settings, ruleOrigins }, problems };
 }
 
 /**
@@ -62,8 +62,8 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
   const flag = options.flagSettings?.trim();
   if (flag) {
     if (flag.startsWith("{")) {
-      const { settings, problems } = parseSettingsText(flag, { source: "flagSettings", file: "--settings" });
-      reads.push(Promise.resolve({ layer: { source: "flagSettings", file: "--settings", settings }, problems }));
+      const { settings, problems, ruleOrigins } = parseSettingsText(flag, { source: "flagSettings", file: "--settings" });
+      reads.push(Promise.resolve({ layer: { source: "flagSettings", file: "--settings", settings, ruleOrigins }, problems }));
     } else {
       reads.push(
         readLayer("flagSettings", resolve(options.cwd ?? options.workspaceRoot, flag)).then((result) =>

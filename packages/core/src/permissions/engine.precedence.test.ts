@@ -55,9 +55,10 @@ describe("deny > ask > allow across sources", () => {
     expect((await harness.engine.check(harness.args(tools.TodoWrite, { todos: [] }))).reason).toMatchObject({ source: "cliArg", rule: "TodoWrite" });
   });
 
-  test("a deny rule on a command hidden in a substitution still denies", async () => {
+  test("a deny rule still denies a command hidden in a substitution, a wrapper, a runner or sh -c", async () => {
     const harness = createHarness({ parser, layers: [{ source: "userSettings", settings: { permissions: { deny: ["Bash(rm:*)"] } } }] });
-    for (const command of ["ls $(rm -rf x)", "echo ok; rm x", "timeout 5 rm x", "ls ((; rm x"]) {
+    const evasions = ["ls $(rm -rf x)", "echo ok; rm x", "timeout 5 rm x", "ls ((; rm x", "/bin/rm x", "sudo -u root rm x", "sh -c \"rm x\"", "bash -lc 'ls && rm -rf y'", "eval rm x", "find . -exec rm {} \\;", "ls | xargs -n1 rm", "command rm x"];
+    for (const command of evasions) {
       expect((await harness.engine.check(harness.args(tools.Bash, { command }))).behavior, command).toBe("deny");
     }
   });

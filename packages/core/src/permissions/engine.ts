@@ -74,7 +74,7 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
       return { behavior: "ask", reason, message, suggestions };
     };
     const findRule = (list: readonly CompiledRule[]) =>
-      analysis ? findBashRuleHit(analysis, list) : list.find((rule) => ruleMatchesSubject(rule, subject));
+      analysis ? findBashRuleHit(analysis, list, analyse) : list.find((rule) => ruleMatchesSubject(rule, subject));
 
     // 1. Deny rules: nothing overrides them.
     const denyRule = findRule(rules.deny);

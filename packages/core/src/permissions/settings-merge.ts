@@ -3,10 +3,17 @@ import type { PermissionBehavior, PermissionMode, PermissionRuleSource } from ".
 import { resolvePosix } from "./posix-path.ts";
 import { compileRule, type CompiledRule, type PathRuleRoots } from "./rule-matcher.ts";
 import { splitToolListFlag } from "./rule-parser.ts";
+import type { RuleOrigins } from "./settings-validate.ts";
 import type { HookCommandConfig, McpServerConfig, SandboxSettings, SettingsFile, SettingsProblem, SettingsSource } from "./settings-schema.ts";
 
 /** One settings file (or `--settings` value) after validation. */
-export type SettingsLayer = { source: SettingsSource; file: string; settings: SettingsFile };
+export type SettingsLayer = {
+  source: SettingsSource;
+  file: string;
+  settings: SettingsFile;
+  /** Index in the file of each kept rule, when validation dropped some (for problem paths). */
+  ruleOrigins?: RuleOrigins;
+};
 
 /** Permission input from the command line (`--allowedTools`, `--disallowedTools`, `--permission-mode`). */
 export type CliPermissionInput = {
@@ -97,7 +104,11 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
     const { permissions } = layer.settings;
     for (const behavior of behaviors) {
       permissions?.[behavior]?.forEach((rule, index) =>
-        addRule(rule, behavior, ruleSourceOf(layer.source), { source: layer.source, file: layer.file, path: `permissions.${behavior}[${index}]` }),
+        addRule(rule, behavior, ruleSourceOf(layer.source), {
+          source: layer.source,
+          file: layer.file,
+          path: `permissions.${behavior}[${layer.ruleOrigins?.[behavior]?.[index] ?? index}]`,
+        }),
       );
     }
     defaultMode ??= permissions?.defaultMode;

@@ -52,21 +52,50 @@ function issuePaths(issue: z.core.$ZodIssue): PathKey[][] {
   return [base];
 }
 
+/** For each rule list, the index in the file of each kept entry (entries that are not strings are dropped first). */
+export type RuleOrigins = Partial<Record<"allow" | "ask" | "deny", number[]>>;
+
+export type ValidatedSettings = { settings: SettingsFile; problems: SettingsProblem[]; ruleOrigins: RuleOrigins };
+
+/** Drops non-string rules up front, so later rule problems can still cite the index in the file. */
+function extractRuleLists(working: Record<string, unknown>, origin: Origin, problems: SettingsProblem[]): RuleOrigins {
+  const origins: RuleOrigins = {};
+  const permissions = working.permissions;
+  if (typeof permissions !== "object" || permissions === null || Array.isArray(permissions)) return origins;
+  const record = permissions as Record<string, unknown>;
+  for (const behavior of ["allow", "ask", "deny"] as const) {
+    const list = record[behavior];
+    if (!Array.isArray(list)) continue;
+    const kept: string[] = [];
+    const indexes: number[] = [];
+    list.forEach((entry: unknown, index) => {
+      if (typeof entry === "string") {
+        kept.push(entry);
+        indexes.push(index);
+      } else problems.push({ ...origin, path: `permissions.${behavior}[${index}]`, message: "a rule must be a string" });
+    });
+    record[behavior] = kept;
+    origins[behavior] = indexes;
+  }
+  return origins;
+}
+
 /**
  * Validates a parsed settings file tolerantly: each invalid value is reported with its JSON path
  * and dropped (an array element, or the key holding it), and the rest loads. A value that is not
  * an object at all is dropped whole.
  */
-export function validateSettingsValue(value: unknown, origin: Origin): { settings: SettingsFile; problems: SettingsProblem[] } {
+export function validateSettingsValue(value: unknown, origin: Origin): ValidatedSettings {
   const problems: SettingsProblem[] = [];
   if (!isContainer(value) || Array.isArray(value)) {
     problems.push({ ...origin, path: "", message: "settings must be a JSON object" });
-    return { settings: {}, problems };
+    return { settings: {}, problems, ruleOrigins: {} };
   }
-  const working: unknown = structuredClone(value);
+  const working = structuredClone(value) as Record<string, unknown>;
+  const ruleOrigins = extractRuleLists(working, origin, problems);
   for (let round = 0; round < 50; round += 1) {
     const result = settingsFileSchema.safeParse(working);
-    if (result.success) return { settings: result.data, problems };
+    if (result.success) return { settings: result.data, problems, ruleOrigins };
     // Remove from the deepest and highest index first so earlier removals do not shift later paths.
     const targets = result.error.issues.flatMap((issue) =>
       issuePaths(issue).map((path) => ({ path, target: pruneTarget(path), message: issue.message })),
@@ -85,7 +114,7 @@ export function validateSettingsValue(value: unknown, origin: Origin): { setting
     if (!removed) break;
   }
   problems.push({ ...origin, path: "", message: "settings could not be repaired; the file was ignored" });
-  return { settings: {}, problems };
+  return { settings: {}, problems, ruleOrigins: {} };
 }
 
 function compareForRemoval(left: readonly PathKey[], right: readonly PathKey[]): number {
@@ -101,12 +130,12 @@ function compareForRemoval(left: readonly PathKey[], right: readonly PathKey[]):
 }
 
 /** Parses JSON text, then validates it; a syntax error drops the whole file with one problem. */
-export function parseSettingsText(text: string, origin: Origin): { settings: SettingsFile; problems: SettingsProblem[] } {
+export function parseSettingsText(text: string, origin: Origin): ValidatedSettings {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { settings: {}, problems: [{ ...origin, path: "", message: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` }] };
+    return { settings: {}, problems: [{ ...origin, path: "", message: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` }], ruleOrigins: {} };
   }
   return validateSettingsValue(value, origin);
 }

@@ -1,13 +1,9 @@
 import type { CompiledRule } from "../rule-matcher.ts";
-import { bashSpecifierMatches, fallbackSegments } from "./bash-specifier.ts";
+import { bashSpecifierMatches } from "./bash-specifier.ts";
 import { assignmentProblem, dangerousCommandReason, redirectProblem, unwrapCommand, type RedirectScope } from "./command-safety.ts";
+import { denyCandidateArgvs } from "./deny-candidates.ts";
 import { isReadOnlySimpleCommand } from "./read-only.ts";
 import type { ShellAnalysis, ShellWord, SimpleCommand } from "./types.ts";
-
-function candidateArgvs(command: SimpleCommand): ShellWord[][] {
-  const unwrapped = unwrapCommand(command);
-  return unwrapped.argv === command.argv ? [command.argv] : [command.argv, unwrapped.argv];
-}
 
 function ruleMatchesArgv(rule: CompiledRule, argv: readonly ShellWord[]): boolean {
   if (rule.matcher.kind === "tool") return rule.matcher.toolName === "Bash";
@@ -15,13 +11,13 @@ function ruleMatchesArgv(rule: CompiledRule, argv: readonly ShellWord[]): boolea
 }
 
 /**
- * For deny and ask rules: the first rule (in priority order) matching ANY simple command, nested
- * ones and the command under a wrapper included. When the parse had problems, rough text
- * segments are tried too, so `ls $(rm -rf x)` still meets `Bash(rm:*)`.
+ * For deny and ask rules: the first rule (in priority order) matching ANY command the line could
+ * run (see `denyCandidateArgvs`), so `ls $(rm -rf x)`, `sudo rm x` and `sh -c "rm x"` all meet
+ * `Bash(rm:*)`. `analyze` re-parses scripts handed to `sh -c` and `eval`.
  */
-export function findBashRuleHit(analysis: ShellAnalysis, rules: readonly CompiledRule[]): CompiledRule | undefined {
-  const argvs = analysis.commands.flatMap(candidateArgvs);
-  if (analysis.problems.length > 0) argvs.push(...fallbackSegments(analysis.command));
+export function findBashRuleHit(analysis: ShellAnalysis, rules: readonly CompiledRule[], analyze?: (command: string) => ShellAnalysis): CompiledRule | undefined {
+  if (!rules.some((rule) => rule.matcher.kind === "bash" || (rule.matcher.kind === "tool" && rule.matcher.toolName === "Bash"))) return undefined;
+  const argvs = denyCandidateArgvs(analysis, analyze);
   for (const rule of rules) {
     if (rule.matcher.kind === "tool" && rule.matcher.toolName === "Bash") return rule;
     if (rule.matcher.kind !== "bash") continue;
