@@ -80,3 +80,50 @@ export { noCompaction } from "./compact/port.ts";
 export type { CompactionInput, CompactionResult, Compactor } from "./compact/port.ts";
 export { estimateCostUsd } from "./model/pricing.ts";
 export { bashLimits, bashOutputTool, bashTool, builtinTools, createBashOutputTool, createBashTool, createEditTool, createGlobTool, createGrepTool, createKillShellTool, createReadTool, createTodoWriteTool, createWriteTool, editTool, globTool, grepTool, killShellTool, readLimits, readTool, todoWriteTool, writeTool, type BashProgress, type BashToolOptions, type BuiltinToolsOptions, type PatchHunk, type ToolFailureOutput } from "./tools/builtin/index.ts";
+// Permissions, settings and hooks (runtime-neutral).
+export { createPermissionEngine } from "./permissions/engine.ts";
+export type { PermissionEngine, PermissionEngineOptions } from "./permissions/engine.ts";
+export { parseRuleValue, formatRuleValue, escapeRuleContent, splitToolListFlag } from "./permissions/rule-parser.ts";
+export type { RuleValue, RuleParseResult } from "./permissions/rule-parser.ts";
+export { compileRule, compilePathPattern, ruleMatchesSubject, ruleToolCovers, readToolFamily, editToolFamily } from "./permissions/rule-matcher.ts";
+export type { CompiledRule, PermissionRule, RuleMatcher, RuleSubject, PathRuleRoots } from "./permissions/rule-matcher.ts";
+export {
+  assertBypassPermissionsAllowed,
+  checkBypassPermissionsAllowed,
+  isProtectedPath,
+  permissionModeDescriptions,
+  PermissionModeError,
+  protectedDirectoryNames,
+} from "./permissions/modes.ts";
+export type { BypassCheckInput } from "./permissions/modes.ts";
+export { commandPrefix, suggestRules, DENIAL_SUGGESTION_THRESHOLDS } from "./permissions/suggestions.ts";
+export { decisionReasonToOTelSource } from "./permissions/telemetry.ts";
+export type { OTelDecisionSource } from "./permissions/telemetry.ts";
+export {
+  hookCommandSchema,
+  hookMatcherSchema,
+  hooksSettingsSchema,
+  mcpServerConfigSchema,
+  permissionsSettingsSchema,
+  sandboxSettingsSchema,
+  settingsFileSchema,
+  settingsProblemSchema,
+  settingsSourceSchema,
+} from "./permissions/settings-schema.ts";
+export type { HookCommandConfig, HookMatcherConfig, HooksSettings, McpServerConfig, SandboxSettings, SettingsFile, SettingsProblem, SettingsSource } from "./permissions/settings-schema.ts";
+export { mergeSettings, ruleSourcePriority, settingsSourcePriority } from "./permissions/settings-merge.ts";
+export type { CliPermissionInput, HookGroup, MergedSettings, SettingsLayer } from "./permissions/settings-merge.ts";
+export { formatJsonPath, parseSettingsText, validateSettingsValue } from "./permissions/settings-validate.ts";
+export type { RuleOrigins, ValidatedSettings } from "./permissions/settings-validate.ts";
+export { createShellParser, MAX_ANALYSED_COMMAND_LENGTH, ShellParserError } from "./permissions/shell/shell-parser.ts";
+export type { ShellParser, ShellWasmLoader } from "./permissions/shell/shell-parser.ts";
+export type { RedirectKind, ShellAnalysis, ShellAssignment, ShellRedirect, ShellWord, SimpleCommand } from "./permissions/shell/types.ts";
+export { isReadOnlyAnalysis, isReadOnlyBashCommand, isReadOnlySimpleCommand, readOnlyCommandNames } from "./permissions/shell/read-only.ts";
+export { dangerousCommandReason, unwrapCommand } from "./permissions/shell/command-safety.ts";
+export { evaluateBashAllow, findBashRuleHit } from "./permissions/shell/bash-rules.ts";
+export { createHookDispatcher, DEFAULT_HOOK_TIMEOUT_MS } from "./hooks/dispatcher.ts";
+export type { HookDispatcherOptions } from "./hooks/dispatcher.ts";
+export { compileHookMatcher } from "./hooks/matcher.ts";
+export { hookJsonOutputSchema, interpretHookResult } from "./hooks/hook-output.ts";
+export type { HookJsonOutput, HookVerdict } from "./hooks/hook-output.ts";
+export type { HookRunner, HookRunRequest, HookRunResult } from "./hooks/port.ts";
