@@ -18,6 +18,8 @@ export const apiErrorCodes = [
   "invalid_rule",
   "message_not_found",
   "untrusted_workspace",
+  "mode_not_allowed",
+  "checkpoint_not_found",
 ] as const;
 export type ApiErrorCode = (typeof apiErrorCodes)[number];
 
@@ -38,6 +40,8 @@ const trpcCodeOf: Record<ApiErrorCode, TRPC_ERROR_CODE_KEY> = {
   invalid_rule: "BAD_REQUEST",
   message_not_found: "NOT_FOUND",
   untrusted_workspace: "PRECONDITION_FAILED",
+  mode_not_allowed: "FORBIDDEN",
+  checkpoint_not_found: "NOT_FOUND",
 };
 
 /** Details a client can act on, e.g. the current mtime after a write conflict. JSON only. */

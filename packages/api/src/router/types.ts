@@ -49,10 +49,18 @@ export type SessionSnapshot = {
 export type SendResult = { queued: boolean; position: number };
 
 export type RewindMode = "files" | "conversation" | "both";
+/**
+ * Rewinding to a message goes back to just before it: "conversation" forks a new session that ends
+ * with the message's parent; "files" restores the workspace checkpoint taken when the message was written.
+ */
 export type RewindResult = {
-  /** With "conversation"/"both", the new session holding the conversation up to (excluding) the message. */
-  sessionId: string;
-  filesRestored: string[];
+  /** The new session ("conversation"/"both"); null for "files". */
+  sessionId: string | null;
+  /** The checkpoint the files were restored to, and one of the files as they were just before (to undo). */
+  restoredCheckpoint: string | null;
+  backupCheckpoint: string | null;
+  /** When the message was a prompt, its text, to put back in the composer. */
+  prompt: string | null;
 };
 
 export type CompactResult = { preTokens: number; postTokens: number; summarizedCount: number };

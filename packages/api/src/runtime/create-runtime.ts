@@ -12,7 +12,6 @@ import {
   type AnyTool,
   type AppState,
   type HookDispatcher,
-  type PermissionMode,
   type QueryConfig,
   type Store,
   type Workspace,
@@ -27,6 +26,7 @@ import {
   type JsonlTranscriptStore,
   type LoadedSettings,
 } from "@cairn/core/node";
+import type { PermissionMode } from "@cairn/core/schema";
 import { createLocalWorkspace } from "@cairn/worker";
 import { resolveModelSource, type ModelSource } from "./model-source.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
@@ -63,19 +63,27 @@ export type Runtime = {
   version: string;
   workspace: Workspace;
   tools: AnyTool[];
-  settings: LoadedSettings;
+  /** The settings as last loaded; `reloadSettings` refreshes them for every later permission check. */
+  readonly settings: LoadedSettings;
+  reloadSettings(): Promise<LoadedSettings>;
+  readonly trusted: boolean;
+  /** The user trusted the workspace: sessions wired after this run project hooks. */
+  setTrusted(trusted: boolean): void;
   store: Store<AppState>;
   model: ModelSource;
   fallbackModel: string | undefined;
   systemPrompt: string[];
   queryConfig: Partial<QueryConfig>;
   gate: ReturnType<typeof createPermissionEngine>;
-  session(sessionId: string): SessionWiring;
+  /** A permission engine over another app state: the web hub keeps one per live session. */
+  createGate(store: Store<AppState>): ReturnType<typeof createPermissionEngine>;
+  /** `store` (default: the runtime's) is the state whose permission mode the hooks report. */
+  session(sessionId: string, store?: Store<AppState>): SessionWiring;
   close(): Promise<void>;
 };
 
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const settings = await loadSettings({
+  const settingsOptions = {
     workspaceRoot: options.workspaceRoot,
     cairnHome: options.cairnHome,
     ...(options.managedSettingsPath ? { managedSettingsPath: options.managedSettingsPath } : {}),
@@ -85,7 +93,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
       ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
     },
-  });
+  };
+  let settings = await loadSettings(settingsOptions);
+  let trusted = options.trusted;
   const merged = settings.merged;
   const model = await resolveModelSource({ apiKey: options.apiKey, baseURL: options.baseURL, model: options.model ?? merged.model });
   const workspace = await createLocalWorkspace({
@@ -103,15 +113,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const allTools = builtinTools({ isReadOnlyCommand: (command: string) => isReadOnlyBashCommand(parser, command) });
   const tools = options.toolNames ? allTools.filter((tool) => options.toolNames!.includes(tool.name)) : allTools;
   const store = createStore(createInitialAppState({ model: model.model, permissionMode: merged.permissions.defaultMode }));
-  const gate = createPermissionEngine({
-    getSettings: () => merged,
-    getAppState: store.getState,
-    setAppState: store.setState,
-    workspaceRoot: workspace.root,
-    additionalDirectories: merged.permissions.additionalDirectories,
-    parser,
-    persistRule: createPermissionRulePersister(workspace.root),
-  });
+  const persistRule = createPermissionRulePersister(workspace.root);
+  const createGate = (state: Store<AppState>) =>
+    createPermissionEngine({
+      getSettings: () => settings.merged,
+      getAppState: state.getState,
+      setAppState: state.setState,
+      workspaceRoot: workspace.root,
+      additionalDirectories: merged.permissions.additionalDirectories,
+      parser,
+      persistRule,
+    });
+  const gate = createGate(store);
   const memory = await readMemory([join(options.cairnHome, "CLAUDE.md"), join(workspace.root, "CLAUDE.md"), join(workspace.root, ".claude", "CLAUDE.md")]);
   const systemPrompt = buildSystemPrompt({
     cwd: workspace.root,
@@ -127,7 +140,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     version: options.version,
     workspace,
     tools,
-    settings,
+    get settings() {
+      return settings;
+    },
+    async reloadSettings() {
+      settings = await loadSettings(settingsOptions);
+      return settings;
+    },
+    get trusted() {
+      return trusted;
+    },
+    setTrusted(value) {
+      trusted = value;
+    },
     store,
     model,
     fallbackModel: options.fallbackModel,
@@ -138,17 +163,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       retry: { ...defaultRetryPolicy, ...(options.maxRetries ? { maxAttempts: options.maxRetries } : {}) },
     },
     gate,
-    session(sessionId) {
+    createGate,
+    session(sessionId, sessionStore = store) {
       const transcriptPath = sessionTranscriptPath({ cairnHome: options.cairnHome, cwd: workspace.root, sessionId });
       const sink = createJsonlTranscriptStore({ cairnHome: options.cairnHome, cwd: workspace.root, sessionId, version: options.version });
       const hooks = createHookDispatcher({
-        getSettings: () => merged,
+        getSettings: () => settings.merged,
         runner,
         sessionId,
         transcriptPath,
         cwd: workspace.root,
-        trusted: options.trusted,
-        getPermissionMode: () => store.getState().permissionMode,
+        trusted,
+        getPermissionMode: () => sessionStore.getState().permissionMode,
       });
       return { sink, hooks, transcriptPath };
     },

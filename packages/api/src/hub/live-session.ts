@@ -1,0 +1,350 @@
+import {
+  createInitialAppState,
+  createStore,
+  productionDeps,
+  repairForResume,
+  runPrompt,
+  type AgentEvent,
+  type AppState,
+  type PermissionRequest,
+  type QueryDeps,
+  type ReadFileState,
+  type Store,
+} from "@cairn/core";
+import type { ConversationMessage, PermissionMode } from "@cairn/core/schema";
+import type { Runtime, SessionWiring } from "../runtime/create-runtime.ts";
+import { ApiError } from "../router/errors.ts";
+import type { SessionEvent, SessionSnapshot, SessionStateEvent } from "../router/types.ts";
+import type { EventBus } from "./event-bus.ts";
+import { PermissionBroker } from "./permission-broker.ts";
+
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
+export const DEFAULT_MAX_QUEUED_PROMPTS = 10;
+
+export type LiveSessionOptions = {
+  sessionId: string;
+  runtime: Runtime;
+  bus: EventBus;
+  /** The conversation already on disk (empty for a new session). */
+  history?: ConversationMessage[];
+  title?: string;
+  updatedAt?: string;
+  model?: string;
+  permissionMode?: PermissionMode;
+  maxQueuedPrompts?: number;
+  /** Called when a prompt's user message is written, before the model sees it: file checkpoints. */
+  onPrompt?: (session: LiveSession, message: ConversationMessage, signal: AbortSignal) => Promise<void>;
+  deps?: (runtime: Runtime) => QueryDeps;
+};
+
+type ActiveRun = { controller: AbortController; done: Promise<void> };
+
+/**
+ * One session held by the hub: its conversation, its own app state (mode, model, todos, session
+ * rules) and permission engine, at most one running prompt plus a FIFO of queued ones, and the
+ * permission questions waiting for a tab. Every event goes to the bus; the transcript (written by
+ * runPrompt through the session's sink) is the durable record.
+ */
+export class LiveSession {
+  readonly sessionId: string;
+  readonly store: Store<AppState>;
+  readonly broker = new PermissionBroker();
+  title: string;
+  updatedAt: string;
+  contextTokens: number | null = null;
+  private readonly history: ConversationMessage[];
+  private readonly runtime: Runtime;
+  private readonly bus: EventBus;
+  private readonly gate: ReturnType<Runtime["createGate"]>;
+  private readonly readFileState: ReadFileState = new Map();
+  private readonly queue: string[] = [];
+  private readonly maxQueued: number;
+  private readonly options: LiveSessionOptions;
+  private wiring: SessionWiring | undefined;
+  private active: ActiveRun | undefined;
+  private lastState: SessionStateEvent | undefined;
+  private readonly unsubscribeStore: () => void;
+
+  constructor(options: LiveSessionOptions) {
+    this.options = options;
+    this.sessionId = options.sessionId;
+    this.runtime = options.runtime;
+    this.bus = options.bus;
+    this.history = [...(options.history ?? [])];
+    this.title = options.title ?? titleOf(this.history) ?? "New session";
+    this.updatedAt = options.updatedAt ?? new Date().toISOString();
+    this.maxQueued = options.maxQueuedPrompts ?? DEFAULT_MAX_QUEUED_PROMPTS;
+    const base = this.runtime.store.getState();
+    this.store = createStore(
+      createInitialAppState({
+        model: options.model ?? base.model,
+        permissionMode: options.permissionMode ?? base.permissionMode,
+      }),
+    );
+    this.gate = this.runtime.createGate(this.store);
+    this.contextTokens = lastContextTokens(this.history);
+    this.unsubscribeStore = this.store.subscribe(() => this.publishStateIfChanged());
+  }
+
+  get running(): boolean {
+    return this.active !== undefined;
+  }
+
+  get messageCount(): number {
+    return this.history.length;
+  }
+
+  messages(): ConversationMessage[] {
+    return [...this.history];
+  }
+
+  pendingPermissions(): PermissionRequest[] {
+    return this.broker.pending();
+  }
+
+  state(): SessionStateEvent {
+    const app = this.store.getState();
+    return {
+      type: "session-state",
+      running: this.running,
+      permissionMode: app.permissionMode,
+      model: app.model,
+      todos: app.todos.map((todo) => ({ ...todo })),
+      contextTokens: this.contextTokens,
+      queued: this.queue.length,
+    };
+  }
+
+  snapshot(contextWindow: number): SessionSnapshot {
+    const state = this.state();
+    return {
+      sessionId: this.sessionId,
+      title: this.title,
+      messages: this.messages(),
+      running: state.running,
+      permissionMode: state.permissionMode,
+      model: state.model,
+      todos: state.todos,
+      contextTokens: state.contextTokens,
+      contextWindow,
+      pendingPermissions: this.pendingPermissions(),
+      lastSeq: this.bus.lastSeq(this.sessionId),
+      queued: state.queued,
+    };
+  }
+
+  /** What a subscriber too far behind the bus gets instead of the events it missed. */
+  backfill(): SessionEvent[] {
+    return [...this.history.map((message): SessionEvent => ({ type: "message", message })), this.state()];
+  }
+
+  /** Starts the prompt now, or queues it behind the running one. */
+  send(prompt: string): { queued: boolean; position: number } {
+    if (!this.active) {
+      this.start(prompt);
+      return { queued: false, position: 0 };
+    }
+    if (this.queue.length >= this.maxQueued) {
+      throw new ApiError("queue_full", `${this.queue.length} prompts are already waiting; interrupt or wait for the run to end`);
+    }
+    this.queue.push(prompt);
+    this.publishStateIfChanged();
+    return { queued: true, position: this.queue.length };
+  }
+
+  /** Aborts the running prompt and drops the queued ones. */
+  interrupt(): boolean {
+    const dropped = this.queue.splice(0).length;
+    if (!this.active) {
+      if (dropped > 0) this.publishStateIfChanged();
+      return dropped > 0;
+    }
+    this.active.controller.abort(new Error("Interrupted by the user"));
+    return true;
+  }
+
+  /** Resolves when no prompt runs (queued ones included). */
+  async idle(): Promise<void> {
+    while (this.active) await this.active.done;
+  }
+
+  setMode(mode: PermissionMode): void {
+    this.store.setState((state) => (state.permissionMode === mode ? state : { ...state, permissionMode: mode }));
+  }
+
+  setModel(model: string): void {
+    this.store.setState((state) => (state.model === model ? state : { ...state, model }));
+  }
+
+  async close(): Promise<void> {
+    this.interrupt();
+    await this.idle();
+    this.unsubscribeStore();
+    this.broker.clear();
+    await this.wiring?.sink.close();
+  }
+
+  /** Makes the transcript on disk complete (for fork and rewind). */
+  async flush(): Promise<void> {
+    await this.wiring?.sink.flush();
+  }
+
+  get transcriptPath(): string {
+    return this.sessionWiring().transcriptPath;
+  }
+
+  sessionWiring(): SessionWiring {
+    this.wiring ??= this.runtime.session(this.sessionId, this.store);
+    return this.wiring;
+  }
+
+  private start(prompt: string): void {
+    const controller = new AbortController();
+    const run: ActiveRun = { controller, done: Promise.resolve() };
+    this.active = run;
+    if (this.title === "New session") this.title = shorten(prompt);
+    this.publishStateIfChanged();
+    run.done = this.run(prompt, controller.signal).finally(() => {
+      this.active = undefined;
+      const next = this.queue.shift();
+      if (next !== undefined) this.start(next);
+      else this.publishStateIfChanged();
+    });
+  }
+
+  private async run(prompt: string, signal: AbortSignal): Promise<void> {
+    const runtime = this.runtime;
+    const wiring = this.sessionWiring();
+    const app = this.store.getState();
+    try {
+      const events = runPrompt({
+        history: repairForResume(this.history),
+        prompt,
+        sink: wiring.sink,
+        systemPrompt: runtime.systemPrompt,
+        tools: runtime.tools,
+        model: app.model,
+        ...(runtime.fallbackModel ? { fallbackModel: runtime.fallbackModel } : {}),
+        signal,
+        context: {
+          sessionId: this.sessionId,
+          cwd: runtime.workspaceRoot,
+          workspace: runtime.workspace,
+          readFileState: this.readFileState,
+          getAppState: this.store.getState,
+          setAppState: this.store.setState,
+          services: {},
+        },
+        gate: this.gate,
+        prompter: this.broker,
+        hooks: wiring.hooks,
+        deps: this.options.deps ? this.options.deps(runtime) : productionDeps(runtime.model.client),
+        config: runtime.queryConfig,
+      });
+      let promptSeen = false;
+      for await (const event of events) {
+        this.observe(event);
+        this.bus.publish(this.sessionId, event);
+        // runPrompt yields the prompt's own message first.
+        if (!promptSeen && event.type === "message" && event.message.type === "user" && this.options.onPrompt) {
+          promptSeen = true;
+          // The generator waits here, so the checkpoint is taken before any tool can change a file.
+          await this.options.onPrompt(this, event.message, signal).catch((error: unknown) => {
+            this.bus.publish(this.sessionId, { type: "notice", level: "warning", code: "checkpoint_failed", message: `No file checkpoint for this prompt: ${(error as Error).message}` });
+          });
+        }
+      }
+    } catch (error) {
+      this.bus.publish(this.sessionId, { type: "error", code: "internal_error", message: (error as Error).message, status: null });
+    } finally {
+      await wiring.sink.flush().catch(() => undefined);
+    }
+  }
+
+  /** Keeps the conversation and the live numbers in step with the events. */
+  private observe(event: AgentEvent): void {
+    switch (event.type) {
+      case "message": {
+        this.history.push(event.message);
+        this.updatedAt = event.message.timestamp;
+        if (event.message.type === "assistant") {
+          const tokens = contextTokensOf(event.message);
+          if (tokens !== null) {
+            this.contextTokens = tokens;
+            this.publishStateIfChanged();
+          }
+        }
+        return;
+      }
+      case "tombstone": {
+        const index = event.uuid === undefined ? -1 : this.history.findIndex((message) => message.uuid === event.uuid);
+        if (index >= 0) this.history.splice(index, 1);
+        return;
+      }
+      case "permission-request":
+        this.broker.announce({
+          requestId: event.requestId,
+          toolUseId: event.toolUseId,
+          toolName: event.toolName,
+          input: event.input,
+          reason: event.reason,
+          suggestions: event.suggestions,
+          ...(event.message !== undefined ? { message: event.message } : {}),
+        });
+        return;
+      case "permission-resolved":
+        this.broker.settle(event.requestId);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private publishStateIfChanged(): void {
+    const next = this.state();
+    if (this.lastState && sameState(this.lastState, next)) return;
+    this.lastState = next;
+    this.bus.publish(this.sessionId, next);
+  }
+}
+
+function sameState(left: SessionStateEvent, right: SessionStateEvent): boolean {
+  return (
+    left.running === right.running &&
+    left.permissionMode === right.permissionMode &&
+    left.model === right.model &&
+    left.contextTokens === right.contextTokens &&
+    left.queued === right.queued &&
+    JSON.stringify(left.todos) === JSON.stringify(right.todos)
+  );
+}
+
+function contextTokensOf(message: ConversationMessage): number | null {
+  if (message.type !== "assistant") return null;
+  const usage = message.message.usage;
+  if (!usage) return null;
+  return (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.output_tokens ?? 0);
+}
+
+function lastContextTokens(history: readonly ConversationMessage[]): number | null {
+  for (let index = history.length - 1; index >= 0; index--) {
+    const tokens = contextTokensOf(history[index]!);
+    if (tokens !== null) return tokens;
+  }
+  return null;
+}
+
+function titleOf(history: readonly ConversationMessage[]): string | undefined {
+  for (const message of history) {
+    if (message.type !== "user" || message.isMeta === true) continue;
+    const content = message.message.content;
+    const text = typeof content === "string" ? content : content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(" ");
+    if (text.trim()) return shorten(text);
+  }
+  return undefined;
+}
+
+function shorten(text: string): string {
+  const line = text.trim().replace(/\s+/g, " ");
+  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
+}

@@ -1,0 +1,57 @@
+import { TranscriptIndexError } from "@cairn/core";
+import type { ConversationMessage } from "@cairn/core/schema";
+import { forkSession, loadTranscript, sessionTranscriptPath, type CheckpointStore, type LoadedTranscript, type RestoreResult } from "@cairn/core/node";
+import type { Runtime } from "../runtime/create-runtime.ts";
+import { ApiError } from "../router/errors.ts";
+
+export type LoadedSession = { history: ConversationMessage[]; title?: string; updatedAt?: string };
+
+/** A session of this workspace from its transcript, or undefined when there is none. */
+export async function loadSession(runtime: Runtime, sessionId: string): Promise<LoadedSession | undefined> {
+  const path = sessionTranscriptPath({ cairnHome: runtime.cairnHome, cwd: runtime.workspaceRoot, sessionId });
+  let loaded: LoadedTranscript;
+  try {
+    loaded = await loadTranscript(path, { scope: "all" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  const updatedAt = loaded.messages.at(-1)?.timestamp;
+  return {
+    history: loaded.messages,
+    ...(loaded.title ? { title: loaded.title } : {}),
+    ...(updatedAt ? { updatedAt } : {}),
+  };
+}
+
+/** A new session holding the conversation up to `messageUuid` (inclusive). */
+export async function forkAt(runtime: Runtime, transcriptPath: string, messageUuid: string, newSessionId: string): Promise<void> {
+  try {
+    await forkSession(transcriptPath, messageUuid, newSessionId, { cairnHome: runtime.cairnHome, version: runtime.version, cwd: runtime.workspaceRoot });
+  } catch (error) {
+    throw asMessageNotFound(error, messageUuid);
+  }
+}
+
+/** Restores the workspace to the checkpoint recorded at the message, or the nearest earlier one. */
+export async function rewindFiles(store: CheckpointStore, transcriptPath: string, messageUuid: string): Promise<RestoreResult> {
+  let upToMessage: LoadedTranscript;
+  try {
+    upToMessage = await loadTranscript(transcriptPath, { scope: "all", leafUuid: messageUuid });
+  } catch (error) {
+    throw asMessageNotFound(error, messageUuid);
+  }
+  const commits = new Map(upToMessage.checkpoints.map((checkpoint) => [checkpoint.messageUuid, checkpoint.commit]));
+  for (let index = upToMessage.messages.length - 1; index >= 0; index--) {
+    const commit = commits.get(upToMessage.messages[index]!.uuid);
+    if (commit !== undefined) return store.restoreFiles(commit);
+  }
+  throw new ApiError("checkpoint_not_found", `No file checkpoint was recorded at or before message ${messageUuid}`);
+}
+
+function asMessageNotFound(error: unknown, messageUuid: string): unknown {
+  if (error instanceof TranscriptIndexError || (error as NodeJS.ErrnoException).code === "ENOENT") {
+    return new ApiError("message_not_found", `No message ${messageUuid} in this session's transcript`, { cause: error });
+  }
+  return error;
+}

@@ -1,0 +1,241 @@
+import { randomUUID } from "node:crypto";
+import { checkBypassPermissionsAllowed, parseRuleValue, type QueryDeps } from "@cairn/core";
+import type { ConversationMessage, PermissionAnswer, PermissionBehavior, PermissionMode } from "@cairn/core/schema";
+import { createCheckpointStore, listSessions, type CheckpointStore } from "@cairn/core/node";
+import type { Runtime } from "../runtime/create-runtime.ts";
+import type { SequencedEvent, SessionsPort } from "../router/context.ts";
+import { ApiError } from "../router/errors.ts";
+import type { CompactResult, RewindMode, RewindResult, SendResult, SessionSnapshot, SessionSummary } from "../router/types.ts";
+import { MemoryEventBus, type EventBus } from "./event-bus.ts";
+import { streamEvents } from "./event-stream.ts";
+import { DEFAULT_CONTEXT_WINDOW, LiveSession } from "./live-session.ts";
+import { forkAt, loadSession, rewindFiles } from "./session-files.ts";
+
+export type SessionHubOptions = {
+  runtime: Runtime;
+  bus?: EventBus;
+  /** Take a shadow-git checkpoint of the workspace at every prompt (for rewind). Default true. */
+  checkpoints?: boolean;
+  maxQueuedPrompts?: number;
+  contextWindow?: number;
+  /** Whether Bash runs sandboxed (bypassPermissions is refused to root otherwise). */
+  sandboxed?: boolean;
+  /** Replaces the loop's side effects (tests). */
+  deps?: (runtime: Runtime) => QueryDeps;
+};
+
+/**
+ * Every session of the server's workspace that a tab has touched, kept live: a session keeps
+ * running when its tabs close. Built once from the Runtime; the router reaches it as `SessionsPort`.
+ */
+export class SessionHub implements SessionsPort {
+  readonly bus: EventBus;
+  private readonly runtime: Runtime;
+  private readonly options: SessionHubOptions;
+  private readonly live = new Map<string, LiveSession>();
+  private readonly loading = new Map<string, Promise<LiveSession>>();
+  private readonly checkpointStore: CheckpointStore | undefined;
+  private closed = false;
+
+  constructor(options: SessionHubOptions) {
+    this.options = options;
+    this.runtime = options.runtime;
+    this.bus = options.bus ?? new MemoryEventBus();
+    this.checkpointStore =
+      options.checkpoints === false ? undefined : createCheckpointStore({ cairnHome: this.runtime.cairnHome, workspaceRoot: this.runtime.workspaceRoot });
+  }
+
+  async create(options: { model?: string; permissionMode?: PermissionMode }): Promise<{ sessionId: string }> {
+    if (options.permissionMode === "bypassPermissions") this.assertBypassAllowed();
+    const session = this.adopt(randomUUID(), options);
+    return { sessionId: session.sessionId };
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    const onDisk = await listSessions(this.runtime.cairnHome, this.runtime.workspaceRoot);
+    const summaries = new Map<string, SessionSummary>();
+    for (const file of onDisk) {
+      summaries.set(file.sessionId, {
+        sessionId: file.sessionId,
+        title: file.title ?? file.firstPrompt ?? "Untitled session",
+        updatedAt: file.lastActivityAt,
+        running: false,
+        messageCount: file.messageEstimate,
+      });
+    }
+    for (const session of this.live.values()) {
+      summaries.set(session.sessionId, {
+        sessionId: session.sessionId,
+        title: session.title,
+        updatedAt: session.updatedAt,
+        running: session.running,
+        messageCount: session.messageCount,
+      });
+    }
+    return [...summaries.values()].sort((left, right) => right.updatedAt.localeCompare(left.updatedAt));
+  }
+
+  async get(sessionId: string): Promise<SessionSnapshot> {
+    return (await this.require(sessionId)).snapshot(this.options.contextWindow ?? DEFAULT_CONTEXT_WINDOW);
+  }
+
+  async send(sessionId: string, prompt: string): Promise<SendResult> {
+    return (await this.require(sessionId)).send(prompt);
+  }
+
+  async interrupt(sessionId: string): Promise<{ interrupted: boolean }> {
+    return { interrupted: (await this.require(sessionId)).interrupt() };
+  }
+
+  async setMode(sessionId: string, mode: PermissionMode): Promise<void> {
+    const session = await this.require(sessionId);
+    if (mode === "bypassPermissions") this.assertBypassAllowed();
+    session.setMode(mode);
+  }
+
+  async setModel(sessionId: string, model: string): Promise<void> {
+    (await this.require(sessionId)).setModel(model);
+  }
+
+  async compact(sessionId: string): Promise<CompactResult> {
+    await this.require(sessionId);
+    throw new ApiError("not_implemented", "Manual compaction (/compact) is not available yet: the engine has no compactor for it.");
+  }
+
+  async fork(sessionId: string, messageUuid: string): Promise<{ sessionId: string }> {
+    const session = await this.require(sessionId);
+    await session.flush();
+    const forkedId = randomUUID();
+    await forkAt(this.runtime, session.transcriptPath, messageUuid, forkedId);
+    return { sessionId: forkedId };
+  }
+
+  async rewind(sessionId: string, messageUuid: string, mode: RewindMode): Promise<RewindResult> {
+    const session = await this.require(sessionId);
+    if (session.running) throw new ApiError("session_busy", "Interrupt the running prompt before rewinding");
+    await session.flush();
+    const message = session.messages().find((candidate) => candidate.uuid === messageUuid);
+    if (!message) throw new ApiError("message_not_found", `No message ${messageUuid} in session ${sessionId}`);
+    const result: RewindResult = { sessionId: null, restoredCheckpoint: null, backupCheckpoint: null, prompt: promptText(message) };
+    if (mode !== "conversation") {
+      if (!this.checkpointStore) throw new ApiError("not_implemented", "File checkpoints are turned off on this server");
+      const restored = await rewindFiles(this.checkpointStore, session.transcriptPath, messageUuid);
+      result.restoredCheckpoint = restored.restored;
+      result.backupCheckpoint = restored.backup;
+    }
+    if (mode !== "files") {
+      const forkedId = randomUUID();
+      const parent = message.parentUuid ?? null;
+      if (parent === null) this.adopt(forkedId, { model: session.store.getState().model });
+      else await forkAt(this.runtime, session.transcriptPath, parent, forkedId);
+      result.sessionId = forkedId;
+    }
+    return result;
+  }
+
+  async *events(sessionId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<SequencedEvent> {
+    const session = await this.require(sessionId);
+    yield* streamEvents({ bus: this.bus, sessionId, afterSeq, signal, backfill: async () => session.backfill() });
+  }
+
+  async respond(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<{ accepted: boolean }> {
+    return { accepted: (await this.require(sessionId)).broker.respond(requestId, answer) };
+  }
+
+  async addSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<void> {
+    const session = await this.require(sessionId);
+    checkSessionRule(behavior, rule);
+    session.store.setState((state) => (state.sessionAllowRules.includes(rule) ? state : { ...state, sessionAllowRules: [...state.sessionAllowRules, rule] }));
+  }
+
+  async removeSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<boolean> {
+    const session = await this.require(sessionId);
+    checkSessionRule(behavior, rule);
+    const present = session.store.getState().sessionAllowRules.includes(rule);
+    if (present) session.store.setState((state) => ({ ...state, sessionAllowRules: state.sessionAllowRules.filter((existing) => existing !== rule) }));
+    return present;
+  }
+
+  /** The session's allow rules for this session only (settings.get shows them). */
+  async sessionRules(sessionId: string): Promise<readonly string[]> {
+    return (await this.require(sessionId)).store.getState().sessionAllowRules;
+  }
+
+  liveSession(sessionId: string): LiveSession | undefined {
+    return this.live.get(sessionId);
+  }
+
+  /** Stops every run and closes every transcript. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled(this.loading.values());
+    await Promise.all([...this.live.values()].map((session) => session.close()));
+    this.live.clear();
+  }
+
+  private async require(sessionId: string): Promise<LiveSession> {
+    if (this.closed) throw new ApiError("session_not_found", "The server is shutting down");
+    const existing = this.live.get(sessionId);
+    if (existing) return existing;
+    let pending = this.loading.get(sessionId);
+    if (!pending) {
+      pending = this.load(sessionId).finally(() => this.loading.delete(sessionId));
+      this.loading.set(sessionId, pending);
+    }
+    return pending;
+  }
+
+  private async load(sessionId: string): Promise<LiveSession> {
+    const loaded = await loadSession(this.runtime, sessionId);
+    if (!loaded) throw new ApiError("session_not_found", `No session ${sessionId} in ${this.runtime.workspaceRoot}`);
+    return this.live.get(sessionId) ?? this.adopt(sessionId, loaded);
+  }
+
+  private adopt(
+    sessionId: string,
+    seed: { model?: string; permissionMode?: PermissionMode; history?: ConversationMessage[]; title?: string; updatedAt?: string },
+  ): LiveSession {
+    const checkpoints = this.checkpointStore;
+    const session = new LiveSession({
+      sessionId,
+      runtime: this.runtime,
+      bus: this.bus,
+      ...seed,
+      ...(this.options.maxQueuedPrompts !== undefined ? { maxQueuedPrompts: this.options.maxQueuedPrompts } : {}),
+      ...(this.options.deps ? { deps: this.options.deps } : {}),
+      ...(checkpoints
+        ? {
+            onPrompt: async (live: LiveSession, message: ConversationMessage, signal: AbortSignal) => {
+              const commit = await checkpoints.snapshot(`prompt ${message.uuid}`, { signal });
+              await live.sessionWiring().sink.appendCheckpoint(message.uuid, commit);
+            },
+          }
+        : {}),
+    });
+    this.live.set(sessionId, session);
+    return session;
+  }
+
+  private assertBypassAllowed(): void {
+    const check = checkBypassPermissionsAllowed({
+      uid: typeof process.getuid === "function" ? process.getuid() : undefined,
+      sandboxed: this.options.sandboxed ?? false,
+      disabledBySettings: this.runtime.settings.merged.permissions.disableBypassPermissionsMode,
+    });
+    if (!check.ok) throw new ApiError("mode_not_allowed", check.reason);
+  }
+}
+
+function checkSessionRule(behavior: PermissionBehavior, rule: string): void {
+  const parsed = parseRuleValue(rule);
+  if (!parsed.ok) throw new ApiError("invalid_rule", `"${rule}" is not a permission rule: ${parsed.message}`);
+  if (behavior !== "allow") throw new ApiError("invalid_rule", "Session rules can only allow; add deny and ask rules to the local settings");
+}
+
+function promptText(message: ConversationMessage): string | null {
+  if (message.type !== "user" || message.isMeta === true) return null;
+  const content = message.message.content;
+  if (typeof content === "string") return content;
+  if (content.some((block) => block.type === "tool_result")) return null;
+  return content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n") || null;
+}
