@@ -1,0 +1,43 @@
+import { spawn } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const cairnBin = join(repoRoot, "packages", "cli", "bin", "cairn.js");
+
+export type CliRun = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; lines: Array<Record<string, unknown>> };
+
+/** Runs `cairn` as a child process, as a user would, with a clean environment of our choosing. */
+export function runCairn(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; stdin?: string; timeoutMs?: number },
+): Promise<CliRun> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [cairnBin, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    child.once("error", reject);
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      const lines = stdout
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      resolvePromise({ code, signal, stdout, stderr, lines });
+    });
+    child.stdin.end(options.stdin ?? "");
+  });
+}
+
+export async function tempDir(prefix: string): Promise<string> {
+  return mkdtemp(join(tmpdir(), `cairn-${prefix}-`));
+}
