@@ -63,9 +63,12 @@ describe("Bash against the real, sandboxed worker", () => {
 
   it("times out with a clear message", async () => {
     fixture = await createToolsFixture();
-    const run = await fixture.run("Bash", { command: "echo started; sleep 30", timeout: 500 });
+    const session = fixture.context();
+    // Start the persistent shell first, so the timeout covers only the command (a busy machine can take seconds to start a sandbox).
+    await fixture.run("Bash", { command: "true" }, session);
+    const run = await fixture.run("Bash", { command: "echo started; sleep 30", timeout: 1500 }, session);
     expect(run.isError).toBe(true);
-    expect(run.text).toMatch(/^started\nCommand timed out after 500ms/);
+    expect(run.text).toMatch(/^started\nCommand timed out after 2s/);
     expect(run.output).toMatchObject({ timedOut: true });
   });
 
