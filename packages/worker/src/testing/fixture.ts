@@ -31,10 +31,23 @@ export async function makeFixture(): Promise<Fixture> {
   await mkdir(outside);
   await writeFile(canaryPath, `${canary}\n`);
   await writeFile(join(outside, "secret.txt"), `${canary} in outside\n`);
+  // Every entry beside the workspace (links not followed), with file contents.
   const snapshotOutside = async () => {
-    const names = (await readdir(base, { recursive: true })).filter((name) => !name.startsWith("ws")).sort();
-    const contents = await Promise.all(names.map(async (name) => `${name}=${await readFile(join(base, name), "utf8").catch(() => "<dir>")}`));
-    return contents.join("\n");
+    const lines: string[] = [];
+    const visit = async (directory: string): Promise<void> => {
+      for (const entry of (await readdir(directory, { withFileTypes: true })).sort((left, right) => left.name.localeCompare(right.name))) {
+        const path = join(directory, entry.name);
+        if (path === root) continue;
+        if (entry.isDirectory()) {
+          lines.push(`${path}/`);
+          await visit(path);
+        } else {
+          lines.push(`${path}=${entry.isFile() ? await readFile(path, "utf8") : "<special>"}`);
+        }
+      }
+    };
+    await visit(base);
+    return lines.join("\n");
   };
   return { base, root, outside, canary, canaryPath, snapshotOutside, cleanup: () => rm(base, { recursive: true, force: true }) };
 }

@@ -1,0 +1,128 @@
+import { randomBytes } from "node:crypto";
+import { createServer as createHttpServer } from "node:http";
+import { createServer, type AddressInfo, type Server } from "node:net";
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Workspace } from "@cairn/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { execOptions, makeFixture, openWorkspace, type Fixture } from "../testing/fixture.ts";
+
+let fixture: Fixture;
+let workspace: Workspace;
+const opened: Workspace[] = [];
+const servers: Server[] = [];
+
+beforeEach(async () => {
+  fixture = await makeFixture();
+  workspace = await openWorkspace(fixture);
+  opened.push(workspace);
+});
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((open) => open.dispose()));
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+  await fixture.cleanup();
+});
+
+const listen = async (server: Server): Promise<number> => {
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return (server.address() as AddressInfo).port;
+};
+
+describe("the sandbox refuses", () => {
+  it("writes outside the workspace, while writes inside land on the host", async () => {
+    const marker = `cairn-pwned-${randomBytes(4).toString("hex")}`;
+    const result = await workspace.exec(
+      `echo pwned > ../${marker}; echo pwned > ${fixture.outside}/${marker}; echo pwned > /var/tmp/${marker}; echo ok > inside.txt`,
+      execOptions(),
+    );
+    expect(result.stderr).toMatch(/Read-only file system/);
+    await expect(stat(join(fixture.base, marker))).rejects.toThrow();
+    await expect(stat(join(fixture.outside, marker))).rejects.toThrow();
+    await expect(stat(join("/var/tmp", marker))).rejects.toThrow();
+    expect(await readFile(join(fixture.root, "inside.txt"), "utf8")).toBe("ok\n");
+    expect(await fixture.snapshotOutside()).not.toContain(marker);
+  });
+
+  it("reading outside: sibling directories, the server's home and Cairn's state", async () => {
+    const cairnHome = join(fixture.base, "cairn-home");
+    await mkdir(cairnHome);
+    await writeFile(join(cairnHome, "settings.json"), `{"token":"${fixture.canary}"}`);
+    const guarded = await openWorkspace(fixture, { cairnHome });
+    opened.push(guarded);
+    const result = await guarded.exec(
+      `cat ../canary.txt ${fixture.canaryPath} ${fixture.outside}/secret.txt ${cairnHome}/settings.json; ls -A ${homedir()}`,
+      execOptions(),
+    );
+    expect(result.stdout + result.stderr).not.toContain(fixture.canary);
+    expect(result.stdout.trim()).toBe(""); // the home directory looks empty inside
+    expect((await readdir(homedir())).length).toBeGreaterThan(0); // ...though it is not
+  });
+
+  it("network access, direct or through the proxy, to a server on this machine", async () => {
+    let connections = 0;
+    const port = await listen(
+      createServer((socket) => {
+        connections += 1;
+        socket.end("SERVER-REACHED\n");
+      }),
+    );
+    const result = await workspace.exec(
+      `(exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3); echo "tcp=$?"; ` +
+        `curl -fsS -m 5 --noproxy "" http://127.0.0.1:${port}/; echo "proxied=$?"; ` +
+        `curl -fsS -m 5 --noproxy "*" http://127.0.0.1:${port}/; echo "direct=$?"`,
+      execOptions({ timeoutMs: 30_000 }),
+    );
+    expect(result.stdout).not.toContain("SERVER-REACHED");
+    expect(result.stdout).toMatch(/tcp=[1-9]/);
+    expect(result.stdout).toMatch(/proxied=[1-9]/);
+    expect(result.stdout).toMatch(/direct=[1-9]/);
+    expect(connections).toBe(0);
+  });
+
+  it("everything but the allowed domains: an allowed host is reachable through the proxy", async () => {
+    const server = createHttpServer((_request, response) => response.end("PONG"));
+    const port = await new Promise<number>((resolve) => {
+      server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+    });
+    try {
+      const allowed = await openWorkspace(fixture, { sandbox: { enabled: true, allowedDomains: [`127.0.0.1:${port}`] } });
+      opened.push(allowed);
+      // The sandbox exempts 127.0.0.1 from the proxy (NO_PROXY); --noproxy "" sends it through the proxy anyway.
+      const result = await allowed.exec(`curl -sS -m 10 --noproxy "" http://127.0.0.1:${port}/`, execOptions({ timeoutMs: 30_000 }));
+      expect(result.stdout).toBe("PONG");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("the server's secrets: the shell gets a scrubbed environment plus the configured variables", async () => {
+    const secret = `sk-ant-${randomBytes(8).toString("hex")}`;
+    process.env.ANTHROPIC_API_KEY = secret;
+    process.env.CAIRN_TOKEN = secret;
+    process.env.SOME_SERVER_SETTING = secret;
+    try {
+      const configured = await openWorkspace(fixture, { env: { PROJECT_FLAG: "on" } });
+      opened.push(configured);
+      const result = await configured.exec("env; cat /proc/self/environ | tr '\\0' '\\n'", execOptions());
+      expect(result.stdout).not.toContain(secret);
+      expect(result.stdout).not.toMatch(/ANTHROPIC_API_KEY|CAIRN_TOKEN|SOME_SERVER_SETTING/);
+      expect(result.stdout).toContain("PROJECT_FLAG=on");
+      expect(result.stdout).toMatch(/^PATH=/m);
+    } finally {
+      delete process.env.ANTHROPIC_API_KEY;
+      delete process.env.CAIRN_TOKEN;
+      delete process.env.SOME_SERVER_SETTING;
+    }
+  });
+
+  it("links the shell plants to reach outside, in the shell and in file operations", async () => {
+    const result = await workspace.exec(`ln -s ${fixture.canaryPath} planted; ln -s ${fixture.outside} planted-dir; cat planted planted-dir/secret.txt`, execOptions());
+    expect(result.stdout + result.stderr).not.toContain(fixture.canary);
+    await expect(workspace.readFile("planted")).rejects.toMatchObject({ code: "outside_workspace" });
+    await expect(workspace.writeFile("planted-dir/new.txt", "x")).rejects.toMatchObject({ code: "outside_workspace" });
+    expect(await fixture.snapshotOutside()).not.toContain("new.txt");
+  });
+});
