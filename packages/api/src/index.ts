@@ -28,3 +28,5 @@ export type {
   WriteResult,
 } from "./router/types.ts";
 export type { ApiContext, SequencedEvent } from "./router/context.ts";
+export { openSessionIndex, sessionQuerySchema, sessionRowSchema } from "./session-index/session-index.ts";
+export type { RefreshReport, SessionIndex, SessionIndexOptions, SessionQuery, SessionRow } from "./session-index/session-index.ts";

@@ -127,3 +127,33 @@ export { compileHookMatcher } from "./hooks/matcher.ts";
 export { hookJsonOutputSchema, interpretHookResult } from "./hooks/hook-output.ts";
 export type { HookJsonOutput, HookVerdict } from "./hooks/hook-output.ts";
 export type { HookRunner, HookRunRequest, HookRunResult } from "./hooks/port.ts";
+// Session persistence (runtime-neutral): resume repair, head-and-tail summaries, Markdown.
+export { INTERRUPTED_TOOL_RESULT, repairForResume, sinceLastCompactBoundary } from "./session/repair.ts";
+export type { RepairOptions } from "./session/repair.ts";
+export { TranscriptIndex, TranscriptIndexError } from "./session/transcript-index.ts";
+export type { LoadReport, LoadScope, PlanOptions } from "./session/transcript-index.ts";
+export { summarizeHeadAndTail } from "./session/head-tail.ts";
+export type { HeadAndTailSample, SessionSummary } from "./session/head-tail.ts";
+export { linearize } from "./session/linearize.ts";
+export { renderMarkdown } from "./session/markdown.ts";
+export type { MarkdownHeader } from "./session/markdown.ts";
+export type {
+  AgentEvent,
+  AgentEventOf,
+  AgentEventType,
+  AssistantMessage,
+  ContentBlock,
+  ConversationMessage,
+  DecisionReason,
+  PermissionAnswer,
+  PermissionMode,
+  SystemMessage,
+  Terminal,
+  TodoItem,
+  ToolCallRecord,
+  ToolResultBlock,
+  ToolUseBlock,
+  Usage,
+  UsageTotals,
+  UserMessage,
+} from "./schema/index.ts";

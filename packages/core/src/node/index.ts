@@ -7,3 +7,20 @@ export { addPermissionRule, createPermissionRulePersister, localSettingsPath, Se
 export type { SettingsWriteErrorCode } from "./settings-writer.ts";
 export { createNodeHookRunner } from "./hook-runner.ts";
 export type { NodeHookRunnerOptions } from "./hook-runner.ts";
+// Session persistence (Node): JSONL store, tolerant loader, listing, fork, import/export, checkpoints.
+export { TranscriptStoreError, assertSessionId, createJsonlTranscriptStore, sessionTranscriptPath } from "./transcript-store.ts";
+export type { FsyncPolicy, JsonlTranscriptStore, JsonlTranscriptStoreOptions, TranscriptStoreErrorCode } from "./transcript-store.ts";
+export { indexTranscriptFile, loadTranscript } from "./transcript-reader.ts";
+export type { LoadTranscriptOptions, LoadedTranscript } from "./transcript-reader.ts";
+export { readHeadAndTail } from "./transcript-head-tail.ts";
+export type { HeadAndTailOptions, SessionFileSummary } from "./transcript-head-tail.ts";
+export { findSessionTranscript, listSessions, listTranscriptFiles } from "./transcript-list.ts";
+export type { ListSessionsOptions, TranscriptFile } from "./transcript-list.ts";
+export { forkSession, writeNewSession } from "./transcript-fork.ts";
+export type { ForkResult, NewSession, WriteSessionOptions, WrittenSession } from "./transcript-fork.ts";
+export { importClaudeCodeTranscript } from "./transcript-import.ts";
+export type { ImportOptions, ImportResult } from "./transcript-import.ts";
+export { exportTranscript } from "./transcript-export.ts";
+export type { ExportFormat, ExportOptions } from "./transcript-export.ts";
+export { CheckpointError, createCheckpointStore } from "./checkpoint.ts";
+export type { Checkpoint, CheckpointErrorCode, CheckpointStore, CheckpointStoreOptions, RestoreResult } from "./checkpoint.ts";

@@ -1,0 +1,182 @@
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { join, relative, resolve, sep } from "node:path";
+import { projectDirName } from "../schema/transcript.ts";
+import { CheckpointError, runGit, type GitInvocation } from "./checkpoint-git.ts";
+
+export { CheckpointError } from "./checkpoint-git.ts";
+export type { CheckpointErrorCode } from "./checkpoint-git.ts";
+
+export interface CheckpointStoreOptions {
+  cairnHome: string;
+  workspaceRoot: string;
+  gitBinary?: string;
+  /** The PATH to find git on; defaults to this process's. */
+  pathEnv?: string;
+}
+
+export interface Checkpoint {
+  commit: string;
+  label: string;
+  timestamp: string;
+}
+
+export interface RestoreResult {
+  restored: string;
+  /** A checkpoint of the files as they were just before the restore, to undo it. */
+  backup: string;
+}
+
+export interface CheckpointStore {
+  readonly gitDir: string;
+  /** Commits the workspace as it is now (respecting its .gitignore) and returns the commit id. */
+  snapshot(label: string, options?: { signal?: AbortSignal }): Promise<string>;
+  /** Makes the workspace's files match `commit`: edits undone, deleted files back, newer files removed. */
+  restoreFiles(commit: string, options?: { signal?: AbortSignal }): Promise<RestoreResult>;
+  /** Newest first. */
+  listCheckpoints(options?: { signal?: AbortSignal }): Promise<Checkpoint[]>;
+}
+
+const BRANCH = "refs/heads/checkpoints";
+/** A lock file older than this was left by a killed git, not held by a running one. */
+const STALE_LOCK_MS = 30_000;
+
+/**
+ * Workspace checkpoints in a shadow git repository, `$CAIRN_HOME/checkpoints/<projectDirName>/`,
+ * used as `git --git-dir=<shadow> --work-tree=<workspace>`: the workspace's own `.git` is never
+ * touched. The shadow index is kept between snapshots, so `git add -A` only re-hashes files whose
+ * stat data changed (plus the untracked cache for new files): a snapshot after a one-file change
+ * stays fast on a large workspace. Operations on one store run one at a time. Nested repositories
+ * are recorded by git as links, not their files.
+ */
+export function createCheckpointStore(options: CheckpointStoreOptions): CheckpointStore {
+  const workTree = resolve(options.workspaceRoot);
+  const gitDir = join(options.cairnHome, "checkpoints", projectDirName(workTree));
+  let queue: Promise<unknown> = Promise.resolve();
+  let initialized = false;
+  let head: { commit: string; tree: string } | undefined;
+
+  const enqueue = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = queue.then(task);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  const git = (signal: AbortSignal | undefined): GitInvocation => ({
+    gitBinary: options.gitBinary ?? "git",
+    gitDir,
+    workTree,
+    pathEnv: options.pathEnv ?? process.env.PATH,
+    ...(signal === undefined ? {} : { signal }),
+  });
+
+  const ensureRepository = async (signal: AbortSignal | undefined): Promise<void> => {
+    if (initialized) {
+      await clearStaleLock(gitDir);
+      return;
+    }
+    await clearStaleLock(gitDir);
+    if (await isFile(join(gitDir, "HEAD"))) {
+      initialized = true;
+      return;
+    }
+    await mkdir(gitDir, { recursive: true });
+    await runGit(git(signal), ["init", "--quiet"]);
+    const settings: Array<[string, string]> = [
+      ["core.bare", "false"],
+      ["core.autocrlf", "false"],
+      ["core.fsmonitor", "false"],
+      ["core.untrackedCache", "true"],
+      ["core.preloadIndex", "true"],
+      ["core.hooksPath", "/dev/null"],
+      ["core.quotePath", "false"],
+      ["index.version", "4"],
+      ["gc.auto", "0"],
+      ["commit.gpgSign", "false"],
+    ];
+    for (const [key, value] of settings) await runGit(git(signal), ["config", key, value]);
+    const excludes = [".git/", ...shadowInsideWorkspace(gitDir, workTree)];
+    await mkdir(join(gitDir, "info"), { recursive: true });
+    await writeFile(join(gitDir, "info", "exclude"), `${excludes.join("\n")}\n`);
+    initialized = true;
+  };
+
+  const currentHead = async (signal: AbortSignal | undefined): Promise<{ commit: string; tree: string } | undefined> => {
+    if (head !== undefined) return head;
+    const result = await runGit(git(signal), ["log", "-1", "--format=%H %T", BRANCH, "--"], [0, 128]);
+    const [commit, tree] = result.stdout.trim().split(" ");
+    if (result.exitCode !== 0 || commit === undefined || tree === undefined) return undefined;
+    head = { commit, tree };
+    return head;
+  };
+
+  const snapshotNow = async (label: string, signal: AbortSignal | undefined): Promise<string> => {
+    await ensureRepository(signal);
+    await runGit(git(signal), ["add", "--all", "--ignore-errors", "--", "."], [0, 1]);
+    const tree = (await runGit(git(signal), ["write-tree"])).stdout.trim();
+    const parent = await currentHead(signal);
+    if (parent !== undefined && parent.tree === tree) return parent.commit;
+    const parentArgs = parent === undefined ? [] : ["-p", parent.commit];
+    const commit = (await runGit(git(signal), ["commit-tree", tree, ...parentArgs, "-m", label || "checkpoint"])).stdout.trim();
+    await runGit(git(signal), ["update-ref", BRANCH, commit, ...(parent === undefined ? [] : [parent.commit])]);
+    head = { commit, tree };
+    return commit;
+  };
+
+  return {
+    gitDir,
+    snapshot(label, callOptions = {}) {
+      return enqueue(() => snapshotNow(label, callOptions.signal));
+    },
+    restoreFiles(commit, callOptions = {}) {
+      return enqueue(async () => {
+        const signal = callOptions.signal;
+        await ensureRepository(signal);
+        const verified = await runGit(git(signal), ["rev-parse", "--verify", "--quiet", `${commit}^{commit}`], [0, 1]);
+        if (verified.exitCode !== 0) throw new CheckpointError("unknown-checkpoint", `No checkpoint ${commit}`);
+        const target = verified.stdout.trim();
+        // Records the present state (and puts every current file in the index), so that reading the
+        // target tree with -u also removes the files created since.
+        const backup = await snapshotNow(`before restoring ${target.slice(0, 12)}`, signal);
+        await runGit(git(signal), ["read-tree", "--reset", "-u", target]);
+        return { restored: target, backup };
+      });
+    },
+    listCheckpoints(callOptions = {}) {
+      return enqueue(async () => {
+        await ensureRepository(callOptions.signal);
+        const result = await runGit(git(callOptions.signal), ["log", "--format=%H%x09%cI%x09%s", BRANCH, "--"], [0, 128]);
+        if (result.exitCode !== 0) return [];
+        return result.stdout
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => {
+            const [commit = "", timestamp = "", ...label] = line.split("\t");
+            return { commit, timestamp, label: label.join("\t") };
+          });
+      });
+    },
+  };
+}
+
+function shadowInsideWorkspace(gitDir: string, workTree: string): string[] {
+  const inside = relative(workTree, resolve(gitDir));
+  if (inside === "" || inside.startsWith("..") || inside.startsWith(sep)) return [];
+  return [`/${inside.split(sep).join("/")}/`];
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function clearStaleLock(gitDir: string): Promise<void> {
+  const lock = join(gitDir, "index.lock");
+  try {
+    const { mtimeMs } = await stat(lock);
+    if (Date.now() - mtimeMs > STALE_LOCK_MS) await rm(lock, { force: true });
+  } catch {
+    // No lock: the usual case.
+  }
+}
