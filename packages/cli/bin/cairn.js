@@ -1,9 +1,41 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources under plain Node 20 through tsx's loader (no build step).
-import { register } from "tsx/esm/api";
+// Starts `cairn`: from the bundle in dist/ when it is newer than every source file it was built from,
+// otherwise from the TypeScript sources through tsx (no build step needed while developing).
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-register();
-const { main } = await import("../src/main.ts");
+const cliDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bundle = join(cliDir, "dist", "cairn.mjs");
+const packagesDir = join(cliDir, "..");
+
+function newestSource(dir, newest = 0) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = newestSource(path, newest);
+    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function bundleIsFresh() {
+  if (process.env.CAIRN_FROM_SOURCE === "1" || !existsSync(bundle)) return false;
+  const built = statSync(bundle).mtimeMs;
+  return ["core", "worker", "api", "model-sim", "cli"].every((name) => {
+    const src = join(packagesDir, name, "src");
+    return !existsSync(src) || newestSource(src) <= built;
+  });
+}
+
+let main;
+if (bundleIsFresh()) {
+  ({ main } = await import(pathToFileURL(bundle).href));
+} else {
+  const { register } = await import("tsx/esm/api");
+  register();
+  ({ main } = await import("../src/main.ts"));
+}
 const code = await main(process.argv.slice(2));
 // Let pending stdout writes drain before exiting.
 process.stdout.write("", () => process.exit(code));

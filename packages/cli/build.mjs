@@ -1,0 +1,40 @@
+// Bundles the CLI and the workspace packages it uses (TypeScript sources) into one ES module, so
+// `cairn` starts without compiling TypeScript at run time. npm dependencies stay external.
+import { readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** Keeps `@cairn/*` in the bundle and every other bare import external. */
+const externals = {
+  name: "externals",
+  setup(builder) {
+    builder.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith("@cairn/") ? undefined : { path: args.path, external: true }));
+  },
+};
+
+/** Each source keeps its own `import.meta.url`, so files it finds relative to itself are still found. */
+const ownUrl = {
+  name: "own-import-meta-url",
+  setup(builder) {
+    builder.onLoad({ filter: /\.ts$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      return { contents: source.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href)), loader: "ts" };
+    });
+  },
+};
+
+await build({
+  entryPoints: [join(here, "src", "main.ts")],
+  outfile: join(here, "dist", "cairn.mjs"),
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: "linked",
+  plugins: [externals, ownUrl],
+  logLevel: "warning",
+  banner: { js: "import { createRequire as __cairnCreateRequire } from 'node:module'; const require = __cairnCreateRequire(import.meta.url);" },
+});
