@@ -1,0 +1,29 @@
+import type { SessionSnapshot } from "../trpc/types.ts";
+import { applyWireMessage, newToolCall } from "./apply-message.ts";
+import { initialChatState, type ChatState } from "./chat-types.ts";
+
+/** The chat as `session.get` describes it; the event stream continues after `lastSeq`. */
+export function stateFromSnapshot(snapshot: SessionSnapshot): ChatState {
+  let state: ChatState = initialChatState();
+  snapshot.messages.forEach((message, index) => {
+    state = applyWireMessage(state, message, `history:${index}`);
+  });
+  const toolCalls = { ...state.toolCalls };
+  for (const request of snapshot.pendingPermissions) {
+    const call = toolCalls[request.toolUseId] ?? newToolCall(request.toolUseId, request.toolName, request.input);
+    toolCalls[request.toolUseId] = { ...call, awaitingPermission: true };
+  }
+  return {
+    ...state,
+    toolCalls,
+    permissionRequests: snapshot.pendingPermissions.map((request) => ({ ...request })),
+    running: snapshot.running,
+    permissionMode: snapshot.permissionMode,
+    model: snapshot.model,
+    todos: snapshot.todos,
+    contextTokens: snapshot.contextTokens,
+    contextWindow: snapshot.contextWindow,
+    queued: snapshot.queued,
+    lastEventId: String(snapshot.lastSeq),
+  };
+}

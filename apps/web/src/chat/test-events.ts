@@ -1,0 +1,29 @@
+import type { AssistantMessage, ContentBlock, UserMessage } from "@cairn/core/schema";
+import type { SessionEvent } from "./chat-types.ts";
+
+/** Small builders for realistic engine events in the reducer's tests. */
+export function assistantMessage(messageId: string, content: ContentBlock[], extra: Partial<AssistantMessage> = {}): AssistantMessage {
+  return {
+    type: "assistant",
+    uuid: `uuid-${messageId}`,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    message: { id: messageId, role: "assistant", model: "claude-test", content },
+    ...extra,
+  };
+}
+
+export function userMessage(uuid: string, content: UserMessage["message"]["content"], extra: Partial<UserMessage> = {}): UserMessage {
+  return { type: "user", uuid, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content }, ...extra };
+}
+
+export function streamText(index: number, chunks: string[]): SessionEvent[] {
+  return [
+    { type: "block-start", index, blockType: "text" },
+    ...chunks.map((text): SessionEvent => ({ type: "text-delta", index, text })),
+    { type: "block-stop", index },
+  ];
+}
+
+export function numbered(events: SessionEvent[], start = 1): { id: string; event: SessionEvent }[] {
+  return events.map((event, offset) => ({ id: String(start + offset), event }));
+}

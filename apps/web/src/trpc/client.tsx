@@ -1,0 +1,44 @@
+"use client";
+
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchStreamLink, httpSubscriptionLink, splitLink } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import { useState, type ReactNode } from "react";
+import type { AppRouter } from "@cairn/api/router";
+
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+
+/** Browser-relative: `cairn serve` answers /api/trpc on the page's own origin. */
+const TRPC_URL = "/api/trpc";
+
+export function createBrowserTRPCClient() {
+  return createTRPCClient<AppRouter>({
+    links: [
+      splitLink({
+        condition: (op) => op.type === "subscription",
+        true: httpSubscriptionLink({ url: TRPC_URL }),
+        // The header marks the request as coming from this page: a cross-site form cannot send it.
+        false: httpBatchStreamLink({ url: TRPC_URL, headers: () => ({ "x-cairn-client": "web" }) }),
+      }),
+    ],
+  });
+}
+
+export type BrowserTRPCClient = ReturnType<typeof createBrowserTRPCClient>;
+
+export function Providers({ children }: { children: ReactNode }) {
+  const [queryClient] = useState(
+    () =>
+      new QueryClient({
+        defaultOptions: { queries: { staleTime: 5_000, refetchOnWindowFocus: false, retry: 1 } },
+      }),
+  );
+  const [trpcClient] = useState(createBrowserTRPCClient);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}
