@@ -4,3 +4,5 @@ export type { WorkerProcessWorkspace, WorkerProcessOptions } from "./process/wor
 export { sandboxSettingsSchema, localWorkspaceOptionsSchema } from "./settings.ts";
 export type { SandboxSettings, LocalWorkspaceOptions } from "./settings.ts";
 export type { SandboxProbe } from "./sandbox/sandbox-host.ts";
+export { prepareTerminalLaunch } from "./sandbox/terminal-launch.ts";
+export type { TerminalLaunch } from "./sandbox/terminal-launch.ts";

@@ -1,0 +1,89 @@
+import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { WorkspaceError } from "@cairn/core";
+import { readWorkerEnv, type WorkerEnv } from "../env.ts";
+import { shellQuote } from "../exec/shell-launcher.ts";
+import { PathConfiner } from "../fs/confine.ts";
+import { localWorkspaceOptionsSchema, type LocalWorkspaceOptions } from "../settings.ts";
+import { buildFilesystemPolicy } from "./policy.ts";
+import { processSandboxHost, sandboxRuntimeVendorDirectory } from "./sandbox-host.ts";
+
+/** How to start an interactive shell for a terminal: spawn `file args` in a pty with `env` in `cwd`. */
+export type TerminalLaunch = {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  sandboxed: boolean;
+  /** Frees the sandbox lease and the shell's private directory; call once the shell has exited. */
+  release: () => Promise<void>;
+};
+
+/**
+ * An interactive bash for the web terminal, confined exactly like the agent's Bash (same policy:
+ * writes to the workspace and a private temp directory only, the same network rules) with the same
+ * scrubbed environment. The caller owns the pty; bubblewrap comes from the sandbox runtime's wrap.
+ */
+export async function prepareTerminalLaunch(options: LocalWorkspaceOptions, workerEnv: WorkerEnv = readWorkerEnv()): Promise<TerminalLaunch> {
+  const settings = localWorkspaceOptionsSchema.parse(options);
+  const confiner = await PathConfiner.create(settings.root, settings.additionalDirectories);
+  const privateDirectory = await mkdtemp(join(workerEnv.tmpDir, "cairn-term-"));
+  await chmod(privateDirectory, 0o700);
+  const home = join(privateDirectory, "home");
+  const temporary = join(privateDirectory, "tmp");
+  await Promise.all([home, temporary].map((directory) => mkdir(directory, { mode: 0o700 })));
+  const removePrivate = () => rm(privateDirectory, { recursive: true, force: true });
+
+  const env: Record<string, string> = {
+    PATH: workerEnv.path,
+    HOME: home,
+    LANG: workerEnv.lang,
+    TERM: "xterm-256color",
+    TMPDIR: temporary,
+    PS1: "\\W \\$ ",
+    ...settings.env,
+  };
+  // The sandbox runtime sets TMPDIR itself; put ours back before the interactive shell starts.
+  const interactive = `export TMPDIR=${shellQuote(temporary)} HOME=${shellQuote(home)}; exec bash --noprofile --norc -i`;
+  const sandbox = settings.sandbox;
+  if (!sandbox.enabled) {
+    return { file: "/bin/bash", args: ["--noprofile", "--norc", "-c", interactive], env, cwd: confiner.root, sandboxed: false, release: removePrivate };
+  }
+
+  const host = processSandboxHost;
+  let releaseLease: (() => Promise<void>) | undefined;
+  const commandId = randomBytes(16).toString("base64url");
+  try {
+    releaseLease = await host.acquire(sandbox.allowNetwork ?? false);
+    host.registerAllowedDomains(commandId, sandbox.allowedDomains ?? []);
+    const policy = buildFilesystemPolicy({
+      roots: confiner.roots,
+      privateDirectory,
+      serverHome: workerEnv.home,
+      cairnHome: settings.cairnHome ?? workerEnv.cairnHome,
+      denyRead: [workerEnv.tmpDir, ...(sandbox.denyRead ?? [])],
+      runtimeReadable: [sandboxRuntimeVendorDirectory()].filter((path): path is string => path !== undefined),
+    });
+    const wrapped = await host.wrap(interactive, policy, commandId);
+    const lease = releaseLease;
+    return {
+      file: "/bin/bash",
+      args: ["--noprofile", "--norc", "-c", wrapped],
+      env,
+      cwd: confiner.root,
+      sandboxed: true,
+      release: async () => {
+        host.unregisterAllowedDomains(commandId);
+        await lease();
+        await removePrivate();
+      },
+    };
+  } catch (error) {
+    host.unregisterAllowedDomains(commandId);
+    await releaseLease?.();
+    await removePrivate();
+    if (error instanceof WorkspaceError) throw error;
+    throw new WorkspaceError("sandbox_unavailable", `The sandboxed terminal could not start: ${String(error)}`, { cause: error });
+  }
+}
