@@ -58,7 +58,7 @@ describe("cairn -p as a child process against model-sim", () => {
     const types = run.lines.map((line) => `${line.type}${line.subtype ? `:${line.subtype}` : ""}`);
     expect(types).toEqual(["system:init", "user", "assistant", "user", "assistant", "result:success"]);
     const init = run.lines[0]!;
-    expect(init).toMatchObject({ cwd: workspace, model: "claude-sonnet-4-5", permissionMode: "default" });
+    expect(init).toMatchObject({ cwd: workspace, model: "claude-sonnet-5-5", permissionMode: "default" });
     expect(init.tools).toEqual(expect.arrayContaining(["Read", "Write", "Edit", "Glob", "Grep", "Bash", "TodoWrite"]));
     const toolResult = run.lines[3]!.message.content[0];
     expect(toolResult).toMatchObject({ type: "tool_result", tool_use_id: "toolu_r" });

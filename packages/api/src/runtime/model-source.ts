@@ -1,7 +1,7 @@
 import { createAnthropicModelClient, type ModelClient } from "@cairn/core";
 import { startModelSim } from "@cairn/model-sim";
 
-export const DEFAULT_MODEL = "claude-sonnet-4-5";
+export const DEFAULT_MODEL = "claude-sonnet-5-5";
 export const DEMO_MODEL = "cairn-demo";
 
 export type ModelSource = {
