@@ -78,6 +78,13 @@ export { classifyToolError } from "./tools/classify-error.ts";
 export { applyResultBudget } from "./tools/result-budget.ts";
 export { noCompaction } from "./compact/port.ts";
 export type { CompactionInput, CompactionResult, Compactor } from "./compact/port.ts";
+export { compactNow, createCompactor } from "./compact/compactor.ts";
+export type { CairnCompactor, CompactorState, ContextUsageInput, ManualCompaction } from "./compact/compactor.ts";
+export type { CompactorOptions, CompactorSettings } from "./compact/compactor-options.ts";
+export { CompactionError, compactionErrorCodes } from "./compact/errors.ts";
+export type { CompactionErrorCode } from "./compact/errors.ts";
+export { contextUsage, contextWindowForModel, estimateMessageTokens, estimateTokens, resolveContextLimits } from "./compact/tokens.ts";
+export type { ContextLimitOptions, ContextLimits, ContextUsage } from "./compact/tokens.ts";
 export { estimateCostUsd } from "./model/pricing.ts";
 export { bashLimits, bashOutputTool, bashTool, builtinTools, createBashOutputTool, createBashTool, createEditTool, createGlobTool, createGrepTool, createKillShellTool, createReadTool, createTodoWriteTool, createWriteTool, editTool, globTool, grepTool, killShellTool, readLimits, readTool, todoWriteTool, writeTool, type BashProgress, type BashToolOptions, type BuiltinToolsOptions, type PatchHunk, type ToolFailureOutput } from "./tools/builtin/index.ts";
 // Permissions, settings and hooks (runtime-neutral).

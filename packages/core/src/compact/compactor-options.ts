@@ -1,0 +1,138 @@
+import { z } from "zod";
+import { abortableSleep } from "../loop/deps.ts";
+import type { HookDispatcher } from "../hooks/port.ts";
+import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.ts";
+import type { TodoItem } from "../schema/events.ts";
+import type { AppState } from "../state/app-state.ts";
+import type { ReadFileForCompaction, RecentFilesPolicy } from "./attachments.ts";
+import { CompactionError } from "./errors.ts";
+import type { KeepPolicy } from "./split.ts";
+import { contextLimitOptionsSchema, type ContextLimits } from "./tokens.ts";
+import { DEFAULT_CLEARABLE_TOOLS } from "./tool-result-pruning.ts";
+
+const fraction = z.number().positive().max(1);
+const count = z.number().int().nonnegative();
+
+/** The tunable numbers, validated once when the compactor is made (some come from the environment). */
+export const compactorSettingsSchema = contextLimitOptionsSchema.extend({
+  /** Auto-compaction on or off; manual and reactive compaction always work. */
+  autoCompact: z.boolean().default(true),
+  snip: z
+    .union([
+      z.literal(false),
+      z.object({
+        /** Tool results may use this fraction of the auto-compact threshold before the oldest are snipped. */
+        budgetRatio: fraction.default(0.5),
+        targetRatio: fraction.default(0.75),
+        minResultTokens: count.default(1_000),
+      }),
+    ])
+    .default({ budgetRatio: 0.5, targetRatio: 0.75, minResultTokens: 1_000 }),
+  microcompact: z
+    .union([
+      z.literal(false),
+      z.object({
+        /** Runs once the context passes this fraction of the auto-compact threshold. */
+        triggerRatio: fraction.default(0.75),
+        keepRecentTurns: count.default(5),
+        minSavingsTokens: count.default(2_000),
+        minResultTokens: count.default(50),
+        tools: z.array(z.string()).default([...DEFAULT_CLEARABLE_TOOLS]),
+      }),
+    ])
+    .default({ triggerRatio: 0.75, keepRecentTurns: 5, minSavingsTokens: 2_000, minResultTokens: 50, tools: [...DEFAULT_CLEARABLE_TOOLS] }),
+  keep: z
+    .object({
+      /** Recent responses kept verbatim after the summary. */
+      turns: count.default(3),
+      /** … within this fraction of the threshold. */
+      tokenRatio: fraction.default(0.25),
+    })
+    .default({ turns: 3, tokenRatio: 0.25 }),
+  recentFiles: z
+    .object({
+      maxFiles: count.default(5),
+      maxCharsPerFile: count.default(20_000),
+      maxTotalChars: count.default(100_000),
+      /** At most this fraction of the threshold goes to re-attached files. */
+      thresholdRatio: fraction.default(0.15),
+      readToolName: z.string().default("Read"),
+    })
+    .default({ maxFiles: 5, maxCharsPerFile: 20_000, maxTotalChars: 100_000, thresholdRatio: 0.15, readToolName: "Read" }),
+  summary: z
+    .object({
+      model: z.string().optional(),
+      maxOutputTokens: z.number().int().positive().default(20_000),
+      maxToolResultChars: z.number().int().positive().default(20_000),
+      maxPromptTooLongRetries: count.default(3),
+    })
+    .default({ maxOutputTokens: 20_000, maxToolResultChars: 20_000, maxPromptTooLongRetries: 3 }),
+  /** Auto-compaction failures in a row that trip the breaker. */
+  maxConsecutiveFailures: z.number().int().positive().default(3),
+  /** The task's token budget, tracked across compactions (reference design §1.6). */
+  taskBudget: z.object({ total: z.number().int().nonnegative() }).optional(),
+});
+export type CompactorSettings = z.infer<typeof compactorSettingsSchema>;
+
+/** Everything `createCompactor` takes: the settings plus the side effects, injected. */
+export type CompactorOptions = z.input<typeof compactorSettingsSchema> & {
+  /** PreCompact hooks run before each summary. */
+  hooks?: HookDispatcher;
+  /** The todo list to re-attach after a compaction; defaults to the app state's. */
+  getTodos?: () => readonly TodoItem[];
+  /** Where the breaker lives (`compaction` in the app state); without them the compactor keeps it itself. */
+  getAppState?: () => AppState;
+  setAppState?: (update: (state: AppState) => AppState) => void;
+  /** Current contents of recently read files; without it, what the last Read returned is re-attached. */
+  readFile?: ReadFileForCompaction;
+  /** Retry policy of the summary call (the loop's is not visible to the compactor). */
+  retry?: RetryPolicy;
+  uuid?: () => string;
+  now?: () => number;
+  random?: () => number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+};
+
+export type CompactorDeps = {
+  hooks: HookDispatcher | undefined;
+  getTodos: () => readonly TodoItem[];
+  readFile: ReadFileForCompaction | undefined;
+  retry: RetryPolicy;
+  uuid: () => string;
+  now: () => number;
+  random: () => number;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+};
+
+export function parseCompactorSettings(options: CompactorOptions): CompactorSettings {
+  const parsed = compactorSettingsSchema.safeParse(options);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "options"}: ${issue.message}`).join("; ");
+    throw new CompactionError("invalid_config", `Invalid compactor options: ${problems}`, { cause: parsed.error });
+  }
+  return parsed.data;
+}
+
+export function compactorDeps(options: CompactorOptions): CompactorDeps {
+  const { getAppState } = options;
+  return {
+    hooks: options.hooks,
+    getTodos: options.getTodos ?? (getAppState ? () => getAppState().todos : () => []),
+    readFile: options.readFile,
+    retry: options.retry ?? defaultRetryPolicy,
+    uuid: options.uuid ?? (() => globalThis.crypto.randomUUID()),
+    now: options.now ?? Date.now,
+    random: options.random ?? Math.random,
+    sleep: options.sleep ?? abortableSleep,
+  };
+}
+
+export function keepPolicy(settings: CompactorSettings, limits: ContextLimits): KeepPolicy {
+  return { keepTurns: settings.keep.turns, keepTokens: Math.floor(limits.threshold * settings.keep.tokenRatio) };
+}
+
+export function recentFilesPolicy(settings: CompactorSettings, limits: ContextLimits): RecentFilesPolicy {
+  const files = settings.recentFiles;
+  const maxTotalChars = Math.min(files.maxTotalChars, Math.floor(limits.threshold * 4 * files.thresholdRatio));
+  return { maxFiles: files.maxFiles, maxCharsPerFile: Math.min(files.maxCharsPerFile, maxTotalChars), maxTotalChars, readToolName: files.readToolName };
+}

@@ -1,0 +1,192 @@
+import type { AgentEvent } from "../schema/events.ts";
+import { appStateStatusStore, localStatusStore, type CompactionStatus } from "./compaction-status.ts";
+import { compactConversation, type CompactionOutcome } from "./compact-conversation.ts";
+import { compactorDeps, parseCompactorSettings, type CompactorOptions } from "./compactor-options.ts";
+import type { CompactionError, CompactionErrorCode } from "./errors.ts";
+import type { CompactionInput, CompactionResult, Compactor } from "./port.ts";
+import {
+  countContextTokens,
+  estimateSystemPromptTokens,
+  resolveContextLimits,
+  usageFromCount,
+  type ContextLimits,
+  type ContextUsage,
+  type TokenCount,
+} from "./tokens.ts";
+import { microcompactToolResults, snipToolResults, type PruneOutcome } from "./tool-result-pruning.ts";
+import type { CompactTrigger } from "./types.ts";
+
+export type CompactorState = CompactionStatus & {
+  /** What is left of the task budget once compacted-away context is charged to it; undefined without a budget. */
+  taskBudgetRemaining: number | undefined;
+  compactions: number;
+  lastError: { code: CompactionErrorCode; message: string } | null;
+};
+
+/** `/compact`: either the compaction to apply and persist, or why it did not happen (the conversation is unchanged). */
+export type ManualCompaction = { ok: true; result: CompactionResult } | { ok: false; error: CompactionError; events: AgentEvent[] };
+
+export type ContextUsageInput = Pick<CompactionInput, "messages" | "model" | "systemPrompt"> & { lastInputTokens?: number | null };
+
+export interface CairnCompactor extends Compactor {
+  /** Compacts now, whatever the size (trigger "manual"); `instructions` are added to the summary prompt. */
+  compactNow(input: CompactionInput, options?: { instructions?: string }): Promise<ManualCompaction>;
+  /** For the context meter. */
+  contextUsage(input: ContextUsageInput): ContextUsage;
+  getState(): CompactorState;
+}
+
+/**
+ * Cairn's compaction stages for the loop (`QueryDeps.compactor`), plus `/compact`:
+ * - snip drops the oldest bulky tool results once they pass their budget;
+ * - micro-compact clears stale tool results when the context nears the threshold;
+ * - auto-compact replaces the older conversation with a model-written summary past the threshold;
+ * - reactive does the same, forced, after the API said the prompt was too long.
+ * Failed auto-compactions are counted; after `maxConsecutiveFailures` in a row the breaker pauses
+ * auto-compaction (a `notice` says so) until a manual or reactive compaction succeeds.
+ */
+export function createCompactor(options: CompactorOptions = {}): CairnCompactor {
+  const settings = parseCompactorSettings(options);
+  const deps = compactorDeps(options);
+  const status = options.getAppState && options.setAppState ? appStateStatusStore(options.getAppState, options.setAppState) : localStatusStore();
+  /** Tokens snip and micro-compact removed from what the latest response's usage counted. */
+  let freed: { anchorUuid: string; tokens: number } | undefined;
+  /** Tool results already pruned once: pruning them again (a reloaded history) frees nothing the usage counted. */
+  const pruned = new Set<string>();
+  let taskBudgetRemaining: number | undefined;
+  let compactions = 0;
+  let lastError: CompactorState["lastError"] = null;
+
+  const measure = (input: ContextUsageInput): TokenCount =>
+    countContextTokens({
+      messages: input.messages,
+      systemPrompt: input.systemPrompt,
+      lastInputTokens: input.lastInputTokens ?? null,
+      ...(freed ? { freed } : {}),
+    });
+
+  const limitsFor = (model: string): ContextLimits => resolveContextLimits(model, settings);
+
+  const prune = (input: CompactionInput, outcome: PruneOutcome | null, notice: (count: number, tokens: number) => string, code: string): CompactionResult | null => {
+    if (!outcome) return null;
+    const anchorUuid = measure(input).anchorUuid;
+    const fresh = outcome.pruned.filter((entry) => !pruned.has(entry.toolUseId));
+    for (const entry of outcome.pruned) pruned.add(entry.toolUseId);
+    if (anchorUuid !== null) {
+      const before = freed?.anchorUuid === anchorUuid ? freed.tokens : 0;
+      freed = { anchorUuid, tokens: before + fresh.reduce((sum, entry) => sum + entry.freedTokens, 0) };
+    }
+    const message = notice(outcome.pruned.length, outcome.freedTokens);
+    return { messages: outcome.messages, added: [], events: [{ type: "notice", level: "info", code, message }] };
+  };
+
+  const compact = async (input: CompactionInput, trigger: CompactTrigger, instructions: string | undefined, count: TokenCount, limits: ContextLimits): Promise<CompactionOutcome> => {
+    const outcome = await compactConversation({
+      input,
+      trigger,
+      instructions,
+      preTokens: count.tokens,
+      overheadTokens: estimateSystemPromptTokens(input.systemPrompt),
+      limits,
+      settings,
+      deps,
+    });
+    if (!outcome.ok) {
+      lastError = { code: outcome.error.code, message: outcome.error.message };
+      return outcome;
+    }
+    compactions++;
+    lastError = null;
+    freed = undefined;
+    status.set(() => ({ consecutiveFailures: 0, breakerTripped: false }));
+    if (settings.taskBudget) {
+      // The server sees only the summary from now on; the context compacted away was still spent.
+      taskBudgetRemaining = Math.max(0, (taskBudgetRemaining ?? settings.taskBudget.total) - count.tokens);
+    }
+    return outcome;
+  };
+
+  const unchanged = (input: CompactionInput, events: AgentEvent[]): CompactionResult => ({ messages: input.messages, added: [], events });
+
+  return {
+    async snip(input) {
+      if (settings.snip === false) return null;
+      const limits = limitsFor(input.model);
+      measure(input);
+      const outcome = snipToolResults(input.messages, {
+        budgetTokens: Math.floor(limits.threshold * settings.snip.budgetRatio),
+        targetRatio: settings.snip.targetRatio,
+        minResultTokens: settings.snip.minResultTokens,
+      });
+      return prune(input, outcome, (count, tokens) => `Snipped ${count} old tool result${count === 1 ? "" : "s"} (about ${tokens.toLocaleString("en-US")} tokens) to keep the context small.`, "compact_snip");
+    },
+
+    async microcompact(input) {
+      const micro = settings.microcompact;
+      if (micro === false) return null;
+      const limits = limitsFor(input.model);
+      if (measure(input).tokens < limits.threshold * micro.triggerRatio) return null;
+      const outcome = microcompactToolResults(input.messages, micro);
+      return prune(input, outcome, (count, tokens) => `Cleared ${count} stale tool result${count === 1 ? "" : "s"} from older turns (about ${tokens.toLocaleString("en-US")} tokens).`, "compact_micro");
+    },
+
+    async autocompact(input) {
+      if (!settings.autoCompact || status.get().breakerTripped) return null;
+      const limits = limitsFor(input.model);
+      const count = measure(input);
+      if (count.tokens < limits.threshold) return null;
+      const outcome = await compact(input, "auto", undefined, count, limits);
+      if (outcome.ok) return outcome.result;
+      const { error, events } = outcome;
+      switch (error.code) {
+        case "aborted":
+        case "nothing_to_compact":
+          return null;
+        case "hook_blocked":
+          return unchanged(input, [...events, { type: "notice", level: "warning", code: "compact_blocked", message: error.message }]);
+        default: {
+          let next: CompactionStatus = { consecutiveFailures: 0, breakerTripped: false };
+          status.set((current) => {
+            const failures = current.consecutiveFailures + 1;
+            next = { consecutiveFailures: failures, breakerTripped: failures >= settings.maxConsecutiveFailures };
+            return next;
+          });
+          // A failed summary loses nothing: the conversation goes on uncompacted.
+          if (!next.breakerTripped) return null;
+          return unchanged(input, [
+            ...events,
+            {
+              type: "notice",
+              level: "warning",
+              code: "compact_breaker_tripped",
+              message: `Auto-compaction failed ${next.consecutiveFailures} times in a row (last: ${error.message}). It is paused for this session; run /compact to try again.`,
+            },
+          ]);
+        }
+      }
+    },
+
+    async reactive(input) {
+      const outcome = await compact(input, "reactive", undefined, measure(input), limitsFor(input.model));
+      return outcome.ok ? outcome.result : null;
+    },
+
+    async compactNow(input, manual = {}) {
+      const outcome = await compact(input, "manual", manual.instructions, measure(input), limitsFor(input.model));
+      return outcome.ok ? { ok: true, result: outcome.result } : { ok: false, error: outcome.error, events: outcome.events };
+    },
+
+    contextUsage(input) {
+      return usageFromCount(measure(input), limitsFor(input.model));
+    },
+
+    getState() {
+      return { ...status.get(), taskBudgetRemaining, compactions, lastError };
+    },
+  };
+}
+
+/** `/compact [instructions]` for callers holding the session's compactor (the CLI, the API). */
+export function compactNow(compactor: CairnCompactor, input: CompactionInput, options: { instructions?: string } = {}): Promise<ManualCompaction> {
+  return compactor.compactNow(input, options);
+}

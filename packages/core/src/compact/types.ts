@@ -1,0 +1,3 @@
+import type { CompactMetadata } from "../schema/messages.ts";
+
+export type CompactTrigger = CompactMetadata["trigger"];
