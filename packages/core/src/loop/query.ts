@@ -26,6 +26,8 @@ export type QueryParams = {
   fallbackModel?: string;
   thinking?: ThinkingConfig;
   betas?: readonly string[];
+  /** Sent as the request's `metadata` (e.g. an opaque `user_id`). */
+  metadata?: { user_id?: string };
   maxTurns?: number;
   signal: AbortSignal;
   /** Workspace, app state, read-file state and services for tools; the loop sets signal, tools and messages. */
@@ -157,6 +159,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       promptCaching: config.promptCaching,
       ...(params.thinking ? { thinking: params.thinking } : {}),
       ...(params.betas ? { betas: params.betas } : {}),
+      ...(params.metadata ? { metadata: params.metadata } : {}),
     });
     yield { type: "request-start", model: state.model, turn: state.turnCount };
 
