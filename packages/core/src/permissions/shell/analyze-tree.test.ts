@@ -24,6 +24,7 @@ describe("simple commands after quote removal", () => {
     ["ls # a comment; rm x", [["ls"]]],
     ['"ls" -la', [["ls", "-la"]]],
     ["find . -name x -exec rm {} \\;", [["find", ".", "-name", "x", "-exec", "rm", "{}", ";"]]],
+    ['echo "héllo 😀" \'ü\' && ls -ß', [["echo", "héllo 😀", "ü"], ["ls", "-ß"]]],
   ])("%j", (command, expected) => {
     const analysis = parser.analyze(command);
     expect(analysis.problems).toEqual([]);

@@ -1,5 +1,5 @@
-import type { Node } from "web-tree-sitter";
 import type { RedirectKind, ShellAnalysis, ShellAssignment, ShellRedirect, ShellWord, SimpleCommand } from "./types.ts";
+import { childForField, namedChildren, type SyntaxNode } from "./syntax-tree.ts";
 import { decodeAnsiC, hasUnquotedExpansionCharacters, unescapeDoubleQuoted, unescapeUnquoted } from "./word-text.ts";
 
 // Statement nodes whose children are statements joined by `;`, `&`, `&&`, `||`, `|`, newlines.
@@ -33,14 +33,8 @@ function problem(walker: Walker, message: string): void {
   if (!walker.problems.includes(message)) walker.problems.push(message);
 }
 
-function namedChildren(node: Node): Node[] {
-  const out: Node[] = [];
-  for (const child of node.namedChildren) if (child) out.push(child);
-  return out;
-}
-
 /** Walks any subtree: flags hazards and lists commands hidden in substitutions. */
-function scan(walker: Walker, node: Node, nested: boolean): void {
+function scan(walker: Walker, node: SyntaxNode, nested: boolean): void {
   if (node.isError || node.isMissing) {
     problem(walker, "the command has a syntax error");
     return;
@@ -64,7 +58,7 @@ function scan(walker: Walker, node: Node, nested: boolean): void {
   for (const child of namedChildren(node)) scan(walker, child, nested);
 }
 
-function statement(walker: Walker, node: Node, nested: boolean): void {
+function statement(walker: Walker, node: SyntaxNode, nested: boolean): void {
   if (node.isError || node.isMissing) {
     problem(walker, "the command has a syntax error");
     scan(walker, node, nested);
@@ -88,13 +82,13 @@ function statement(walker: Walker, node: Node, nested: boolean): void {
   scan(walker, node, nested);
 }
 
-function command(walker: Walker, node: Node, nested: boolean): void {
+function command(walker: Walker, node: SyntaxNode, nested: boolean): void {
   const argv: ShellWord[] = [];
   const assignments: ShellAssignment[] = [];
   for (const child of namedChildren(node)) {
     if (child.type === "variable_assignment") {
-      const name = child.childForFieldName("name")?.text ?? "";
-      const valueNode = child.childForFieldName("value");
+      const name = childForField(child, "name")?.text ?? "";
+      const valueNode = childForField(child, "value");
       assignments.push({ name, value: valueNode ? word(walker, valueNode, nested) : { value: "", literal: true, raw: "" } });
       continue;
     }
@@ -103,7 +97,7 @@ function command(walker: Walker, node: Node, nested: boolean): void {
       continue;
     }
     if (child.type === "command_name") {
-      const nameNode = child.firstNamedChild;
+      const nameNode = child.children.find((part) => part.isNamed);
       const name = nameNode ? word(walker, nameNode, nested) : { value: "", literal: false, raw: child.text };
       if (!name.literal) problem(walker, "an expansion in command position");
       argv.push(name);
@@ -120,7 +114,7 @@ function command(walker: Walker, node: Node, nested: boolean): void {
   walker.commands.push({ argv, assignments, text: node.text, nested });
 }
 
-function word(walker: Walker, node: Node, nested: boolean): ShellWord {
+function word(walker: Walker, node: SyntaxNode, nested: boolean): ShellWord {
   const raw = node.text;
   switch (node.type) {
     case "word":
@@ -137,7 +131,7 @@ function word(walker: Walker, node: Node, nested: boolean): ShellWord {
       let value = "";
       let literal = true;
       for (const child of node.children) {
-        if (!child || child.type === '"') continue;
+        if (child.type === '"') continue;
         if (child.type === "string_content") value += unescapeDoubleQuoted(child.text);
         else if (child.isNamed) {
           const part = word(walker, child, nested);
@@ -177,7 +171,7 @@ function word(walker: Walker, node: Node, nested: boolean): ShellWord {
   }
 }
 
-function redirect(walker: Walker, node: Node, nested: boolean): void {
+function redirect(walker: Walker, node: SyntaxNode, nested: boolean): void {
   if (node.type === "herestring_redirect") {
     for (const child of namedChildren(node)) word(walker, child, nested);
     walker.redirects.push({ operator: "<<<", kind: "herestring" });
@@ -201,7 +195,6 @@ function redirect(walker: Walker, node: Node, nested: boolean): void {
   let fd: number | undefined;
   let target: ShellWord | undefined;
   for (const child of node.children) {
-    if (!child) continue;
     if (child.isError || child.isMissing) {
       problem(walker, "the command has a syntax error");
       continue;
@@ -224,7 +217,7 @@ function redirectKind(operator: string, target: ShellWord | undefined): Redirect
   return "write";
 }
 
-export function analyzeTree(root: Node, command: string): ShellAnalysis {
+export function analyzeTree(root: SyntaxNode, command: string): ShellAnalysis {
   const walker: Walker = { commands: [], redirects: [], problems: [] };
   statement(walker, root, false);
   if (root.hasError) problem(walker, "the command has a syntax error");

@@ -1,5 +1,6 @@
 import { Language, Parser } from "web-tree-sitter";
 import { analyzeTree } from "./analyze-tree.ts";
+import { readSyntaxTree } from "./syntax-tree.ts";
 import type { ShellAnalysis } from "./types.ts";
 
 /** Supplies the two wasm binaries; the Node loader reads them from node_modules, a browser would fetch them. */
@@ -53,7 +54,7 @@ export async function createShellParser(loader: ShellWasmLoader, options: { cach
     const tree = parser.parse(command);
     if (!tree) return { command, commands: [], redirects: [], problems: ["the command could not be parsed"] };
     try {
-      const analysis = analyzeTree(tree.rootNode, command);
+      const analysis = analyzeTree(readSyntaxTree(tree, command), command);
       return problems.length ? { ...analysis, problems: [...problems, ...analysis.problems] } : analysis;
     } finally {
       tree.delete();
