@@ -128,6 +128,7 @@ export type { RedirectKind, ShellAnalysis, ShellAssignment, ShellRedirect, Shell
 export { isReadOnlyAnalysis, isReadOnlyBashCommand, isReadOnlySimpleCommand, readOnlyCommandNames } from "./permissions/shell/read-only.ts";
 export { dangerousCommandReason, unwrapCommand } from "./permissions/shell/command-safety.ts";
 export { evaluateBashAllow, findBashRuleHit } from "./permissions/shell/bash-rules.ts";
+export { denyCandidateArgvs } from "./permissions/shell/deny-candidates.ts";
 export { createHookDispatcher, DEFAULT_HOOK_TIMEOUT_MS } from "./hooks/dispatcher.ts";
 export type { HookDispatcherOptions } from "./hooks/dispatcher.ts";
 export { compileHookMatcher } from "./hooks/matcher.ts";

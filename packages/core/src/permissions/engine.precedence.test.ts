@@ -112,5 +112,7 @@ describe("hooks and the tool's own check", () => {
     const harness = createHarness({ layers: [{ source: "userSettings", settings: { permissions: { allow: ["Custom"] } } }] });
     expect(await harness.engine.check(harness.args(denying, {}))).toMatchObject({ behavior: "deny", reason: { type: "tool" } });
     expect(await harness.engine.check(harness.args(passing, {}))).toMatchObject({ behavior: "allow", reason: { type: "rule", rule: "Custom" } });
+    const throwing = fakeTool({ name: "Custom", checkPermissions: async () => { throw new Error("stat failed"); } });
+    expect(await harness.engine.check(harness.args(throwing, {}))).toMatchObject({ behavior: "ask", reason: { type: "tool", reason: expect.stringContaining("stat failed") } });
   });
 });

@@ -9,9 +9,10 @@ import { ruleMatchesSubject, type CompiledRule } from "./rule-matcher.ts";
 import { createRuleSetCache, type RuleSet } from "./rule-set.ts";
 import type { MergedSettings } from "./settings-merge.ts";
 import { evaluateBashAllow, findBashRuleHit } from "./shell/bash-rules.ts";
+import { denyCandidateArgvs } from "./shell/deny-candidates.ts";
 import { isReadOnlyAnalysis } from "./shell/read-only.ts";
 import type { ShellParser } from "./shell/shell-parser.ts";
-import type { ShellAnalysis, SimpleCommand } from "./shell/types.ts";
+import type { ShellAnalysis, ShellWord, SimpleCommand } from "./shell/types.ts";
 import { DENIAL_SUGGESTION_THRESHOLDS, denialKey, suggestRules } from "./suggestions.ts";
 import { defaultPermissionTracer, traceDecision } from "./telemetry.ts";
 
@@ -73,8 +74,11 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
       const suggestions = [...new Set([...extra, ...suggestionsFor(subject, analysis, roots, uncovered)])];
       return { behavior: "ask", reason, message, suggestions };
     };
+    let candidates: ShellWord[][] | undefined;
     const findRule = (list: readonly CompiledRule[]) =>
-      analysis ? findBashRuleHit(analysis, list, analyse) : list.find((rule) => ruleMatchesSubject(rule, subject));
+      analysis
+        ? findBashRuleHit(() => (candidates ??= denyCandidateArgvs(analysis, analyse)), list)
+        : list.find((rule) => ruleMatchesSubject(rule, subject));
 
     // 1. Deny rules: nothing overrides them.
     const denyRule = findRule(rules.deny);
@@ -93,7 +97,13 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
 
     // 3. The tool's own logic.
     if (tool.checkPermissions) {
-      const own = await tool.checkPermissions(input, context);
+      let own: PermissionCheckResult;
+      try {
+        own = await tool.checkPermissions(input, context);
+      } catch (error) {
+        const reason = `${name} could not check its permissions: ${error instanceof Error ? error.message : String(error)}`;
+        return ask({ type: "tool", reason }, reason);
+      }
       if (own.behavior === "ask") return ask(own.reason, own.message ?? `${name} asks for confirmation.`, undefined, own.suggestions ?? []);
       if (own.behavior !== "passthrough") return own;
     }

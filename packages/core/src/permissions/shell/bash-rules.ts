@@ -1,7 +1,6 @@
 import type { CompiledRule } from "../rule-matcher.ts";
 import { bashSpecifierMatches } from "./bash-specifier.ts";
 import { assignmentProblem, dangerousCommandReason, redirectProblem, unwrapCommand, type RedirectScope } from "./command-safety.ts";
-import { denyCandidateArgvs } from "./deny-candidates.ts";
 import { isReadOnlySimpleCommand } from "./read-only.ts";
 import type { ShellAnalysis, ShellWord, SimpleCommand } from "./types.ts";
 
@@ -12,12 +11,12 @@ function ruleMatchesArgv(rule: CompiledRule, argv: readonly ShellWord[]): boolea
 
 /**
  * For deny and ask rules: the first rule (in priority order) matching ANY command the line could
- * run (see `denyCandidateArgvs`), so `ls $(rm -rf x)`, `sudo rm x` and `sh -c "rm x"` all meet
- * `Bash(rm:*)`. `analyze` re-parses scripts handed to `sh -c` and `eval`.
+ * run, so `ls $(rm -rf x)`, `sudo rm x` and `sh -c "rm x"` all meet `Bash(rm:*)`. `candidates`
+ * come from `denyCandidateArgvs` (computed lazily, once per decision).
  */
-export function findBashRuleHit(analysis: ShellAnalysis, rules: readonly CompiledRule[], analyze?: (command: string) => ShellAnalysis): CompiledRule | undefined {
+export function findBashRuleHit(candidates: () => readonly ShellWord[][], rules: readonly CompiledRule[]): CompiledRule | undefined {
   if (!rules.some((rule) => rule.matcher.kind === "bash" || (rule.matcher.kind === "tool" && rule.matcher.toolName === "Bash"))) return undefined;
-  const argvs = denyCandidateArgvs(analysis, analyze);
+  const argvs = candidates();
   for (const rule of rules) {
     if (rule.matcher.kind === "tool" && rule.matcher.toolName === "Bash") return rule;
     if (rule.matcher.kind !== "bash") continue;
