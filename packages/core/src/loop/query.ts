@@ -1,4 +1,4 @@
-import type { CompactionResult } from "../compact/port.ts";
+import type { CompactionInput, CompactionResult } from "../compact/port.ts";
 import { noHooks, type HookDispatcher } from "../hooks/port.ts";
 import { callModel, type CallModelResult } from "../model/call-model.ts";
 import type { ThinkingConfig } from "../model/port.ts";
@@ -134,15 +134,16 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
     if (signal.aborted) return yield* end({ reason: "aborted_streaming", turnCount: state.turnCount });
 
     let messages = state.messages;
+    const compactionInput = (conversation: ConversationMessage[]): CompactionInput => ({
+      messages: conversation,
+      model: state.model,
+      systemPrompt: params.systemPrompt,
+      signal,
+      client: deps.model,
+      lastInputTokens: state.lastInputTokens,
+    });
     for (const stage of ["snip", "microcompact", "autocompact"] as const) {
-      const compacted = await deps.compactor[stage]({
-        messages,
-        model: state.model,
-        systemPrompt: params.systemPrompt,
-        signal,
-        client: deps.model,
-        lastInputTokens: state.lastInputTokens,
-      });
+      const compacted = await deps.compactor[stage](compactionInput(messages));
       if (!compacted) continue;
       yield* emitCompaction(compacted);
       messages = compacted.messages;
@@ -243,14 +244,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       if (result.error.code === "aborted") return yield* end({ reason: "aborted_streaming", turnCount: state.turnCount });
       if (result.error.code === "prompt_too_long" && !state.hasAttemptedReactiveCompact) {
         // Withheld: the user sees the error only if compaction cannot make room.
-        const compacted = await deps.compactor.reactive({
-          messages,
-          model: state.model,
-          systemPrompt: params.systemPrompt,
-          signal,
-          client: deps.model,
-          lastInputTokens: state.lastInputTokens,
-        });
+        const compacted = await deps.compactor.reactive(compactionInput(messages));
         if (compacted) {
           yield* emitCompaction(compacted);
           lastUuid = compacted.messages.at(-1)?.uuid ?? lastUuid;
