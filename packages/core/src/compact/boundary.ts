@@ -20,6 +20,8 @@ export type BuildCompactedOptions = {
   attachmentText: string | null;
   uuid: () => string;
   timestamp: string;
+  /** A subagent's conversation: its new lines carry its id and the sidechain flag, as the rest of it does. */
+  agentId?: string;
 };
 
 /**
@@ -49,7 +51,9 @@ function copyKept(message: ConversationMessage, uuid: string, parentUuid: string
 /** The conversation after a compaction: boundary → summary → kept recent messages → re-attached context. */
 export function buildCompactedConversation(options: BuildCompactedOptions): CompactedConversation {
   const { timestamp } = options;
+  const sidechain = options.agentId === undefined ? {} : { agentId: options.agentId, isSidechain: true };
   const boundary: SystemMessage = {
+    ...sidechain,
     type: "system",
     subtype: "compact_boundary",
     uuid: options.uuid(),
@@ -67,6 +71,7 @@ export function buildCompactedConversation(options: BuildCompactedOptions): Comp
     },
   };
   const summary: UserMessage = {
+    ...sidechain,
     type: "user",
     uuid: options.uuid(),
     parentUuid: boundary.uuid,
@@ -87,6 +92,7 @@ export function buildCompactedConversation(options: BuildCompactedOptions): Comp
   let attachment: UserMessage | null = null;
   if (options.attachmentText !== null) {
     const meta: UserMessage & CompactAttachmentFields = {
+      ...sidechain,
       type: "user",
       uuid: options.uuid(),
       parentUuid,

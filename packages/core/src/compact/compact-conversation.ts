@@ -59,6 +59,11 @@ async function runPreCompactHooks(run: CompactionRun): Promise<HookStep> {
   return step;
 }
 
+function agentOf(messages: readonly ConversationMessage[]): { agentId?: string } {
+  const agentId = messages.at(-1)?.agentId;
+  return agentId === undefined ? {} : { agentId };
+}
+
 function summarizedForRequest(messages: readonly ConversationMessage[]): ConversationMessage[] {
   // A previous attachment is re-made fresh below; summarising it would only repeat file contents.
   return messages.filter((message) => message.type !== "system" && !isCompactAttachment(message));
@@ -121,6 +126,7 @@ export async function compactConversation(run: CompactionRun): Promise<Compactio
       attachmentText: attachmentText(deps.getTodos(), files),
       uuid: deps.uuid,
       timestamp: new Date(deps.now()).toISOString(),
+      ...agentOf(input.messages),
     });
     const postTokens = estimateTokens(built.messages) + run.overheadTokens;
     if (built.boundary.compactMetadata) built.boundary.compactMetadata.postTokens = postTokens;

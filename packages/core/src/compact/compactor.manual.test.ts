@@ -52,6 +52,16 @@ describe("manual compaction (/compact)", () => {
   });
 });
 
+describe("a subagent's conversation", () => {
+  it("writes its compaction lines on the subagent's sidechain", async () => {
+    const messages = smallSession().map((message) => ({ ...message, agentId: "agent-7", isSidechain: true }));
+    const outcome = await createCompactor(limits).compactNow(compactionInput(messages, createScriptedModel([summaryTurn])));
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    for (const line of outcome.result.added) expect(line).toMatchObject({ agentId: "agent-7", isSidechain: true });
+  });
+});
+
 describe("reactive compaction", () => {
   it("compacts below the threshold too, as trigger reactive, and returns null when the summary fails", async () => {
     const model = createScriptedModel([summaryTurn]);

@@ -65,7 +65,15 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
       ...(freed ? { freed } : {}),
     });
 
-  const limitsFor = (model: string): ContextLimits => resolveContextLimits(model, settings);
+  const limitsByModel = new Map<string, ContextLimits>();
+  const limitsFor = (model: string): ContextLimits => {
+    let limits = limitsByModel.get(model);
+    if (!limits) {
+      limits = resolveContextLimits(model, settings);
+      limitsByModel.set(model, limits);
+    }
+    return limits;
+  };
 
   const prune = (input: CompactionInput, outcome: PruneOutcome | null, notice: (count: number, tokens: number) => string, code: string): CompactionResult | null => {
     if (!outcome) return null;

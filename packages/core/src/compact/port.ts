@@ -14,9 +14,12 @@ export type CompactionInput = {
 };
 
 export type CompactionResult = {
-  /** Replaces the loop's conversation (the boundary and summary lines included). */
+  /**
+   * Replaces the loop's conversation (the boundary and summary lines included). A stage that has
+   * only something to say (the breaker's notice) returns the input's messages unchanged.
+   */
   messages: ConversationMessage[];
-  /** Messages to persist and show: the boundary, the summary, notices. */
+  /** Messages to persist and show: the boundary, the summary, notices. Empty for snip and micro-compact, which change nothing on disk. */
   added: ConversationMessage[];
   events: AgentEvent[];
 };

@@ -34,7 +34,7 @@ describe("snip", () => {
     // 9,100 tokens > 8,000: the Bash result goes (7,100 > 6,000), then the big Read (4,100).
     expect(outcome.pruned.map((entry) => entry.toolUseId)).toEqual(["t1", "t3"]);
     expect(resultText(outcome.messages, "t1")).toBe(
-      `${SNIPPED_PREFIX} the result of Bash (npm test -- --verbose) (8,000 characters, about 2,000 tokens) was removed. Call the tool again if you still need it.]`,
+      `${SNIPPED_PREFIX} the result of Bash (npm test -- --verbose) (8,000 characters, about 2,000 tokens) was removed.]`,
     );
     expect(resultText(outcome.messages, "t2")).toBe("b".repeat(400));
     expect(resultText(outcome.messages, "t4")).toBe("d".repeat(16_000));
@@ -63,7 +63,7 @@ describe("micro-compact", () => {
     const outcome = microcompactToolResults(session().messages, options)!;
     expect(outcome.pruned.map((entry) => entry.toolUseId)).toEqual(["t1", "t2"]);
     expect(resultText(outcome.messages, "t2")).toBe(
-      `${CLEARED_PREFIX} Read (/w/small.ts) returned 400 characters; the output was removed to save context. Run it again if you need it.]`,
+      `${CLEARED_PREFIX} Read (/w/small.ts) returned 400 characters; the output was removed to save context. Call the tool again if you still need it.]`,
     );
     expect(resultText(outcome.messages, "t3")).toBe("c".repeat(12_000));
     expect(pairingIsIntact(outcome.messages)).toBe(true);

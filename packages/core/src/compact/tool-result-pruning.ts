@@ -82,6 +82,13 @@ function applyReplacements(
   return { messages: replaceToolResults(messages, replacements), pruned, freedTokens };
 }
 
+/** Tools whose output can be fetched again without side effects; only for these does a placeholder suggest calling again. */
+const REFETCHABLE_TOOLS = new Set(["Read", "Grep", "Glob", "WebFetch", "WebSearch", "BashOutput"]);
+
+function refetchHint(entry: ToolResultEntry): string {
+  return entry.call && REFETCHABLE_TOOLS.has(entry.call.name) ? " Call the tool again if you still need it." : "";
+}
+
 function sizeText(entry: ToolResultEntry): string {
   const images = entry.block.content !== undefined && typeof entry.block.content !== "string" ? entry.block.content.filter((part) => part.type === "image").length : 0;
   const chars = `${entry.chars.toLocaleString("en-US")} characters`;
@@ -120,7 +127,7 @@ export function snipToolResults(messages: readonly ConversationMessage[], option
   }
   if (chosen.length === 0) return null;
   return applyReplacements(messages, chosen, (entry) =>
-    `${SNIPPED_PREFIX} the result of ${describeToolCall(entry.call)} (${sizeText(entry)}, about ${entry.tokens.toLocaleString("en-US")} tokens) was removed. Call the tool again if you still need it.]`,
+    `${SNIPPED_PREFIX} the result of ${describeToolCall(entry.call)} (${sizeText(entry)}, about ${entry.tokens.toLocaleString("en-US")} tokens) was removed.${refetchHint(entry)}]`,
   );
 }
 
@@ -171,6 +178,6 @@ export function microcompactToolResults(messages: readonly ConversationMessage[]
   const savings = chosen.reduce((sum, entry) => sum + entry.tokens, 0);
   if (chosen.length === 0 || savings < options.minSavingsTokens) return null;
   return applyReplacements(messages, chosen, (entry) =>
-    `${CLEARED_PREFIX} ${describeToolCall(entry.call)} returned ${sizeText(entry)}; the output was removed to save context. Run it again if you need it.]`,
+    `${CLEARED_PREFIX} ${describeToolCall(entry.call)} returned ${sizeText(entry)}; the output was removed to save context.${refetchHint(entry)}]`,
   );
 }
