@@ -30,3 +30,17 @@ export type {
 export type { ApiContext, SequencedEvent } from "./router/context.ts";
 export { openSessionIndex, sessionQuerySchema, sessionRowSchema } from "./session-index/session-index.ts";
 export type { RefreshReport, SessionIndex, SessionIndexOptions, SessionQuery, SessionRow } from "./session-index/session-index.ts";
+export { startServer, ServerConfigError, DEFAULT_HOST, DEFAULT_PORT } from "./server/start-server.ts";
+export type { CairnServer, StartServerOptions } from "./server/start-server.ts";
+export { isWebAppBuilt, loadNextHandler, WebAppNotBuiltError } from "./server/next-handler.ts";
+export type { WebHandler } from "./server/next-handler.ts";
+export { generateAccessToken, isLoopbackHost, tokensEqual } from "./auth/access-token.ts";
+export { AccessGuard } from "./auth/access-guard.ts";
+export type { AccessDecision } from "./auth/access-guard.ts";
+export { SessionHub } from "./hub/session-hub.ts";
+export type { SessionHubOptions } from "./hub/session-hub.ts";
+export { MemoryEventBus, DEFAULT_RING_SIZE } from "./hub/event-bus.ts";
+export type { EventBus, EventListener, Replay } from "./hub/event-bus.ts";
+export { streamEvents } from "./hub/event-stream.ts";
+export { TerminalManager } from "./terminal/terminal-manager.ts";
+export { TrustStore } from "./server/trust-store.ts";

@@ -1,0 +1,213 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { createHTTPHandler } from "@trpc/server/adapters/standalone";
+import type { QueryDeps } from "@cairn/core";
+import { AccessGuard } from "../auth/access-guard.ts";
+import { generateAccessToken, isLoopbackHost } from "../auth/access-token.ts";
+import { SessionHub } from "../hub/session-hub.ts";
+import type { EventBus } from "../hub/event-bus.ts";
+import type { ApiContext } from "../router/context.ts";
+import { appRouter } from "../router/index.ts";
+import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/create-runtime.ts";
+import { TerminalManager } from "../terminal/terminal-manager.ts";
+import { MetaService, sandboxStatus } from "./meta-service.ts";
+import { loadNextHandler, type WebHandler } from "./next-handler.ts";
+import { SettingsService } from "./settings-service.ts";
+import { TrustStore } from "./trust-store.ts";
+import { WorkspaceFiles } from "./workspace-files.ts";
+
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_PORT = 3000;
+const TRPC_PREFIX = "/api/trpc/";
+
+export class ServerConfigError extends Error {
+  override readonly name = "ServerConfigError";
+  readonly code: "token_required" | "invalid_token";
+  constructor(code: "token_required" | "invalid_token", message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export type StartServerOptions = Omit<RuntimeOptions, "workspaceRoot" | "trusted"> & {
+  /** The folder to open. */
+  workspace: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Required when `host` is not a loopback address; otherwise random. */
+  token?: string;
+  /** The built Next.js app to serve for every non-API path; null serves the API alone (tests). */
+  webDir: string | null;
+  /** Hub options (tests and benchmarks). */
+  checkpoints?: boolean;
+  bus?: EventBus;
+  deps?: (runtime: Runtime) => QueryDeps;
+};
+
+export type CairnServer = {
+  /** `http://host:port` */
+  url: string;
+  /** The URL to open once: it carries the token. */
+  loginUrl: string;
+  token: string;
+  port: number;
+  runtime: Runtime;
+  hub: SessionHub;
+  terminals: TerminalManager;
+  /** Open HTTP connections (SSE streams included). */
+  connectionCount(): number;
+  close(): Promise<void>;
+};
+
+/**
+ * One Node http server: `/api/trpc/*` goes to the tRPC router (SSE subscriptions with pings), every
+ * other path to Next.js; nothing is served before the access check passes.
+ */
+export async function startServer(options: StartServerOptions): Promise<CairnServer> {
+  const host = options.host ?? DEFAULT_HOST;
+  if (!isLoopbackHost(host) && options.token === undefined) {
+    throw new ServerConfigError("token_required", `Refusing to listen on ${host} without an explicit access token (set CAIRN_TOKEN): anyone who can reach it could run commands.`);
+  }
+  if (options.token !== undefined && options.token.length < 16) throw new ServerConfigError("invalid_token", "The access token must be at least 16 characters long");
+  const token = options.token ?? generateAccessToken();
+
+  const trustStore = new TrustStore(options.cairnHome);
+  const { workspace, host: _host, port: _port, token: _token, webDir, checkpoints, bus, deps, ...runtimeOptions } = options;
+  const runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted: false });
+  let web: WebHandler | undefined;
+  let hub: SessionHub | undefined;
+  let terminals: TerminalManager | undefined;
+  let server: Server | undefined;
+  try {
+    runtime.setTrusted(await trustStore.isTrusted(runtime.workspaceRoot));
+    const sandbox = await sandboxStatus(runtime);
+    hub = new SessionHub({
+      runtime,
+      sandboxed: sandbox.available,
+      ...(checkpoints !== undefined ? { checkpoints } : {}),
+      ...(bus ? { bus } : {}),
+      ...(deps ? { deps } : {}),
+    });
+    terminals = new TerminalManager(runtime);
+    const sessionHub = hub;
+    const context: ApiContext = {
+      meta: new MetaService(runtime, trustStore),
+      sessions: sessionHub,
+      files: new WorkspaceFiles(runtime.workspace),
+      settings: new SettingsService(runtime, (sessionId) => sessionHub.sessionRules(sessionId), options.managedSettingsPath),
+      terminals,
+    };
+    const trpc = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context });
+
+    server = createServer();
+    const sockets = new Set<Socket>();
+    server.on("connection", (socket: Socket) => {
+      sockets.add(socket);
+      socket.once("close", () => sockets.delete(socket));
+    });
+    const port = await listen(server, host, options.port ?? DEFAULT_PORT);
+    if (webDir !== null) web = await loadNextHandler({ webDir, hostname: host, port });
+    const guard = new AccessGuard({ token, port });
+    const webHandler = web;
+    server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+      route(request, response, { guard, trpc, web: webHandler });
+    });
+
+    const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+    const url = `http://${urlHost}:${port}`;
+    const openServer = server;
+    const openHub = hub;
+    const openTerminals = terminals;
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      loginUrl: `${url}/?token=${token}`,
+      token,
+      port,
+      runtime,
+      hub: openHub,
+      terminals: openTerminals,
+      connectionCount: () => sockets.size,
+      close() {
+        closing ??= shutdown({ server: openServer, hub: openHub, terminals: openTerminals, web: webHandler, runtime });
+        return closing;
+      },
+    };
+  } catch (error) {
+    await shutdown({ server, hub, terminals, web, runtime }).catch(() => undefined);
+    throw error;
+  }
+}
+
+type Routes = {
+  guard: AccessGuard;
+  trpc: (request: IncomingMessage, response: ServerResponse) => void;
+  web: WebHandler | undefined;
+};
+
+function route(request: IncomingMessage, response: ServerResponse, routes: Routes): void {
+  response.setHeader("Referrer-Policy", "no-referrer");
+  response.setHeader("X-Content-Type-Options", "nosniff");
+  const decision = routes.guard.check(request);
+  switch (decision.kind) {
+    case "login":
+      response.writeHead(303, { Location: decision.location, "Set-Cookie": decision.setCookie, "Cache-Control": "no-store" });
+      response.end();
+      return;
+    case "unauthorized":
+      response.writeHead(401, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
+      response.end(`401 Unauthorized: ${decision.reason}\n`);
+      return;
+    case "forbidden":
+      response.writeHead(403, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
+      response.end(`403 Forbidden: ${decision.reason}\n`);
+      return;
+    case "allow":
+      break;
+  }
+  const path = (request.url ?? "/").split("?")[0] ?? "/";
+  if (path.startsWith(TRPC_PREFIX)) {
+    response.setHeader("Cache-Control", "no-store");
+    // tRPC's non-batched JSON parser fails on an empty body (httpLink sends none for an undefined
+    // input); every procedure that may omit its input accepts {}.
+    if (request.method === "POST" && request.headers["content-length"] === "0") (request as IncomingMessage & { body?: string }).body = "{}";
+    routes.trpc(request, response);
+    return;
+  }
+  if (!routes.web) {
+    response.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
+    response.end("404 Not Found: this server serves the API only\n");
+    return;
+  }
+  routes.web.handle(request, response).catch((error: unknown) => {
+    if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
+    response.end(`500 Internal Server Error: ${(error as Error).message}\n`);
+  });
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+async function shutdown(parts: { server: Server | undefined; hub: SessionHub | undefined; terminals: TerminalManager | undefined; web: WebHandler | undefined; runtime: Runtime }): Promise<void> {
+  const { server } = parts;
+  const closed = server?.listening
+    ? new Promise<void>((resolve) => {
+        server.close(() => resolve());
+      })
+    : Promise.resolve();
+  // SSE streams never end on their own; dropping them aborts their subscriptions.
+  server?.closeAllConnections();
+  await Promise.allSettled([parts.hub?.close(), parts.terminals?.closeAll()]);
+  await closed;
+  await parts.web?.close().catch(() => undefined);
+  await parts.runtime.close();
+}
