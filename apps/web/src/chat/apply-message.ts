@@ -54,6 +54,7 @@ function applyAssistant(state: ChatState, message: AssistantMessage): ChatState 
   const item: ChatItem = {
     kind: "assistant",
     id: messageId,
+    uuid: message.uuid,
     model: message.message.model,
     streaming: false,
     partial: message.isPartial === true,
@@ -107,6 +108,7 @@ export const LOCAL_PREFIX = "local:";
 export const DRAFT_PREFIX = "draft:";
 
 function applySystem(state: ChatState, message: SystemMessage): ChatState {
+  if (state.items.some((item) => item.id === message.uuid)) return state;
   if (message.subtype === "compact_boundary") {
     const metadata = message.compactMetadata;
     // The `compact-boundary` event already drew this boundary when the run was watched live.

@@ -119,7 +119,7 @@ describe("joining a stream in the middle", () => {
     expect(joined.items[0]).toMatchObject({ kind: "assistant", streaming: true, blocks: [{ type: "thinking", text: "…so" }, { type: "text", text: "rest of the answer" }] });
 
     const done = applyEvents(joined, numbered([{ type: "message", message: assistantMessage("msg_9", [{ type: "text", text: "whole answer" }]) }], 42));
-    expect(done.items).toEqual([{ kind: "assistant", id: "msg_9", model: "claude-test", streaming: false, partial: false, blocks: [{ type: "text", text: "whole answer" }] }]);
+    expect(done.items).toEqual([{ kind: "assistant", id: "msg_9", uuid: "uuid-msg_9", model: "claude-test", streaming: false, partial: false, blocks: [{ type: "text", text: "whole answer" }] }]);
     expect(done.streamingId).toBeNull();
   });
 });

@@ -17,8 +17,7 @@ export function createBrowserTRPCClient() {
       splitLink({
         condition: (op) => op.type === "subscription",
         true: httpSubscriptionLink({ url: TRPC_URL }),
-        // The header marks the request as coming from this page: a cross-site form cannot send it.
-        false: httpBatchStreamLink({ url: TRPC_URL, headers: () => ({ "x-cairn-client": "web" }) }),
+        false: httpBatchStreamLink({ url: TRPC_URL }),
       }),
     ],
   });

@@ -1,0 +1,5 @@
+import { IdeShell } from "@/components/ide-shell";
+
+export default function Page() {
+  return <IdeShell />;
+}

@@ -1,0 +1,154 @@
+"use client";
+
+import type { PermissionMode } from "@cairn/core/schema";
+import { useMutation } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import type { ChatItem } from "@/chat/chat-types";
+import { useSessionChat } from "@/hooks/use-session-chat";
+import { errorMessage } from "@/lib/errors";
+import { useTRPC } from "@/trpc/client";
+import type { PermissionAnswer } from "@/trpc/types";
+import { PermissionPrompt } from "../permission/permission-prompt";
+import { ChatInput } from "./chat-input";
+import { ContextMeter } from "./context-meter";
+import { MessageList } from "./message-list";
+import { ModeModelControls } from "./mode-model-controls";
+import { SessionBar } from "./session-bar";
+import { TodoList } from "./todo-list";
+
+type Props = {
+  sessionId: string | null;
+  defaultModel: string;
+  onSessionChange(sessionId: string | null): void;
+  onOpenFile(path: string): void;
+};
+
+/** The agent: conversation, permission questions, todos, context, mode and model, sessions. */
+export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile }: Props) {
+  const trpc = useTRPC();
+  const { state, status, failure, showPrompt } = useSessionChat(sessionId);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const create = useMutation(trpc.session.create.mutationOptions());
+  const send = useMutation(trpc.session.send.mutationOptions());
+  const interrupt = useMutation(trpc.session.interrupt.mutationOptions());
+  const setMode = useMutation(trpc.session.setMode.mutationOptions());
+  const setModel = useMutation(trpc.session.setModel.mutationOptions());
+  const compact = useMutation(trpc.session.compact.mutationOptions());
+  const fork = useMutation(trpc.session.fork.mutationOptions());
+  const respond = useMutation(trpc.permission.respond.mutationOptions());
+
+  // A session that no longer exists (server restarted without its transcript) is let go of.
+  useEffect(() => {
+    if (failure?.notFound) onSessionChange(null);
+  }, [failure, onSessionChange]);
+
+  const report = (action: string) => (error: unknown) => setActionError(`${action} failed: ${errorMessage(error)}`);
+
+  const onSend = async (prompt: string): Promise<boolean> => {
+    setActionError(null);
+    try {
+      let target = sessionId;
+      if (!target) {
+        target = (await create.mutateAsync(undefined)).sessionId;
+        onSessionChange(target);
+      } else if (!state.running) showPrompt(prompt);
+      await send.mutateAsync({ sessionId: target, prompt });
+      return true;
+    } catch (error) {
+      report("Sending")(error);
+      return false;
+    }
+  };
+
+  const onInterrupt = () => {
+    if (sessionId) interrupt.mutate({ sessionId }, { onError: report("Interrupting") });
+  };
+
+  // Esc interrupts a running prompt from anywhere on the page except inside the editor (Monaco uses Esc itself).
+  useEffect(() => {
+    if (!state.running || !sessionId) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape" || event.defaultPrevented) return;
+      const target = event.target instanceof Element ? event.target : null;
+      if (target?.closest(".monaco-editor, .permission-prompt, .xterm, dialog")) return;
+      interrupt.mutate({ sessionId }, { onError: report("Interrupting") });
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  });
+
+  const forkAt = (messageUuid: string) => {
+    if (!sessionId) return;
+    fork.mutate({ sessionId, messageUuid }, { onSuccess: (result) => onSessionChange(result.sessionId), onError: report("Forking") });
+  };
+  const request = state.permissionRequests[0];
+
+  return (
+    <section className="chat-panel" data-testid="chat" data-session-id={sessionId ?? ""} data-running={state.running} data-stream={status}>
+      <SessionBar
+        activeSessionId={sessionId}
+        title={sessionId ? (state.items.find((item) => item.kind === "user")?.text.slice(0, 60) ?? "New session") : "No session yet"}
+        canFork={Boolean(sessionId && forkUuid(state.items))}
+        onSelect={onSessionChange}
+        onNew={() => create.mutate(undefined, { onSuccess: (result) => onSessionChange(result.sessionId), onError: report("Creating a session") })}
+        onFork={() => {
+          const uuid = forkUuid(state.items);
+          if (uuid) forkAt(uuid);
+        }}
+      />
+      <div className="chat-controls">
+        <ModeModelControls
+          mode={state.permissionMode}
+          model={state.model || defaultModel}
+          disabled={!sessionId}
+          onMode={(mode: PermissionMode) => sessionId && setMode.mutate({ sessionId, mode }, { onError: report("Changing the mode") })}
+          onModel={(model) => sessionId && setModel.mutate({ sessionId, model }, { onError: report("Changing the model") })}
+        />
+        <ContextMeter
+          tokens={state.contextTokens}
+          window={state.contextWindow}
+          compactions={state.compactions}
+          compacting={compact.isPending}
+          {...(sessionId && !state.running ? { onCompact: () => compact.mutate({ sessionId }, { onError: report("Compacting") }) } : {})}
+        />
+      </div>
+      {status === "reconnecting" ? <div className="notice-bar warning" data-testid="stream-reconnecting">Connection lost; reconnecting…</div> : null}
+      {failure && !failure.notFound ? <div className="notice-bar error" role="alert">The session stream failed: {failure.message}</div> : null}
+      <MessageList
+        items={state.items}
+        toolCalls={state.toolCalls}
+        onOpenFile={onOpenFile}
+        onFork={sessionId ? forkAt : undefined}
+        empty={<p className="muted">Ask the agent to read, search, edit or run code in this workspace.</p>}
+      />
+      <TodoList todos={state.todos} />
+      {request && sessionId ? (
+        <PermissionPrompt
+          key={request.requestId}
+          request={request}
+          pendingCount={state.permissionRequests.length}
+          onRespond={async (answer: PermissionAnswer) => {
+            await respond.mutateAsync({ sessionId, requestId: request.requestId, answer });
+          }}
+        />
+      ) : null}
+      {actionError ? (
+        <div className="notice-bar error" role="alert" data-testid="chat-action-error">
+          <span>{actionError}</span>
+          <button type="button" className="small" onClick={() => setActionError(null)}>Dismiss</button>
+        </div>
+      ) : null}
+      <ChatInput running={state.running} queued={state.queued} disabled={status === "loading" && Boolean(sessionId)} onSend={onSend} onInterrupt={onInterrupt} />
+    </section>
+  );
+}
+
+/** Fork at the latest message the server knows (user prompts carry uuids; assistant items are keyed by message id). */
+function forkUuid(items: readonly ChatItem[]): string | undefined {
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index];
+    if (item?.kind === "user" && !item.id.startsWith("local:")) return item.id;
+    if (item?.kind === "assistant" && item.uuid) return item.uuid;
+  }
+  return undefined;
+}

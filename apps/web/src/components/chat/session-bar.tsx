@@ -1,0 +1,75 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { useTRPC } from "@/trpc/client";
+
+type Props = {
+  activeSessionId: string | null;
+  title: string;
+  canFork: boolean;
+  onSelect(sessionId: string): void;
+  onNew(): void;
+  onFork(): void;
+};
+
+/** Sessions: switch (resume), start a new one, fork the current one; share and timeline are announced, not built. */
+export function SessionBar({ activeSessionId, title, canFork, onSelect, onNew, onFork }: Props) {
+  const trpc = useTRPC();
+  const [open, setOpen] = useState(false);
+  const sessions = useQuery({ ...trpc.session.list.queryOptions(), refetchInterval: open ? 3_000 : false });
+  return (
+    <div className="session-bar" data-testid="session-list">
+      <div className="session-bar-row">
+        <button type="button" className="session-toggle" data-testid="session-list-toggle" aria-expanded={open} onClick={() => setOpen(!open)} title="Sessions">
+          <span className="session-title">{title}</span> <span aria-hidden>▾</span>
+        </button>
+        <span className="toolbar">
+          <button type="button" className="small" data-testid="session-new" onClick={onNew} title="Start a new session">
+            New
+          </button>
+          <button type="button" className="small" data-testid="session-fork" onClick={onFork} disabled={!canFork} title="Fork this session at its latest message">
+            Fork
+          </button>
+          <button type="button" className="small soon" data-testid="share-button" aria-disabled="true" title="Read-only share links are coming soon" onClick={(event) => event.preventDefault()}>
+            Share <span className="soon-tag">coming soon</span>
+          </button>
+          <button type="button" className="small soon" data-testid="timeline-link" aria-disabled="true" title="The session timeline is coming soon" onClick={(event) => event.preventDefault()}>
+            Timeline <span className="soon-tag">coming soon</span>
+          </button>
+        </span>
+      </div>
+      {open ? (
+        <div className="session-popover" role="listbox" aria-label="Sessions">
+          {sessions.isPending ? <p className="muted">Loading sessions…</p> : null}
+          {sessions.isError ? <p className="form-error">Could not load sessions: {sessions.error.message}</p> : null}
+          {sessions.data?.length === 0 ? <p className="muted">No sessions yet.</p> : null}
+          <ul>
+            {sessions.data?.map((session) => (
+              <li key={session.sessionId}>
+                <button
+                  type="button"
+                  role="option"
+                  aria-selected={session.sessionId === activeSessionId}
+                  className={`session-item${session.sessionId === activeSessionId ? " active" : ""}`}
+                  data-testid="session-list-item"
+                  data-session-id={session.sessionId}
+                  onClick={() => {
+                    onSelect(session.sessionId);
+                    setOpen(false);
+                  }}
+                >
+                  <span className="session-item-title">{session.title}</span>
+                  <span className="session-item-meta">
+                    {session.running ? "running · " : ""}
+                    {session.messageCount} messages · {new Date(session.updatedAt).toLocaleString()}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </div>
+  );
+}

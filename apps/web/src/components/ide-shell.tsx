@@ -1,0 +1,119 @@
+"use client";
+
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useState } from "react";
+import { loadActiveSession, saveActiveSession } from "@/chat/chat-storage";
+import { useEditorTabs } from "@/hooks/use-editor-tabs";
+import { useWorkspaceWatch } from "@/hooks/use-workspace-watch";
+import { useTRPC, useTRPCClient } from "@/trpc/client";
+import { DemoBanner } from "./banner/demo-banner";
+import { TrustDialog } from "./banner/trust-dialog";
+import { ChatPanel } from "./chat/chat-panel";
+import { EditorArea } from "./editor/editor-area";
+import { FileTree } from "./files/file-tree";
+import { TerminalPanel } from "./terminal/terminal-panel";
+
+const TRUST_ASKED_KEY = "cairn:trust-asked";
+
+/** The IDE: explorer | editor + terminal | agent chat. */
+export function IdeShell() {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const queryClient = useQueryClient();
+  const meta = useQuery(trpc.meta.info.queryOptions());
+  const trust = useMutation(trpc.meta.trust.mutationOptions());
+  const editor = useEditorTabs();
+  const [sessionId, setSessionId] = useState<string | null>(null);
+  const [trustAsked, setTrustAsked] = useState(true);
+
+  // Client-only state is read after hydration, so the server-rendered shell matches (STACK.md P19).
+  useEffect(() => {
+    setSessionId(loadActiveSession(window.sessionStorage));
+    setTrustAsked(window.sessionStorage.getItem(TRUST_ASKED_KEY) === "1");
+  }, []);
+
+  const changeSession = useCallback((next: string | null) => {
+    saveActiveSession(window.sessionStorage, next);
+    setSessionId(next);
+  }, []);
+
+  useWorkspaceWatch(meta.isSuccess, editor.onDiskChange);
+
+  const ops = {
+    create: async (path: string, kind: "file" | "directory") => {
+      await client.workspace.create.mutate({ path, kind });
+      await queryClient.invalidateQueries({ queryKey: trpc.workspace.tree.pathKey() });
+    },
+    rename: async (from: string, to: string) => {
+      await client.workspace.rename.mutate({ from, to });
+      editor.dispatch({ type: "renamed", from, to });
+      await queryClient.invalidateQueries({ queryKey: trpc.workspace.tree.pathKey() });
+    },
+    remove: async (path: string) => {
+      await client.workspace.delete.mutate({ path });
+      for (const tab of editor.state.tabs) {
+        if (tab.path === path || tab.path.startsWith(`${path}/`)) editor.dispatch({ type: "closed", path: tab.path });
+      }
+      await queryClient.invalidateQueries({ queryKey: trpc.workspace.tree.pathKey() });
+    },
+  };
+
+  if (meta.isPending) return <div className="splash">Starting Cairn…</div>;
+  if (meta.isError) {
+    return (
+      <div className="splash error" role="alert">
+        <p>Cannot reach the Cairn server: {meta.error.message}</p>
+        <p className="muted">If the server asked for a token, open the address it printed (it includes the token).</p>
+        <button type="button" onClick={() => void meta.refetch()}>Retry</button>
+      </div>
+    );
+  }
+  const info = meta.data;
+  const showTrust = !info.trusted && !trustAsked;
+  const dismissTrust = () => {
+    window.sessionStorage.setItem(TRUST_ASKED_KEY, "1");
+    setTrustAsked(true);
+  };
+
+  return (
+    <div className="ide" data-testid="ide">
+      {info.demo ? <DemoBanner /> : null}
+      {!info.sandbox.available ? (
+        <div className="notice-bar warning" role="status" data-testid="sandbox-warning">
+          The command sandbox is not available{info.sandbox.reason ? `: ${info.sandbox.reason}` : ""}. Bash commands are refused unless the administrator turns the sandbox off.
+        </div>
+      ) : null}
+      <div className="ide-columns">
+        <aside className="sidebar">
+          <FileTree root={info.workspaceRoot} activePath={editor.state.active} onOpen={(path) => void editor.open(path)} {...ops} />
+          <footer className="sidebar-footer muted" title={info.workspaceRoot}>
+            Cairn {info.version} · {info.trusted ? "trusted" : "untrusted"} workspace
+          </footer>
+        </aside>
+        <main className="center">
+          <EditorArea
+            root={info.workspaceRoot}
+            state={editor.state}
+            dispatch={editor.dispatch}
+            save={(path) => void editor.save(path)}
+            notice={editor.notice}
+            dismissNotice={editor.dismissNotice}
+          />
+          <TerminalPanel />
+        </main>
+        <ChatPanel sessionId={sessionId} defaultModel={info.model} onSessionChange={changeSession} onOpenFile={(path) => void editor.open(path)} />
+      </div>
+      {showTrust ? (
+        <TrustDialog
+          workspaceRoot={info.workspaceRoot}
+          onDecline={dismissTrust}
+          onTrust={async () => {
+            await trust.mutateAsync();
+            dismissTrust();
+            await queryClient.invalidateQueries({ queryKey: trpc.meta.info.queryKey() });
+          }}
+        />
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+"use client";
+
+import { useCallback, useEffect, useRef, useState } from "react";
+import { addLocalPrompt, applyEvents } from "@/chat/chat-reducer";
+import { stateFromSnapshot } from "@/chat/chat-snapshot";
+import { loadChat, saveChat } from "@/chat/chat-storage";
+import { initialChatState, type ChatState, type SessionEvent } from "@/chat/chat-types";
+import { useTRPCClient } from "@/trpc/client";
+
+export type StreamStatus = "idle" | "loading" | "live" | "reconnecting" | "failed";
+
+/** How often the view is written to sessionStorage while events stream in (also on pagehide). */
+const SAVE_INTERVAL_MS = 400;
+/** Deltas arrive faster than frames: apply them in batches. */
+const FLUSH_MS = 16;
+
+/**
+ * The chat of one session: the view restored from this tab's sessionStorage (or built from `session.get`),
+ * kept current by `session.events` from the last applied event id, so a reload continues the stream.
+ */
+export function useSessionChat(sessionId: string | null) {
+  const client = useTRPCClient();
+  const [state, setState] = useState<ChatState>(initialChatState);
+  const [status, setStatus] = useState<StreamStatus>("idle");
+  const [failure, setFailure] = useState<{ message: string; notFound: boolean } | null>(null);
+  const latest = useRef(state);
+  latest.current = state;
+
+  useEffect(() => {
+    if (!sessionId) {
+      setState(initialChatState());
+      setStatus("idle");
+      return;
+    }
+    const storage = window.sessionStorage;
+    const controller = new AbortController();
+    const queue: { id: string; event: SessionEvent }[] = [];
+    let flushTimer: ReturnType<typeof setTimeout> | undefined;
+    let saveTimer: ReturnType<typeof setTimeout> | undefined;
+    let subscription: { unsubscribe(): void } | undefined;
+
+    const save = () => {
+      saveTimer = undefined;
+      saveChat(storage, sessionId, latest.current);
+    };
+    const flush = () => {
+      flushTimer = undefined;
+      const batch = queue.splice(0);
+      if (batch.length === 0) return;
+      setState((current) => {
+        const next = applyEvents(current, batch);
+        latest.current = next;
+        return next;
+      });
+      saveTimer ??= setTimeout(save, SAVE_INTERVAL_MS);
+    };
+    const onPageHide = () => {
+      if (flushTimer) clearTimeout(flushTimer);
+      flush();
+      save();
+    };
+    window.addEventListener("pagehide", onPageHide);
+
+    setStatus("loading");
+    setFailure(null);
+    (async () => {
+      const restored = loadChat(storage, sessionId);
+      const base = restored ?? stateFromSnapshot(await client.session.get.query({ sessionId }, { signal: controller.signal }));
+      if (controller.signal.aborted) return;
+      latest.current = base;
+      setState(base);
+      subscription = client.session.events.subscribe(
+        { sessionId, lastEventId: base.lastEventId },
+        {
+          onStarted: () => setStatus("live"),
+          onData: ({ id, data }) => {
+            queue.push({ id, event: data });
+            flushTimer ??= setTimeout(flush, FLUSH_MS);
+          },
+          onConnectionStateChange: (connection) => {
+            if (connection.state === "connecting" && connection.error) setStatus("reconnecting");
+            if (connection.state === "pending") setStatus("live");
+          },
+          onError: (error) => {
+            setStatus("failed");
+            setFailure({ message: error.message, notFound: error.data?.code === "NOT_FOUND" });
+          },
+        },
+      );
+    })().catch((error: unknown) => {
+      if (controller.signal.aborted) return;
+      setStatus("failed");
+      const notFound = typeof error === "object" && error !== null && (error as { data?: { code?: string } }).data?.code === "NOT_FOUND";
+      setFailure({ message: error instanceof Error ? error.message : String(error), notFound });
+    });
+
+    return () => {
+      controller.abort();
+      subscription?.unsubscribe();
+      window.removeEventListener("pagehide", onPageHide);
+      if (flushTimer) clearTimeout(flushTimer);
+      if (saveTimer) clearTimeout(saveTimer);
+      // Not through setState: the next session's view must not receive this one's events.
+      saveChat(storage, sessionId, applyEvents(latest.current, queue.splice(0)));
+    };
+  }, [client, sessionId]);
+
+  const localIds = useRef(0);
+  const showPrompt = useCallback((text: string) => {
+    setState((current) => addLocalPrompt(current, text, `${Date.now()}-${++localIds.current}`));
+  }, []);
+
+  return { state, status, failure, showPrompt };
+}
