@@ -133,3 +133,27 @@ describe("cairn -p as a child process against model-sim", () => {
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+ \(Cairn\)/);
   });
 });
+
+describe("cairn -p /compact", () => {
+  it("summarises a resumed session with the given instructions and writes a boundary", async () => {
+    sim.setScenario({ turns: [text("First answer with details."), text("<summary>The user asked a question; it was answered.</summary>"), text("After compaction.")] });
+    const first = await runCairn(["-p", "A question", "--output-format", "json"], { cwd: workspace, env });
+    const sessionId = String(first.lines.at(-1)!.session_id);
+    const compact = await runCairn(["-p", "/compact keep the numbers", "--resume", sessionId], { cwd: workspace, env });
+    expect(compact.stderr).toBe("");
+    expect(compact.code).toBe(0);
+    expect(compact.stdout).toMatch(/^Compacted the conversation/);
+    expect(JSON.stringify(sim.requests.at(-1)!.body)).toContain("keep the numbers");
+    const lines = await transcriptLines(sessionId);
+    const boundary = lines.find((line) => line.type === "system" && line.subtype === "compact_boundary");
+    expect(boundary).toMatchObject({ parentUuid: null, compactMetadata: { trigger: "manual" } });
+    expect(lines.some((line) => line.isCompactSummary)).toBe(true);
+
+    const after = await runCairn(["-p", "Next", "--resume", sessionId, "--output-format", "json"], { cwd: workspace, env });
+    expect(after.lines.at(-1)).toMatchObject({ result: "After compaction." });
+    // The request now starts from the summary; the most recent turn is kept verbatim after it.
+    const sent = (sim.requests.at(-1)!.body as Line).messages as Line[];
+    expect(JSON.stringify(sent[0])).toContain("The user asked a question; it was answered.");
+    expect(JSON.stringify(sent)).not.toContain('"A question"');
+  });
+});

@@ -13,6 +13,8 @@ const envSchema = z.object({
   CAIRN_MAX_TOOL_USE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   CAIRN_DISABLE_PROMPT_CACHING: z.enum(["0", "1", "true", "false"]).optional(),
   CAIRN_MAX_RETRIES: z.coerce.number().int().min(1).max(20).optional(),
+  CAIRN_CONTEXT_WINDOW: z.coerce.number().int().min(1_000).optional(),
+  CAIRN_AUTOCOMPACT_PCT: z.coerce.number().min(1).max(100).optional(),
 });
 
 export type CliEnv = {
@@ -25,6 +27,8 @@ export type CliEnv = {
   maxToolConcurrency: number;
   promptCaching: boolean;
   maxRetries: number | undefined;
+  contextWindow: number | undefined;
+  autoCompactPct: number | undefined;
 };
 
 export function readEnv(source: Record<string, string | undefined> = process.env): CliEnv {
@@ -45,5 +49,17 @@ export function readEnv(source: Record<string, string | undefined> = process.env
     maxToolConcurrency: env.CAIRN_MAX_TOOL_USE_CONCURRENCY ?? 10,
     promptCaching: !(env.CAIRN_DISABLE_PROMPT_CACHING === "1" || env.CAIRN_DISABLE_PROMPT_CACHING === "true"),
     maxRetries: env.CAIRN_MAX_RETRIES,
+    contextWindow: env.CAIRN_CONTEXT_WINDOW,
+    autoCompactPct: env.CAIRN_AUTOCOMPACT_PCT,
   };
+}
+
+/** The environment for child processes the CLI starts (`next build`): the process's own, plus `extra`. */
+export function childProcessEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
+  return { ...process.env, ...extra };
+}
+
+/** `cairn serve` runs Next's production server in-process; like `next start`, it needs NODE_ENV=production. */
+export function useProductionNodeEnv(): void {
+  process.env.NODE_ENV = "production";
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { projectDirName } from "@cairn/core/schema";
 import { productionDeps, repairForResume, runPrompt, type AgentEvent, type ConversationMessage } from "@cairn/core";
 import { loadTranscript } from "@cairn/core/node";
-import { createRuntime, type Runtime } from "@cairn/api";
+import { createRuntime, type Runtime, type SessionWiring } from "@cairn/api";
 import type { PrintArgs } from "./args.ts";
 import type { CliEnv } from "./env.ts";
 import { eventToLine, initLine, resultLine } from "./stream-json.ts";
@@ -39,6 +39,8 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       maxToolConcurrency: env.maxToolConcurrency,
       promptCaching: env.promptCaching,
       maxRetries: env.maxRetries,
+      contextWindow: env.contextWindow,
+      autoCompactPct: env.autoCompactPct,
     });
   } catch (error) {
     io.stderr(`cairn: could not start: ${(error as Error).message}\n`);
@@ -73,6 +75,11 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       );
     }
 
+    const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(args.prompt.trim());
+    if (compact) {
+      return await runManualCompaction({ runtime, wiring, history, instructions: compact[1]?.trim(), sessionId, args, io, emit });
+    }
+
     let finalText = "";
     let result: Extract<AgentEvent, { type: "result" }> | undefined;
     const events = runPrompt({
@@ -96,7 +103,7 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       },
       gate: runtime.gate,
       hooks: wiring.hooks,
-      deps: productionDeps(runtime.model.client),
+      deps: { ...productionDeps(runtime.model.client), compactor: wiring.compactor },
       config: runtime.queryConfig,
     });
     for await (const event of events) {
@@ -156,4 +163,38 @@ async function newestSession(projectDir: string): Promise<string | undefined> {
     if (!newest || info.mtimeMs > newest.mtime) newest = { id: name.slice(0, -".jsonl".length), mtime: info.mtimeMs };
   }
   return newest?.id;
+}
+
+/** `cairn -p "/compact [instructions]"`: summarise the resumed conversation now, as Claude Code's `/compact` does. */
+async function runManualCompaction(options: {
+  runtime: Runtime;
+  wiring: SessionWiring;
+  history: ConversationMessage[];
+  instructions: string | undefined;
+  sessionId: string;
+  args: PrintArgs;
+  io: CliIo;
+  emit: (line: object) => void;
+}): Promise<number> {
+  const { runtime, wiring, history, io, args, emit, sessionId } = options;
+  if (history.length === 0) {
+    io.stderr("cairn: /compact needs a conversation: use it with --resume <id> or --continue\n");
+    return 2;
+  }
+  const outcome = await wiring.compactor.compactNow(
+    { messages: history, model: runtime.model.model, systemPrompt: runtime.systemPrompt, signal: io.signal, client: runtime.model.client, lastInputTokens: null },
+    options.instructions ? { instructions: options.instructions } : {},
+  );
+  if (!outcome.ok) {
+    io.stderr(`cairn: compaction failed (${outcome.error.code}): ${outcome.error.message}. The conversation was left as it was.\n`);
+    await wiring.sink.close();
+    return 1;
+  }
+  for (const message of outcome.result.added) await wiring.sink.appendMessage(message);
+  await wiring.sink.close();
+  const boundary = outcome.result.events.find((event) => event.type === "compact-boundary");
+  const summary = boundary && boundary.type === "compact-boundary" ? `Compacted the conversation: ${boundary.preTokens} → ${boundary.postTokens} tokens.` : "Compacted the conversation.";
+  if (args.outputFormat === "text") io.stdout(`${summary}\n`);
+  else emit({ type: "result", subtype: "success", is_error: false, result: summary, session_id: sessionId, num_turns: 0 });
+  return 0;
 }

@@ -3,6 +3,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import {
   builtinTools,
+  createCompactor,
+  type CairnCompactor,
   createHookDispatcher,
   createInitialAppState,
   createPermissionEngine,
@@ -52,9 +54,12 @@ export type RuntimeOptions = {
   promptCaching?: boolean;
   maxRetries?: number | undefined;
   managedSettingsPath?: string;
+  /** Context window override (tests, small models) and the share of it that triggers auto-compaction. */
+  contextWindow?: number | undefined;
+  autoCompactPct?: number | undefined;
 };
 
-export type SessionWiring = { sink: JsonlTranscriptStore; hooks: HookDispatcher; transcriptPath: string };
+export type SessionWiring = { sink: JsonlTranscriptStore; hooks: HookDispatcher; transcriptPath: string; compactor: CairnCompactor };
 
 /** Everything a session needs, built once: the composition root shared by `cairn -p` and the server. */
 export type Runtime = {
@@ -176,7 +181,20 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         trusted,
         getPermissionMode: () => sessionStore.getState().permissionMode,
       });
-      return { sink, hooks, transcriptPath };
+      const compactor = createCompactor({
+        hooks,
+        getAppState: sessionStore.getState,
+        setAppState: sessionStore.setState,
+        getTodos: () => sessionStore.getState().todos,
+        readFile: async (path) => {
+          const bytes = await workspace.readFile(path).catch(() => null);
+          return bytes ? new TextDecoder().decode(bytes) : null;
+        },
+        retry: { ...defaultRetryPolicy, ...(options.maxRetries ? { maxAttempts: options.maxRetries } : {}) },
+        ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
+        ...(options.autoCompactPct ? { autoCompactPct: options.autoCompactPct } : {}),
+      });
+      return { sink, hooks, transcriptPath, compactor };
     },
     async close() {
       await workspace.dispose();
