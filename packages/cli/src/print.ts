@@ -1,7 +1,7 @@
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { projectDirName } from "@cairn/core/schema";
-import { productionDeps, repairForResume, runPrompt, type AgentEvent, type ConversationMessage } from "@cairn/core";
+import { checkBypassPermissionsAllowed, productionDeps, repairForResume, runPrompt, type AgentEvent, type ConversationMessage } from "@cairn/core";
 import { loadTranscript } from "@cairn/core/node";
 import { createRuntime, type Runtime, type SessionWiring } from "@cairn/api";
 import type { PrintArgs } from "./args.ts";
@@ -52,6 +52,17 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
     }
     if (runtime.model.demo && args.outputFormat === "text") {
       io.stderr("cairn: no ANTHROPIC_API_KEY is set, so the offline demo model answers (it knows a few commands only).\n");
+    }
+    if (runtime.store.getState().permissionMode === "bypassPermissions") {
+      const check = checkBypassPermissionsAllowed({
+        uid: process.getuid?.(),
+        sandboxed: runtime.settings.merged.sandbox.enabled ?? true,
+        disabledBySettings: runtime.settings.merged.permissions.disableBypassPermissionsMode,
+      });
+      if (!check.ok) {
+        io.stderr(`cairn: ${check.reason}\n`);
+        return 1;
+      }
     }
     const resumed = await resolveSession(args, runtime);
     const sessionId = args.forkSession || !resumed ? (args.sessionId ?? crypto.randomUUID()) : resumed.sessionId;
