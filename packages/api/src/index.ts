@@ -44,3 +44,4 @@ export type { EventBus, EventListener, Replay } from "./hub/event-bus.ts";
 export { streamEvents } from "./hub/event-stream.ts";
 export { TerminalManager } from "./terminal/terminal-manager.ts";
 export { TrustStore } from "./server/trust-store.ts";
+export { ensureSampleWorkspace } from "./server/sample-workspace.ts";

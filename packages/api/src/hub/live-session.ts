@@ -14,11 +14,10 @@ import {
 import type { ConversationMessage, PermissionMode } from "@cairn/core/schema";
 import type { Runtime, SessionWiring } from "../runtime/create-runtime.ts";
 import { ApiError } from "../router/errors.ts";
-import type { SessionEvent, SessionSnapshot, SessionStateEvent } from "../router/types.ts";
+import type { CompactResult, SessionEvent, SessionSnapshot, SessionStateEvent } from "../router/types.ts";
 import type { EventBus } from "./event-bus.ts";
 import { PermissionBroker } from "./permission-broker.ts";
 
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
 export const DEFAULT_MAX_QUEUED_PROMPTS = 10;
 
 export type LiveSessionOptions = {
@@ -115,8 +114,9 @@ export class LiveSession {
     };
   }
 
-  snapshot(contextWindow: number): SessionSnapshot {
+  snapshot(): SessionSnapshot {
     const state = this.state();
+    const contextWindow = this.sessionWiring().compactor.contextUsage({ messages: [], model: state.model, systemPrompt: [] }).contextWindow;
     return {
       sessionId: this.sessionId,
       title: this.title,
@@ -198,18 +198,69 @@ export class LiveSession {
     return this.wiring;
   }
 
+  /**
+   * `/compact [instructions]`: summarises the conversation now, as Claude Code does. Runs as the
+   * session's task (interruptible, shown as running); refused while a prompt runs.
+   */
+  async compact(instructions: string | undefined): Promise<CompactResult> {
+    if (this.active) throw new ApiError("session_busy", "Wait for the running prompt to end (or interrupt it) before compacting");
+    let outcome: CompactResult | ApiError = new ApiError("compaction_failed", "The compaction did not run");
+    await this.begin(async (signal) => {
+      outcome = await this.runCompaction(instructions, signal);
+    });
+    if (outcome instanceof ApiError) throw outcome;
+    return outcome;
+  }
+
   private start(prompt: string): void {
+    if (this.title === "New session") this.title = shorten(prompt);
+    void this.begin((signal) => this.run(prompt, signal));
+  }
+
+  /** Runs `task` as the session's one active run; queued prompts follow it. */
+  private begin(task: (signal: AbortSignal) => Promise<void>): Promise<void> {
     const controller = new AbortController();
     const run: ActiveRun = { controller, done: Promise.resolve() };
     this.active = run;
-    if (this.title === "New session") this.title = shorten(prompt);
     this.publishStateIfChanged();
-    run.done = this.run(prompt, controller.signal).finally(() => {
+    run.done = task(controller.signal).finally(() => {
       this.active = undefined;
       const next = this.queue.shift();
       if (next !== undefined) this.start(next);
       else this.publishStateIfChanged();
     });
+    return run.done;
+  }
+
+  private async runCompaction(instructions: string | undefined, signal: AbortSignal): Promise<CompactResult | ApiError> {
+    const wiring = this.sessionWiring();
+    const outcome = await wiring.compactor.compactNow(
+      {
+        messages: repairForResume(this.history),
+        model: this.store.getState().model,
+        systemPrompt: this.runtime.systemPrompt,
+        signal,
+        client: this.runtime.model.client,
+        lastInputTokens: this.contextTokens,
+      },
+      instructions ? { instructions } : {},
+    );
+    if (!outcome.ok) {
+      for (const event of outcome.events) this.bus.publish(this.sessionId, event);
+      return new ApiError("compaction_failed", `The conversation was not compacted (${outcome.error.code}): ${outcome.error.message}`, { cause: outcome.error });
+    }
+    for (const event of outcome.result.events) this.bus.publish(this.sessionId, event);
+    for (const message of outcome.result.added) {
+      await wiring.sink.appendMessage(message);
+      this.observe({ type: "message", message });
+      this.bus.publish(this.sessionId, { type: "message", message });
+    }
+    await wiring.sink.flush();
+    const boundary = outcome.result.events.find((event) => event.type === "compact-boundary");
+    if (boundary?.type !== "compact-boundary") return { preTokens: 0, postTokens: 0, summarizedCount: 0 };
+    this.contextTokens = boundary.postTokens;
+    this.publishStateIfChanged();
+    return { preTokens: boundary.preTokens, postTokens: boundary.postTokens, summarizedCount: boundary.summarizedCount };
   }
 
   private async run(prompt: string, signal: AbortSignal): Promise<void> {
@@ -238,7 +289,7 @@ export class LiveSession {
         gate: this.gate,
         prompter: this.broker,
         hooks: wiring.hooks,
-        deps: this.options.deps ? this.options.deps(runtime) : productionDeps(runtime.model.client),
+        deps: { ...(this.options.deps ? this.options.deps(runtime) : productionDeps(runtime.model.client)), compactor: wiring.compactor },
         config: runtime.queryConfig,
       });
       let promptSeen = false;

@@ -8,7 +8,7 @@ import { ApiError } from "../router/errors.ts";
 import type { CompactResult, RewindMode, RewindResult, SendResult, SessionSnapshot, SessionSummary } from "../router/types.ts";
 import { MemoryEventBus, type EventBus } from "./event-bus.ts";
 import { streamEvents } from "./event-stream.ts";
-import { DEFAULT_CONTEXT_WINDOW, LiveSession } from "./live-session.ts";
+import { LiveSession } from "./live-session.ts";
 import { forkAt, loadSession, rewindFiles } from "./session-files.ts";
 
 export type SessionHubOptions = {
@@ -17,7 +17,6 @@ export type SessionHubOptions = {
   /** Take a shadow-git checkpoint of the workspace at every prompt (for rewind). Default true. */
   checkpoints?: boolean;
   maxQueuedPrompts?: number;
-  contextWindow?: number;
   /** Whether Bash runs sandboxed (bypassPermissions is refused to root otherwise). */
   sandboxed?: boolean;
   /** Replaces the loop's side effects (tests). */
@@ -76,7 +75,7 @@ export class SessionHub implements SessionsPort {
   }
 
   async get(sessionId: string): Promise<SessionSnapshot> {
-    return (await this.require(sessionId)).snapshot(this.options.contextWindow ?? DEFAULT_CONTEXT_WINDOW);
+    return (await this.require(sessionId)).snapshot();
   }
 
   async send(sessionId: string, prompt: string): Promise<SendResult> {
@@ -97,9 +96,8 @@ export class SessionHub implements SessionsPort {
     (await this.require(sessionId)).setModel(model);
   }
 
-  async compact(sessionId: string): Promise<CompactResult> {
-    await this.require(sessionId);
-    throw new ApiError("not_implemented", "Manual compaction (/compact) is not available yet: the engine has no compactor for it.");
+  async compact(sessionId: string, instructions: string | undefined): Promise<CompactResult> {
+    return (await this.require(sessionId)).compact(instructions);
   }
 
   async fork(sessionId: string, messageUuid: string): Promise<{ sessionId: string }> {

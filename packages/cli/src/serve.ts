@@ -1,0 +1,195 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { stat } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { DEFAULT_HOST, DEFAULT_PORT, ensureSampleWorkspace, isWebAppBuilt, ServerConfigError, startServer, type CairnServer } from "@cairn/api";
+import { childProcessEnv, useProductionNodeEnv, type CliEnv } from "./env.ts";
+import { cliVersion } from "./main.ts";
+
+export const SERVE_HELP = `Usage: cairn serve [--host 127.0.0.1] [--port 3000] [--workspace <dir>] [--api-only]
+
+Starts the web IDE. It prints a URL carrying an access token; open it once and the browser keeps a cookie.
+  --host <addr>       interface to listen on (default 127.0.0.1). Any other address needs CAIRN_TOKEN set.
+  --port <n>          port (default 3000; 0 picks a free one)
+  --workspace <dir>   the folder to open (default: a sample project in $CAIRN_HOME/workspaces/sample)
+  --api-only          serve /api/trpc only, without the web app (for \`next dev\` against this server)
+Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CAIRN_HOME, CAIRN_MODEL, CAIRN_TOKEN (fixed access token).
+`;
+
+export type ServeIo = {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Stops the server; without it SIGINT/SIGTERM do. */
+  signal?: AbortSignal;
+  /** Called once the server listens (tests). */
+  onListening?: (server: CairnServer) => void;
+};
+
+class ServeUsageError extends Error {
+  readonly code = "usage";
+}
+
+/** `cairn serve`: runs until SIGINT/SIGTERM (or `io.signal`), then shuts down cleanly. Returns the exit code. */
+export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promise<number> {
+  let options: { host: string; port: number; workspace: string | undefined; apiOnly: boolean };
+  try {
+    const parsed = parseServeArgs(argv);
+    if (parsed === "help") {
+      io.stdout(SERVE_HELP);
+      return 0;
+    }
+    options = parsed;
+  } catch (error) {
+    io.stderr(`cairn serve: ${(error as Error).message}\n${SERVE_HELP}`);
+    return 2;
+  }
+
+  const workspace = options.workspace ? resolve(options.workspace) : await ensureSampleWorkspace(env.cairnHome);
+  if (!(await isDirectory(workspace))) {
+    io.stderr(`cairn serve: ${workspace} is not a directory\n`);
+    return 1;
+  }
+  let webDir: string | null = null;
+  if (!options.apiOnly) {
+    webDir = findWebDir();
+    if (!webDir) {
+      io.stderr("cairn serve: the web app (apps/web) was not found beside the CLI; use --api-only to serve the API alone\n");
+      return 1;
+    }
+    useProductionNodeEnv();
+    if (!isWebAppBuilt(webDir)) {
+      io.stderr(`cairn: the web app has not been built yet; building it now (next build in ${webDir}, about a minute)…\n`);
+      const built = await buildWebApp(webDir, io);
+      if (!built) {
+        io.stderr("cairn serve: the web app build failed (see above)\n");
+        return 1;
+      }
+    }
+  }
+
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  if (io.signal) io.signal.addEventListener("abort", onSignal, { once: true });
+  else {
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+  }
+  let server: CairnServer | undefined;
+  try {
+    server = await startServer({
+      workspace,
+      webDir,
+      host: options.host,
+      port: options.port,
+      cairnHome: env.cairnHome,
+      version: cliVersion(),
+      apiKey: env.apiKey,
+      baseURL: env.baseURL,
+      model: env.model,
+      fallbackModel: env.fallbackModel,
+      maxToolConcurrency: env.maxToolConcurrency,
+      promptCaching: env.promptCaching,
+      maxRetries: env.maxRetries,
+      contextWindow: env.contextWindow,
+      autoCompactPct: env.autoCompactPct,
+      ...(env.token ? { token: env.token } : {}),
+    });
+    io.stdout(`Cairn is running at ${server.loginUrl}\n`);
+    io.stdout(`  workspace: ${server.runtime.workspaceRoot}\n`);
+    if (server.runtime.model.demo) io.stdout("  no ANTHROPIC_API_KEY is set: the offline demo model answers (it knows a few commands only)\n");
+    for (const problem of server.runtime.settings.problems) {
+      io.stderr(`cairn: settings problem in ${problem.file}${problem.path ? ` at ${problem.path}` : ""}: ${problem.message}\n`);
+    }
+    io.onListening?.(server);
+    if (!stop.signal.aborted) await new Promise((done) => stop.signal.addEventListener("abort", done, { once: true }));
+    io.stdout("Cairn is shutting down…\n");
+    return 0;
+  } catch (error) {
+    if (error instanceof ServerConfigError) {
+      io.stderr(`cairn serve: ${error.message}\n`);
+      return 2;
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") {
+      io.stderr(`cairn serve: port ${options.port} is already in use; pick another with --port\n`);
+      return 1;
+    }
+    io.stderr(`cairn serve: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await server?.close();
+    io.signal?.removeEventListener("abort", onSignal);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+function parseServeArgs(argv: string[]): "help" | { host: string; port: number; workspace: string | undefined; apiOnly: boolean } {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        host: { type: "string", default: DEFAULT_HOST },
+        port: { type: "string", default: String(DEFAULT_PORT) },
+        workspace: { type: "string" },
+        "api-only": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new ServeUsageError((error as Error).message);
+  }
+  if (values.help) return "help";
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ServeUsageError(`--port must be a port number, not "${values.port}"`);
+  return { host: values.host, port, workspace: values.workspace, apiOnly: values["api-only"] };
+}
+
+/** apps/web of this checkout: found by walking up from this file (works from src/ and from a dist bundle). */
+function findWebDir(): string | null {
+  let directory = dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 6; depth++) {
+    const candidate = join(directory, "apps", "web");
+    if (existsSync(join(candidate, "package.json"))) return candidate;
+    directory = dirname(directory);
+  }
+  return null;
+}
+
+/** `next build` in the web app, its output passed through to stderr. */
+function buildWebApp(webDir: string, io: ServeIo): Promise<boolean> {
+  let nextBin: string;
+  try {
+    nextBin = createRequire(join(webDir, "package.json")).resolve("next/dist/bin/next");
+  } catch {
+    io.stderr("cairn serve: Next.js is not installed for apps/web; run npm install first\n");
+    return Promise.resolve(false);
+  }
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [nextBin, "build"], {
+      cwd: webDir,
+      env: childProcessEnv({ NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.on("data", (chunk: Buffer) => io.stderr(chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => io.stderr(chunk.toString("utf8")));
+    child.once("error", (error) => {
+      io.stderr(`cairn serve: could not run next build: ${error.message}\n`);
+      done(false);
+    });
+    child.once("close", (code) => done(code === 0 && isWebAppBuilt(webDir)));
+  });
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+}
