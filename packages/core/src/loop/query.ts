@@ -156,7 +156,8 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       maxOutputTokens: state.maxOutputTokensOverride ?? config.maxOutputTokens,
       systemPrompt: params.systemPrompt,
       messages: messagesForQuery,
-      tools: params.tools,
+      // The context's tools: a context modifier (ToolSearch) may have loaded more since the first request.
+      tools: state.context.tools,
       promptCaching: config.promptCaching,
       ...(params.thinking ? { thinking: params.thinking } : {}),
       ...(params.betas ? { betas: params.betas } : {}),
