@@ -69,6 +69,7 @@ describe("glob semantics", () => {
       "crlf.txt",
       "name with spaces.py",
       "unicode/héllo wörld.txt",
+      "columns.txt",
       "long.txt",
       "bin.dat",
       "sub/secret-root.txt",

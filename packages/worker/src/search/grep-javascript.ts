@@ -8,6 +8,7 @@ import { walkFiles } from "./walk.ts";
 /** The JavaScript engine: the same walk and ignore rules as ripgrep, a translated RegExp per line. */
 export async function grepWithJavaScript(plan: GrepPlan, signal?: AbortSignal): Promise<GrepFileHits[]> {
   const regex = compileSearchRegex(plan.pattern, { caseInsensitive: plan.caseInsensitive, multiline: plan.multiline });
+  const scanner = plan.multiline ? regex : new RegExp(regex.source, `${regex.flags}g`);
   const types = plan.type === undefined ? undefined : new TypeFilter(plan.type);
   const hits: GrepFileHits[] = [];
   const search = async (path: string, explicit: boolean) => {
@@ -22,7 +23,7 @@ export async function grepWithJavaScript(plan: GrepPlan, signal?: AbortSignal): 
     if (binary && (!explicit || plan.mode === "content")) return;
     let text = data.toString("utf8");
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    const file = plan.multiline ? searchMultiline(path, text, regex, plan) : searchLines(path, text, regex, plan);
+    const file = plan.multiline ? searchMultiline(path, text, regex, plan) : searchLines(path, text, regex, scanner, plan);
     if (file !== undefined) hits.push(file);
   };
   if (plan.baseIsFile) {
@@ -30,12 +31,20 @@ export async function grepWithJavaScript(plan: GrepPlan, signal?: AbortSignal): 
     return hits;
   }
   const walk = walkFiles({ base: plan.base, overrides: new OverrideGlobs(plan.globs), ...(types === undefined ? {} : { types }), ...(signal === undefined ? {} : { signal }) });
+  // Several files are read at once: the walk would otherwise wait on each read in turn.
+  const inFlight = new Set<Promise<void>>();
   for await (const path of walk) {
     signal?.throwIfAborted();
-    await search(path, false);
+    const searching = search(path, false).finally(() => inFlight.delete(searching));
+    inFlight.add(searching);
+    if (inFlight.size >= READS_IN_FLIGHT) await Promise.race(inFlight);
   }
+  await Promise.all(inFlight);
+  signal?.throwIfAborted();
   return hits;
 }
+
+const READS_IN_FLIGHT = 16;
 
 function splitLines(text: string): string[] {
   const lines = text.split("\n");
@@ -43,17 +52,38 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
-function searchLines(path: string, text: string, regex: RegExp, plan: GrepPlan): GrepFileHits | undefined {
-  const lines = splitLines(text);
-  const matchIndexes: number[] = [];
-  for (let index = 0; index < lines.length; index += 1) {
-    if (!regex.test(lines[index] ?? "")) continue;
-    if (plan.mode === "files_with_matches") return { path, count: 1, lines: [] };
-    matchIndexes.push(index);
+/**
+ * Finds matching lines without testing every line: a global scan of the whole text proposes the line
+ * each match starts on, and the line alone must match too (a whole-text match may run across lines).
+ * Any line that matches by itself also matches in the whole text, so none is missed.
+ */
+function searchLines(path: string, text: string, regex: RegExp, scanner: RegExp, plan: GrepPlan): GrepFileHits | undefined {
+  const matches: { index: number; text: string; terminated: boolean }[] = [];
+  let lineNumber = 0;
+  let counted = 0;
+  let position = 0;
+  while (position < text.length) {
+    scanner.lastIndex = position;
+    const match = scanner.exec(text);
+    if (match === null) break;
+    const lineStart = match.index === 0 ? 0 : text.lastIndexOf("\n", match.index - 1) + 1;
+    let lineEnd = text.indexOf("\n", match.index);
+    if (lineEnd === -1) lineEnd = text.length;
+    const line = text.slice(lineStart, lineEnd);
+    if (regex.test(line)) {
+      for (let newline = text.indexOf("\n", counted); newline !== -1 && newline < lineStart; newline = text.indexOf("\n", newline + 1)) lineNumber += 1;
+      counted = lineStart;
+      if (plan.mode === "files_with_matches") return { path, count: 1, lines: [] };
+      matches.push({ index: lineNumber, text: line, terminated: lineEnd < text.length });
+    }
+    position = lineEnd + 1;
   }
-  if (matchIndexes.length === 0) return undefined;
-  if (plan.mode === "count") return { path, count: matchIndexes.length, lines: [] };
-  return { path, count: matchIndexes.length, lines: withContext(lines, matchIndexes, plan) };
+  if (matches.length === 0) return undefined;
+  if (plan.mode === "count") return { path, count: matches.length, lines: [] };
+  if (plan.before === 0 && plan.after === 0) {
+    return { path, count: matches.length, lines: matches.map((match) => ({ number: match.index + 1, text: clip(match.text, true, match.terminated), isMatch: true })) };
+  }
+  return { path, count: matches.length, lines: withContext(splitLines(text), text.endsWith("\n"), matches.map((match) => match.index), plan) };
 }
 
 function searchMultiline(path: string, text: string, regex: RegExp, plan: GrepPlan): GrepFileHits | undefined {
@@ -87,10 +117,10 @@ function searchMultiline(path: string, text: string, regex: RegExp, plan: GrepPl
   if (count === 0) return undefined;
   // With --multiline, ripgrep's --count counts matches, not lines.
   if (plan.mode === "count") return { path, count, lines: [] };
-  return { path, count, lines: withContext(lines, [...matchLines].sort((left, right) => left - right), plan) };
+  return { path, count, lines: withContext(lines, text.endsWith("\n"), [...matchLines].sort((left, right) => left - right), plan) };
 }
 
-function withContext(lines: readonly string[], matchIndexes: readonly number[], plan: GrepPlan): GrepLine[] {
+function withContext(lines: readonly string[], endsWithNewline: boolean, matchIndexes: readonly number[], plan: GrepPlan): GrepLine[] {
   const isMatch = new Set(matchIndexes);
   const shown = new Set<number>();
   for (const index of matchIndexes) {
@@ -100,8 +130,12 @@ function withContext(lines: readonly string[], matchIndexes: readonly number[], 
     .sort((left, right) => left - right)
     .map((index) => {
       const match = isMatch.has(index);
-      const text = lines[index] ?? "";
-      const tooLong = text.length > MAX_COLUMNS / 4 && Buffer.byteLength(text) > MAX_COLUMNS;
-      return { number: index + 1, text: tooLong ? (match ? omittedMatchLine : omittedContextLine) : text, isMatch: match };
+      return { number: index + 1, text: clip(lines[index] ?? "", match, endsWithNewline || index < lines.length - 1), isMatch: match };
     });
+}
+
+/** ripgrep's --max-columns: counted in bytes, the line's terminating newline included. */
+function clip(text: string, isMatch: boolean, terminated: boolean): string {
+  if (text.length < MAX_COLUMNS / 4 || Buffer.byteLength(text) + (terminated ? 1 : 0) <= MAX_COLUMNS) return text;
+  return isMatch ? omittedMatchLine : omittedContextLine;
 }

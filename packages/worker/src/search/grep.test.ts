@@ -99,6 +99,7 @@ describe("grep semantics", () => {
       "crlf.txt",
       "name with spaces.py",
       "unicode/héllo wörld.txt",
+      "columns.txt",
       "long.txt",
       "sub/secret-root.txt",
       "scripts/run.sh",
@@ -121,12 +122,14 @@ describe("grep semantics", () => {
   it("replaces lines longer than 500 bytes, as Claude Code's --max-columns 500 does", async () => {
     const result = await withRipgrep.grep({ pattern: "needle", outputMode: "content", path: "long.txt" });
     expect(result.lines.map(short)).toEqual(["long.txt:1:short needle line", "long.txt:2:[Omitted long matching line]"]);
+    const edge = await withRipgrep.grep({ pattern: "needle", outputMode: "content", path: "columns.txt" });
+    expect(edge.lines.map((line) => short(line).slice(0, 30))).toEqual(["columns.txt:1:nnnnnnnnnnnnnnnn", "columns.txt:2:[Omitted long ma", "columns.txt:3:nnnnnnnnnnnnnnnn"]);
   });
 
   it("applies head_limit after sorting and reports truncation", async () => {
     const result = await withRipgrep.grep({ pattern: "needle", outputMode: "files_with_matches", headLimit: 2 });
     expect(result.lines.map(short)).toEqual(["multi.txt", "crlf.txt"]);
-    expect(result).toMatchObject({ truncated: true, files: 14 });
+    expect(result).toMatchObject({ truncated: true, files: 15 });
   });
 
   it("never follows links out of the workspace nor shows what lies outside", async () => {

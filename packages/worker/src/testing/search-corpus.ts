@@ -30,6 +30,8 @@ export const corpusFiles: ReadonlyArray<readonly [string, string | Buffer]> = [
   ["ignored-by-dot-ignore.txt", "needle ignored by .ignore\n"],
   ["bin.dat", Buffer.from("needle\0binary\nneedle\n")],
   ["long.txt", `short needle line\n${"x".repeat(600)} needle\n`],
+  // ripgrep counts the newline in --max-columns: 499 bytes + newline fit, 500 do not, 500 without one do.
+  ["columns.txt", `${"n".repeat(493)}needle\n${"n".repeat(494)}needle\n${"n".repeat(494)}needle`],
   ["unicode/héllo wörld.txt", "Grüße needle\nnaïve ÉCOLE\n"],
   ["name with spaces.py", "def needle():\n    pass\n"],
   ["crlf.txt", "first\r\nneedle\r\nlast\r\n"],

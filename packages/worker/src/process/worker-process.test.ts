@@ -1,0 +1,85 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { OutputChunk, WatchEvent } from "@cairn/core";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { execOptions, makeFixture, processesWithArgv, uniqueSleep, type Fixture } from "../testing/fixture.ts";
+import { createWorkerProcessWorkspace, type WorkerProcessWorkspace } from "./worker-client.ts";
+
+let fixture: Fixture;
+let workspace: WorkerProcessWorkspace;
+
+beforeEach(async () => {
+  fixture = await makeFixture();
+  workspace = await createWorkerProcessWorkspace({ root: fixture.root, sandbox: { enabled: true } });
+});
+
+afterEach(async () => {
+  await workspace.dispose();
+  await fixture.cleanup();
+});
+
+// Each test starts one or two worker processes (tsx compiles the worker on start), which is slow on a busy machine.
+describe("the workspace in a worker process", { timeout: 60_000 }, () => {
+  it("serves file operations, search and streamed exec output across the process boundary", async () => {
+    const bytes = new Uint8Array([0, 1, 2, 250, 255]);
+    await workspace.writeFile("bin/data.bin", bytes);
+    expect(await workspace.readFile("bin/data.bin")).toEqual(bytes);
+    await workspace.writeFile("notes.md", "a needle here\n");
+    expect(await workspace.stat("notes.md")).toMatchObject({ kind: "file", size: 14, path: join(fixture.root, "notes.md") });
+    expect((await workspace.list(".")).map((entry) => entry.name)).toEqual(["bin", "notes.md"]);
+    expect(await workspace.grep({ pattern: "needle", outputMode: "content" })).toMatchObject({ lines: [`${fixture.root}/notes.md:1:a needle here`], engine: "ripgrep" });
+    expect((await workspace.glob("**/*.md", { limit: 10 })).paths).toEqual([join(fixture.root, "notes.md")]);
+    const chunks: OutputChunk[] = [];
+    const result = await workspace.exec("cd bin && echo out && echo err >&2", { ...execOptions(), onOutput: (chunk) => chunks.push(chunk) });
+    expect(result).toMatchObject({ exitCode: 0, stdout: "out\n", stderr: "err\n", cwd: join(fixture.root, "bin"), sandboxed: true });
+    expect(chunks).toEqual([
+      { stream: "stdout", data: "out\n" },
+      { stream: "stderr", data: "err\n" },
+    ]);
+    expect(await readFile(join(fixture.root, "notes.md"), "utf8")).toBe("a needle here\n");
+  });
+
+  it("keeps WorkspaceError codes across the boundary", async () => {
+    await expect(workspace.readFile("../canary.txt")).rejects.toMatchObject({ name: "WorkspaceError", code: "outside_workspace", path: "../canary.txt" });
+    await expect(workspace.readFile("missing.txt")).rejects.toMatchObject({ code: "not_found" });
+    await expect(workspace.grep({ pattern: "(", outputMode: "content" })).rejects.toMatchObject({ code: "invalid_pattern" });
+    await expect(workspace.readBackground("bg-none")).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("turns a killed worker into worker_unavailable for calls in flight, and the next call starts a fresh worker", async () => {
+    const sleeper = uniqueSleep();
+    const firstPid = workspace.pid;
+    expect(firstPid).toBeDefined();
+    const running = workspace.exec(sleeper.command, execOptions({ timeoutMs: 60_000 }));
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).not.toEqual([]), { timeout: 15_000, interval: 100 });
+    process.kill(firstPid ?? 0, "SIGKILL");
+    await expect(running).rejects.toMatchObject({ code: "worker_unavailable", message: expect.stringContaining("during exec") });
+    // The sandbox dies with its worker, so the command does not linger.
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 5_000 });
+    const next = await workspace.exec("echo back", execOptions());
+    expect(next).toMatchObject({ exitCode: 0, stdout: "back\n" });
+    expect(workspace.pid).toBeDefined();
+    expect(workspace.pid).not.toBe(firstPid);
+  });
+
+  it("aborts a command in the worker and reports it interrupted", async () => {
+    const sleeper = uniqueSleep();
+    const controller = new AbortController();
+    const running = workspace.exec(sleeper.command, execOptions({ signal: controller.signal, timeoutMs: 60_000 }));
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).not.toEqual([]), { timeout: 15_000, interval: 100 });
+    controller.abort();
+    expect(await running).toMatchObject({ interrupted: true, exitCode: null });
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 5_000 });
+  });
+
+  it("streams watch events with absolute paths until aborted", async () => {
+    const events: WatchEvent[] = [];
+    const controller = new AbortController();
+    workspace.watch((event) => events.push(event), controller.signal);
+    await vi.waitFor(async () => {
+      await workspace.writeFile("watched.txt", `${Date.now()}`);
+      expect(events.some((event) => event.path === join(fixture.root, "watched.txt"))).toBe(true);
+    }, { timeout: 15_000, interval: 200 });
+    controller.abort();
+  });
+});
