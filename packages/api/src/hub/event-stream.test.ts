@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import type { SequencedEvent } from "../router/context.ts";
+import type { SessionEvent } from "../router/types.ts";
+import { MemoryEventBus } from "./event-bus.ts";
+import { streamEvents } from "./event-stream.ts";
+
+const notice = (code: string): SessionEvent => ({ type: "notice", level: "info", code, message: code });
+const codes = (items: SequencedEvent[]) => items.map((item) => (item.event.type === "notice" ? item.event.code : item.event.type));
+
+describe("streamEvents", () => {
+  it("replays after the cursor, then streams live, each seq once, and unsubscribes when aborted", async () => {
+    const bus = new MemoryEventBus();
+    bus.publish("s", notice("1"));
+    bus.publish("s", notice("2"));
+    const controller = new AbortController();
+    const stream = streamEvents({ bus, sessionId: "s", afterSeq: 1, signal: controller.signal, backfill: async () => [] });
+    const received: SequencedEvent[] = [];
+    const first = await stream.next();
+    received.push(first.value as SequencedEvent);
+    expect(bus.listenerCount("s")).toBe(1);
+    // Published while the consumer is between reads: still delivered exactly once.
+    bus.publish("s", notice("3"));
+    bus.publish("s", notice("4"));
+    for (let index = 0; index < 2; index++) received.push((await stream.next()).value as SequencedEvent);
+    const pending = stream.next();
+    controller.abort();
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(received.map((item) => item.seq)).toEqual([2, 3, 4]);
+    expect(bus.listenerCount("s")).toBe(0);
+  });
+
+  it("sends the backfill when the subscriber is behind the ring, then continues from the oldest retained event", async () => {
+    const bus = new MemoryEventBus({ ringSize: 2 });
+    for (let index = 1; index <= 4; index++) bus.publish("s", notice(String(index)));
+    const controller = new AbortController();
+    const received: SequencedEvent[] = [];
+    const backfill = async (): Promise<SessionEvent[]> => [notice("history")];
+    for await (const item of streamEvents({ bus, sessionId: "s", afterSeq: 1, signal: controller.signal, backfill })) {
+      received.push(item);
+      if (item.seq === 4) controller.abort();
+    }
+    expect(codes(received)).toEqual(["history", "3", "4"]);
+    expect(received[0]!.seq).toBe(2);
+    expect(bus.listenerCount()).toBe(0);
+  });
+
+  it("ends quietly when the signal was aborted before it started", async () => {
+    const bus = new MemoryEventBus();
+    const controller = new AbortController();
+    controller.abort();
+    const items: SequencedEvent[] = [];
+    for await (const item of streamEvents({ bus, sessionId: "s", afterSeq: 0, signal: controller.signal, backfill: async () => [] })) items.push(item);
+    expect(items).toEqual([]);
+    expect(bus.listenerCount()).toBe(0);
+  });
+});
