@@ -87,6 +87,31 @@ export { contextUsage, contextWindowForModel, estimateMessageTokens, estimateTok
 export type { ContextLimitOptions, ContextLimits, ContextUsage } from "./compact/tokens.ts";
 export { estimateCostUsd } from "./model/pricing.ts";
 export { bashLimits, bashOutputTool, bashTool, builtinTools, createBashOutputTool, createBashTool, createEditTool, createGlobTool, createGrepTool, createKillShellTool, createReadTool, createTodoWriteTool, createWriteTool, editTool, globTool, grepTool, killShellTool, readLimits, readTool, todoWriteTool, writeTool, type BashProgress, type BashToolOptions, type BuiltinToolsOptions, type PatchHunk, type ToolFailureOutput } from "./tools/builtin/index.ts";
+export { agentInputSchema, createAgentTool, type AgentInput, type AgentOutput } from "./tools/builtin/index.ts";
+// MCP client (runtime-neutral; Node transports live at @cairn/core/node).
+export { describeServer, expandEnvVars, expandServerConfig, isStdioServerConfig, mcpServerSources, mergeMcpServers, parseMcpConfigText, parseMcpConfigValue, requiresTrust } from "./mcp/config.ts";
+export type { McpConfigProblem, McpRemoteServerConfig, McpServerEntry, McpServerSource, McpStdioServerConfig } from "./mcp/config.ts";
+export { defaultReconnectPolicy, McpConnection } from "./mcp/connection.ts";
+export type { McpCallOptions, McpReconnectPolicy, McpToolDefinition, McpTransportFactory } from "./mcp/connection.ts";
+export { isMcpError, McpError, mcpErrorCodes } from "./mcp/errors.ts";
+export type { McpErrorCode } from "./mcp/errors.ts";
+export { DEFAULT_MCP_CONNECT_TIMEOUT_MS, McpManager } from "./mcp/manager.ts";
+export type { McpManagerOptions, McpServerInfo, McpToolSet } from "./mcp/manager.ts";
+export { createMcpTool, DEFAULT_MCP_TOOL_TIMEOUT_MS, MAX_MCP_DESCRIPTION_CHARS } from "./mcp/mcp-tool.ts";
+export type { McpToolOptions, McpToolOutput } from "./mcp/mcp-tool.ts";
+export { buildMcpToolName, findMcpServerConnection, mcpInfoFromString, normalizeNameForMCP } from "./mcp/names.ts";
+export { mcpContentToBlocks, mcpResultToContent } from "./mcp/result.ts";
+export { createToolSearchTool, DEFAULT_TOOL_SEARCH_SHARE, discoveredToolNames, estimateToolTokens, planToolExposure, searchTools, TOOL_SEARCH_NAME, toolsWithDiscovered } from "./mcp/tool-search.ts";
+export type { ToolSearchInput, ToolSearchOutput } from "./mcp/tool-search.ts";
+// Subagents: definitions, the service behind the Agent tool.
+export { agentDefinitionSchema, GENERAL_PURPOSE_AGENT_TYPE, generalPurposeAgent, mergeAgentDefinitions, parseAgentFile } from "./agents/definition.ts";
+export type { AgentDefinition, AgentFileProblem } from "./agents/definition.ts";
+export { parseFrontMatter } from "./agents/front-matter.ts";
+export { loadAgentDefinitions } from "./agents/load.ts";
+export { SUBAGENT_SERVICE, SubagentError, subagentErrorCodes, subagentServiceOf } from "./agents/service.ts";
+export type { SubagentErrorCode, SubagentProgress, SubagentRunRequest, SubagentRunResult, SubagentService } from "./agents/service.ts";
+export { AGENT_TOOL_NAMES, agentIdFrom, createSubagentService, defaultResolveModel, subagentTools } from "./agents/subagent-service.ts";
+export type { SubagentServiceOptions, SubagentTranscript } from "./agents/subagent-service.ts";
 // Permissions, settings and hooks (runtime-neutral).
 export { createPermissionEngine } from "./permissions/engine.ts";
 export type { PermissionEngine, PermissionEngineOptions } from "./permissions/engine.ts";

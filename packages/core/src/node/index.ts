@@ -8,7 +8,7 @@ export type { SettingsWriteErrorCode } from "./settings-writer.ts";
 export { createNodeHookRunner } from "./hook-runner.ts";
 export type { NodeHookRunnerOptions } from "./hook-runner.ts";
 // Session persistence (Node): JSONL store, tolerant loader, listing, fork, import/export, checkpoints.
-export { TranscriptStoreError, assertSessionId, createJsonlTranscriptStore, sessionTranscriptPath } from "./transcript-store.ts";
+export { TranscriptStoreError, assertSessionId, createJsonlTranscriptStore, sessionTranscriptPath, subagentTranscriptPath } from "./transcript-store.ts";
 export type { FsyncPolicy, JsonlTranscriptStore, JsonlTranscriptStoreOptions, TranscriptStoreErrorCode } from "./transcript-store.ts";
 export { indexTranscriptFile, loadTranscript } from "./transcript-reader.ts";
 export type { LoadTranscriptOptions, LoadedTranscript } from "./transcript-reader.ts";
@@ -24,3 +24,10 @@ export { exportTranscript } from "./transcript-export.ts";
 export type { ExportFormat, ExportOptions } from "./transcript-export.ts";
 export { CheckpointError, createCheckpointStore } from "./checkpoint.ts";
 export type { Checkpoint, CheckpointErrorCode, CheckpointStore, CheckpointStoreOptions, RestoreResult } from "./checkpoint.ts";
+// MCP (Node): configuration files, stdio/HTTP/SSE transports, the manager.
+export { loadMcpServers } from "./mcp-config.ts";
+export type { LoadMcpServersOptions } from "./mcp-config.ts";
+export { createNodeMcpTransportFactory } from "./mcp-transport.ts";
+export type { NodeMcpTransportFactory, NodeMcpTransportOptions } from "./mcp-transport.ts";
+export { createNodeMcpManager } from "./mcp-manager.ts";
+export type { NodeMcpManagerOptions } from "./mcp-manager.ts";

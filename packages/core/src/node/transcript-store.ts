@@ -32,6 +32,8 @@ export interface JsonlTranscriptStoreOptions {
   forkedFrom?: SessionMetaLine["forkedFrom"];
   importedFrom?: SessionMetaLine["importedFrom"];
   now?: () => Date;
+  /** Write to this file instead of the session's own: a subagent's sidechain (see `subagentTranscriptPath`). */
+  path?: string;
 }
 
 export interface JsonlTranscriptStore extends TranscriptSink {
@@ -74,13 +76,21 @@ export function sessionTranscriptPath(options: { cairnHome: string; cwd: string;
   return join(options.cairnHome, "projects", projectDirName(options.cwd), `${options.sessionId}.jsonl`);
 }
 
+/** `$CAIRN_HOME/projects/<projectDirName(cwd)>/<sessionId>/subagents/agent-<agentId>.jsonl`, Claude Code's layout. */
+export function subagentTranscriptPath(options: { cairnHome: string; cwd: string; sessionId: string; agentId: string }): string {
+  assertSessionId(options.sessionId);
+  assertSessionId(options.agentId);
+  return join(options.cairnHome, "projects", projectDirName(options.cwd), options.sessionId, "subagents", `agent-${options.agentId}.jsonl`);
+}
+
 /**
  * The append-only JSONL file of one session. All writes go through one queue, each line with a
  * single `write` of `JSON.stringify(line) + "\n"` on an `O_APPEND` descriptor, so a crash can only
  * tear the last line. Opening an existing file first repairs a torn tail left by an earlier crash.
  */
 export function createJsonlTranscriptStore(options: JsonlTranscriptStoreOptions): JsonlTranscriptStore {
-  const path = sessionTranscriptPath(options);
+  const path = options.path ?? sessionTranscriptPath(options);
+  if (options.path !== undefined) assertSessionId(options.sessionId);
   const now = options.now ?? (() => new Date());
   const fsync: FsyncPolicy = options.fsync ?? "user-messages";
   const envelope = {

@@ -48,3 +48,4 @@ export type { TodoWriteInput, TodoWriteOutput } from "./todo-write.ts";
 export { createWriteTool, writeTool } from "./write.ts";
 export type { WriteInput, WriteOutput } from "./write.ts";
 export type { ToolFailureOutput } from "./tool-failure.ts";
+export { agentInputSchema, createAgentTool, type AgentInput, type AgentOutput } from "./agent.ts";

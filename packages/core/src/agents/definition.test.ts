@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { createMemoryWorkspace } from "../testing/memory-workspace.ts";
+import { generalPurposeAgent, parseAgentFile } from "./definition.ts";
+import { parseFrontMatter } from "./front-matter.ts";
+import { loadAgentDefinitions } from "./load.ts";
+
+const reviewer = `---
+name: code-reviewer
+description: "Expert code reviewer.\\nUse proactively after writing code."
+tools: Read, Grep, Glob, Bash(git diff:*)
+model: sonnet
+color: blue
+---
+
+You are a senior code reviewer.
+Check for bugs.
+`;
+
+describe("agent definitions", () => {
+  it("parses Claude Code's agent file: name, description, comma tool list, model, body as the system prompt", () => {
+    const parsed = parseAgentFile(reviewer, "/w/.claude/agents/reviewer.md");
+    expect(parsed).toEqual({
+      definition: {
+        agentType: "code-reviewer",
+        description: "Expert code reviewer.\nUse proactively after writing code.",
+        tools: ["Read", "Grep", "Glob", "Bash"],
+        model: "sonnet",
+        systemPrompt: "You are a senior code reviewer.\nCheck for bugs.",
+        source: "project",
+        path: "/w/.claude/agents/reviewer.md",
+      },
+    });
+  });
+
+  it("reads YAML lists, inline lists, block scalars, and treats * or a missing list as every tool", () => {
+    const yaml = parseFrontMatter("---\nname: a\ntools:\n  - Read\n  - 'Grep'\nlist: [x, \"y\"]\ndescription: >\n  folded\n  text\nnotes: |\n  line one\n  line two\n---\nbody");
+    expect(yaml).toEqual({ data: { name: "a", tools: ["Read", "Grep"], list: ["x", "y"], description: "folded text", notes: "line one\nline two" }, body: "body" });
+    const star = parseAgentFile("---\nname: a\ndescription: d\ntools: \"*\"\nmodel: inherit\n---\nprompt", "a.md");
+    expect(star).toEqual({ definition: { agentType: "a", description: "d", systemPrompt: "prompt", source: "project", path: "a.md" } });
+  });
+
+  it("reports files without front matter, name or description", () => {
+    expect(parseAgentFile("just text", "x.md")).toEqual({ problem: { path: "x.md", message: "no front matter (--- name: … description: … ---)" } });
+    expect(parseAgentFile("---\ndescription: d\n---\n", "x.md")).toMatchObject({ problem: { message: 'missing "name" in the front matter' } });
+    expect(parseAgentFile("---\nname: x\n---\n", "x.md")).toMatchObject({ problem: { message: 'missing "description" in the front matter' } });
+    expect(parseAgentFile("---\nname: has space\ndescription: d\n---\n", "x.md")).toMatchObject({ problem: { message: expect.stringContaining("agentType") } });
+  });
+
+  it("loads .claude/agents/*.md through the workspace, after the built-in general-purpose agent", async () => {
+    const workspace = createMemoryWorkspace({
+      "/workspace/.claude/agents/reviewer.md": reviewer,
+      "/workspace/.claude/agents/broken.md": "no front matter",
+      "/workspace/.claude/agents/notes.txt": "ignored",
+    });
+    const { definitions, problems } = await loadAgentDefinitions(workspace);
+    expect(definitions.map((definition) => definition.agentType)).toEqual(["general-purpose", "code-reviewer"]);
+    expect(definitions[0]).toBe(generalPurposeAgent);
+    expect(problems).toEqual([{ path: "/workspace/.claude/agents/broken.md", message: "no front matter (--- name: … description: … ---)" }]);
+  });
+
+  it("has only the built-in agent when the workspace defines none", async () => {
+    const { definitions, problems } = await loadAgentDefinitions(createMemoryWorkspace({}));
+    expect(definitions.map((definition) => definition.agentType)).toEqual(["general-purpose"]);
+    expect(problems).toEqual([]);
+  });
+});
