@@ -7,7 +7,7 @@ import type { GlobResult } from "@cairn/core";
 import { toWorkspaceError } from "../errors.ts";
 import type { PathConfiner } from "../fs/confine.ts";
 import { OverrideGlobs, vcsDirectoryExcludes } from "./filters.ts";
-import { modificationTimes } from "./mtimes.ts";
+import { ModificationTimes } from "./mtimes.ts";
 import { ripgrepBaseArgs, runRipgrep } from "./ripgrep.ts";
 import { walkFiles } from "./walk.ts";
 
@@ -25,8 +25,11 @@ export async function globWorkspace(confiner: PathConfiner, ripgrep: string | un
   const matches = globMatcher(relativePattern);
   const prefixLength = base.length + 1;
   const files: string[] = [];
+  const mtimes = new ModificationTimes();
   const add = (file: string) => {
-    if (matches(file.slice(prefixLength))) files.push(file);
+    if (!matches(file.slice(prefixLength))) return;
+    files.push(file);
+    mtimes.add(file);
   };
   const signal = options.signal;
   if (ripgrep === undefined) {
@@ -47,9 +50,9 @@ export async function globWorkspace(confiner: PathConfiner, ripgrep: string | un
     });
     if (pending !== "") add(pending);
   }
-  const mtimes = await modificationTimes(files, signal);
-  const present = files.filter((file) => mtimes.has(file));
-  present.sort((left, right) => (mtimes.get(right) ?? 0) - (mtimes.get(left) ?? 0) || (left < right ? -1 : left > right ? 1 : 0));
+  const times = await mtimes.done(signal);
+  const present = files.filter((file) => times.has(file));
+  present.sort((left, right) => (times.get(right) ?? 0) - (times.get(left) ?? 0) || (left < right ? -1 : left > right ? 1 : 0));
   const limit = Math.max(0, options.limit);
   return { paths: present.slice(0, limit), truncated: present.length > limit };
 }

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
-import { MAX_COLUMNS, omittedContextLine, omittedMatchLine, type GrepFileHits, type GrepLine } from "./grep-format.ts";
+import { readFile } from "node:fs";
+import { MAX_COLUMNS, formatContentLine, groupSeparator, omittedContextLine, omittedMatchLine, type GrepFileHits } from "./grep-format.ts";
 import type { GrepPlan } from "./grep-plan.ts";
 import { OverrideGlobs, TypeFilter } from "./filters.ts";
 import { compileSearchRegex } from "./rust-regex.ts";
@@ -9,15 +9,14 @@ import { walkFiles } from "./walk.ts";
 export async function grepWithJavaScript(plan: GrepPlan, signal?: AbortSignal): Promise<GrepFileHits[]> {
   const regex = compileSearchRegex(plan.pattern, { caseInsensitive: plan.caseInsensitive, multiline: plan.multiline });
   const scanner = plan.multiline ? regex : new RegExp(regex.source, `${regex.flags}g`);
+  const literal = requiredLiteral(plan);
   const types = plan.type === undefined ? undefined : new TypeFilter(plan.type);
   const hits: GrepFileHits[] = [];
   const search = async (path: string, explicit: boolean) => {
-    let data: Buffer;
-    try {
-      data = await readFile(path);
-    } catch {
-      return; // unreadable or vanished: ripgrep warns on stderr and goes on
-    }
+    const data = await readBytes(path);
+    if (data === undefined) return; // unreadable or vanished: ripgrep warns on stderr and goes on
+    // Decoding is most of the cost: a file without the pattern's literal text is not decoded at all.
+    if (literal !== undefined && !data.includes(literal)) return;
     const binary = data.includes(0);
     // ripgrep skips binary files it walks into; a file named explicitly is searched, but its lines are not printed.
     if (binary && (!explicit || plan.mode === "content")) return;
@@ -45,6 +44,17 @@ export async function grepWithJavaScript(plan: GrepPlan, signal?: AbortSignal): 
 }
 
 const READS_IN_FLIGHT = 16;
+
+// The callback API costs less per call than fs/promises' FileHandle-based readFile.
+function readBytes(path: string): Promise<Buffer | undefined> {
+  return new Promise((resolve) => readFile(path, (error, data) => resolve(error === null ? data : undefined)));
+}
+
+/** The bytes every match must contain, when the pattern is plain text matched case-sensitively. */
+function requiredLiteral(plan: GrepPlan): Buffer | undefined {
+  if (plan.caseInsensitive || !/^[\w \t"'#%&,\-/:;<=>@`~!]+$/.test(plan.pattern) || plan.pattern.startsWith("(?")) return undefined;
+  return Buffer.from(plan.pattern);
+}
 
 function splitLines(text: string): string[] {
   const lines = text.split("\n");
@@ -81,9 +91,9 @@ function searchLines(path: string, text: string, regex: RegExp, scanner: RegExp,
   if (matches.length === 0) return undefined;
   if (plan.mode === "count") return { path, count: matches.length, lines: [] };
   if (plan.before === 0 && plan.after === 0) {
-    return { path, count: matches.length, lines: matches.map((match) => ({ number: match.index + 1, text: clip(match.text, true, match.terminated), isMatch: true })) };
+    return { path, count: matches.length, lines: matches.map((match) => formatContentLine(path, match.index + 1, true, clip(match.text, true, match.terminated), plan.lineNumbers)) };
   }
-  return { path, count: matches.length, lines: withContext(splitLines(text), text.endsWith("\n"), matches.map((match) => match.index), plan) };
+  return { path, count: matches.length, lines: withContext(path, splitLines(text), text.endsWith("\n"), matches.map((match) => match.index), plan) };
 }
 
 function searchMultiline(path: string, text: string, regex: RegExp, plan: GrepPlan): GrepFileHits | undefined {
@@ -117,21 +127,26 @@ function searchMultiline(path: string, text: string, regex: RegExp, plan: GrepPl
   if (count === 0) return undefined;
   // With --multiline, ripgrep's --count counts matches, not lines.
   if (plan.mode === "count") return { path, count, lines: [] };
-  return { path, count, lines: withContext(lines, text.endsWith("\n"), [...matchLines].sort((left, right) => left - right), plan) };
+  return { path, count: matchLines.size, lines: withContext(path, lines, text.endsWith("\n"), [...matchLines].sort((left, right) => left - right), plan) };
 }
 
-function withContext(lines: readonly string[], endsWithNewline: boolean, matchIndexes: readonly number[], plan: GrepPlan): GrepLine[] {
+/** The matched lines with their context, `--` between groups that are not adjacent, as ripgrep prints them. */
+function withContext(path: string, lines: readonly string[], endsWithNewline: boolean, matchIndexes: readonly number[], plan: GrepPlan): string[] {
   const isMatch = new Set(matchIndexes);
   const shown = new Set<number>();
   for (const index of matchIndexes) {
     for (let line = Math.max(0, index - plan.before); line <= Math.min(lines.length - 1, index + plan.after); line += 1) shown.add(line);
   }
-  return [...shown]
-    .sort((left, right) => left - right)
-    .map((index) => {
-      const match = isMatch.has(index);
-      return { number: index + 1, text: clip(lines[index] ?? "", match, endsWithNewline || index < lines.length - 1), isMatch: match };
-    });
+  const output: string[] = [];
+  let previous: number | undefined;
+  for (const index of [...shown].sort((left, right) => left - right)) {
+    if (previous !== undefined && index !== previous + 1) output.push(groupSeparator);
+    const match = isMatch.has(index);
+    const text = clip(lines[index] ?? "", match, endsWithNewline || index < lines.length - 1);
+    output.push(formatContentLine(path, index + 1, match, text, plan.lineNumbers));
+    previous = index;
+  }
+  return output;
 }
 
 /** ripgrep's --max-columns: counted in bytes, the line's terminating newline included. */

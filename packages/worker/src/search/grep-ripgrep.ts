@@ -1,7 +1,7 @@
 import { StringDecoder } from "node:string_decoder";
 import { dirname } from "node:path";
 import { WorkspaceError } from "@cairn/core";
-import { MAX_COLUMNS, type GrepFileHits } from "./grep-format.ts";
+import { MAX_COLUMNS, groupSeparator, type GrepFileHits } from "./grep-format.ts";
 import type { GrepPlan } from "./grep-plan.ts";
 import { ripgrepBaseArgs, runRipgrep } from "./ripgrep.ts";
 
@@ -48,9 +48,16 @@ export async function grepWithRipgrep(ripgrep: string, plan: GrepPlan, signal?: 
     cwd: plan.baseIsFile ? dirname(plan.base) : plan.base,
     ...(signal === undefined ? {} : { signal }),
     onStdout(chunk) {
-      const text = pending + decoder.write(chunk);
-      let start = 0;
-      for (let end = text.indexOf(separator); end !== -1; end = text.indexOf(separator, start)) {
+      const text = decoder.write(chunk);
+      let end = text.indexOf(separator);
+      if (end === -1) {
+        pending += text;
+        return;
+      }
+      // Only the record split across chunks is pieced together; the rest are slices of this chunk.
+      parseRecord(pending + text.slice(0, end));
+      let start = end + 1;
+      for (end = text.indexOf(separator, start); end !== -1; end = text.indexOf(separator, start)) {
         parseRecord(text.slice(start, end));
         start = end + 1;
       }
@@ -81,28 +88,33 @@ function recordParser(plan: GrepPlan, fileFor: (path: string) => GrepFileHits): 
       };
     case "content": {
       // `path\0` opens a file's block on the same line as its first record; an empty line closes it.
+      // Records are `12:text` or `13-context`, and `--` between groups: already the final format but for the path.
       let file: GrepFileHits | undefined;
+      let matchPrefix = "";
+      let contextPrefix = "";
       return (record) => {
         let line = record;
         if (file === undefined) {
           const nul = line.indexOf("\0");
           if (nul === -1) return;
           file = fileFor(line.slice(0, nul));
+          matchPrefix = `${file.path}:`;
+          contextPrefix = `${file.path}-`;
           line = line.slice(nul + 1);
         }
         if (line === "") {
           file = undefined;
           return;
         }
-        let index = 0;
-        let number = 0;
-        for (let code = line.charCodeAt(0); code >= 48 && code <= 57; code = line.charCodeAt(index)) {
-          number = number * 10 + (code - 48);
-          index += 1;
+        if (line === groupSeparator) {
+          file.lines.push(groupSeparator);
+          return;
         }
-        if (index === 0) return; // "--" separators and "binary file matches" notices
+        let index = 0;
+        for (let code = line.charCodeAt(0); code >= 48 && code <= 57; code = line.charCodeAt(index)) index += 1;
+        if (index === 0) return; // a "binary file matches" notice
         const isMatch = line.charCodeAt(index) === 58; // ":"
-        file.lines.push({ number, text: line.slice(index + 1), isMatch });
+        file.lines.push((isMatch ? matchPrefix : contextPrefix) + (plan.lineNumbers ? line : line.slice(index + 1)));
         if (isMatch) file.count += 1;
       };
     }

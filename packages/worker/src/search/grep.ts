@@ -28,7 +28,6 @@ export async function grepWorkspace(confiner: PathConfiner, ripgrep: string | un
   const mtimes = plan.mode === "files_with_matches" ? await modificationTimes(hits.map((file) => file.path), signal) : new Map<string, number>();
   return formatGrepResult(hits, {
     mode: plan.mode,
-    lineNumbers: plan.lineNumbers,
     hasContext: plan.before > 0 || plan.after > 0,
     headLimit: plan.headLimit,
     engine: ripgrep === undefined ? "javascript" : "ripgrep",

@@ -1,36 +1,53 @@
 import { stat } from "node:fs";
 import { abortError } from "../errors.ts";
 
-const IN_FLIGHT = 256;
+const IN_FLIGHT = 128;
 
 /**
- * Modification times of many files; vanished files are left out. Uses the callback API, whose per-call
- * cost is a fraction of fs/promises' (this runs once per listed file, so it dominates glob's own time).
+ * Collects modification times of paths as they are found, so the stats run while the listing is
+ * still streaming in; vanished files are left out. Uses the callback API, whose per-call cost is a
+ * fraction of fs/promises' (there is one call per listed file, so it dominates glob's own time).
  */
-export function modificationTimes(paths: readonly string[], signal?: AbortSignal): Promise<Map<string, number>> {
-  const times = new Map<string, number>();
-  if (paths.length === 0) return Promise.resolve(times);
-  return new Promise((resolve, reject) => {
-    let next = 0;
-    let done = 0;
-    let failed = false;
-    const launch = () => {
-      if (failed) return;
-      if (signal?.aborted) {
-        failed = true;
-        reject(abortError(signal));
-        return;
-      }
-      const path = paths[next];
-      next += 1;
-      if (path === undefined) return;
-      stat(path, (error, stats) => {
-        if (error === null) times.set(path, stats.mtimeMs);
-        done += 1;
-        if (done === paths.length) resolve(times);
-        else if (next < paths.length) launch();
+export class ModificationTimes {
+  readonly times = new Map<string, number>();
+  private readonly queue: string[] = [];
+  private inFlight = 0;
+  private settle: (() => void) | undefined;
+
+  add(path: string): void {
+    if (this.inFlight >= IN_FLIGHT) this.queue.push(path);
+    else this.start(path);
+  }
+
+  /** Resolves once every added path has been statted. */
+  async done(signal?: AbortSignal): Promise<Map<string, number>> {
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => reject(signal === undefined ? new Error("aborted") : abortError(signal));
+        signal?.addEventListener("abort", onAbort, { once: true });
+        this.settle = () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        };
       });
-    };
-    for (let started = 0; started < Math.min(IN_FLIGHT, paths.length); started += 1) launch();
-  });
+    }
+    return this.times;
+  }
+
+  private start(path: string): void {
+    this.inFlight += 1;
+    stat(path, (error, stats) => {
+      if (error === null) this.times.set(path, stats.mtimeMs);
+      this.inFlight -= 1;
+      const next = this.queue.pop();
+      if (next !== undefined) this.start(next);
+      else if (this.inFlight === 0) this.settle?.();
+    });
+  }
+}
+
+export function modificationTimes(paths: readonly string[], signal?: AbortSignal): Promise<Map<string, number>> {
+  const collector = new ModificationTimes();
+  for (const path of paths) collector.add(path);
+  return collector.done(signal);
 }
