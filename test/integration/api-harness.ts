@@ -3,7 +3,8 @@ import { createServer, Socket, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTRPCClient, httpLink } from "@trpc/client";
-import { startServer, type AppRouter, type CairnServer, type SessionEvent } from "@cairn/api";
+import { vi } from "vitest";
+import { MemoryEventBus, startServer, type AppRouter, type CairnServer, type SessionEvent } from "@cairn/api";
 import { startModelSim, type ModelSim, type Scenario } from "@cairn/model-sim";
 
 /** Helpers for the api-*.test.ts integration tests: a real server over HTTP, the model simulator, SSE read with fetch. */
@@ -18,7 +19,9 @@ export type ApiFixture = {
   [Symbol.asyncDispose](): Promise<void>;
 };
 
-export async function startApiFixture(options: { scenario?: Scenario; files?: Record<string, string>; chunkDelayMs?: number; checkpoints?: boolean; settings?: object } = {}): Promise<ApiFixture> {
+export async function startApiFixture(
+  options: { scenario?: Scenario; files?: Record<string, string>; chunkDelayMs?: number; checkpoints?: boolean; settings?: object; ringSize?: number } = {},
+): Promise<ApiFixture> {
   const parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-api-")));
   const root = join(parent, "ws");
   const cairnHome = join(parent, "home");
@@ -48,6 +51,7 @@ export async function startApiFixture(options: { scenario?: Scenario; files?: Re
       managedSettingsPath: join(parent, "no-managed-settings.json"),
       maxRetries: 1,
       promptCaching: false,
+      ...(options.ringSize ? { bus: new MemoryEventBus({ ringSize: options.ringSize }) } : {}),
     });
   } catch (error) {
     await sim.close();
@@ -210,4 +214,9 @@ export function assertContiguous(received: readonly Received[], from = 1): void 
   received.forEach((item, index) => {
     if (item.seq !== from + index) throw new Error(`event ${index} has seq ${item.seq}, expected ${from + index} (gap or duplicate)`);
   });
+}
+
+/** vi.waitFor with room for a busy machine (the default second is too short when the model streams slowly). */
+export function eventually<T>(check: () => T | Promise<T>, timeout = 15_000): Promise<T> {
+  return vi.waitFor(check, { timeout, interval: 20 });
 }

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SessionEvent } from "@cairn/api";
-import { EventsSubscriber, startApiFixture } from "./api-harness.ts";
+import { EventsSubscriber, startApiFixture, eventually } from "./api-harness.ts";
 
 function writeScenario(path: string) {
   return {
@@ -24,11 +24,11 @@ describe("permission questions over the API", () => {
     const tabA = new EventsSubscriber(fixture.server.url, fixture.server.token, sessionId);
     const tabB = new EventsSubscriber(fixture.server.url, fixture.server.token, sessionId);
     try {
-      await vi.waitFor(() => expect(fixture.server.hub.bus.listenerCount(sessionId)).toBe(2));
+      await eventually(() => expect(fixture.server.hub.bus.listenerCount(sessionId)).toBe(2));
       await fixture.client.session.send.mutate({ sessionId, prompt: "write the notes" });
 
-      await vi.waitFor(() => expect(requestOf(tabA.events())).toBeDefined());
-      await vi.waitFor(() => expect(requestOf(tabB.events())).toBeDefined());
+      await eventually(() => expect(requestOf(tabA.events())).toBeDefined());
+      await eventually(() => expect(requestOf(tabB.events())).toBeDefined());
       const request = requestOf(tabA.events());
       if (request?.type !== "permission-request") throw new Error("no permission request");
       expect(request.toolName).toBe("Write");
@@ -47,10 +47,10 @@ describe("permission questions over the API", () => {
       const winner = first.accepted ? "allow" : "deny";
 
       for (const tab of [tabA, tabB]) {
-        await vi.waitFor(() =>
+        await eventually(() =>
           expect(tab.events().find((event) => event.type === "permission-resolved")).toEqual({ type: "permission-resolved", requestId: request.requestId, behavior: winner }),
         );
-        await vi.waitFor(() => expect(tab.events().some((event) => event.type === "result")).toBe(true));
+        await eventually(() => expect(tab.events().some((event) => event.type === "result")).toBe(true));
       }
       const late = await fixture.client.permission.respond.mutate({ sessionId, requestId: request.requestId, answer: { behavior: "allow", scope: "once" } });
       expect(late.accepted).toBe(false);
@@ -69,12 +69,12 @@ describe("permission questions over the API", () => {
     const { sessionId } = await fixture.client.session.create.mutate();
     const tab = new EventsSubscriber(fixture.server.url, fixture.server.token, sessionId);
     try {
-      await vi.waitFor(() => expect(fixture.server.hub.bus.listenerCount(sessionId)).toBe(1));
+      await eventually(() => expect(fixture.server.hub.bus.listenerCount(sessionId)).toBe(1));
       await fixture.client.session.send.mutate({ sessionId, prompt: "write it" });
-      await vi.waitFor(() => expect(requestOf(tab.events())).toBeDefined());
+      await eventually(() => expect(requestOf(tab.events())).toBeDefined());
       expect((await fixture.client.session.interrupt.mutate({ sessionId })).interrupted).toBe(true);
-      await vi.waitFor(async () => expect((await fixture.client.session.get.query({ sessionId })).running).toBe(false));
-      await vi.waitFor(() => expect(tab.events().some((event) => event.type === "result")).toBe(true));
+      await eventually(async () => expect((await fixture.client.session.get.query({ sessionId })).running).toBe(false));
+      await eventually(() => expect(tab.events().some((event) => event.type === "result")).toBe(true));
       const result = tab.events().find((event) => event.type === "result");
       expect(result?.type === "result" && result.terminal.reason).toBe("aborted_tools");
       expect(tab.events().find((event) => event.type === "permission-resolved")).toMatchObject({ behavior: "deny" });

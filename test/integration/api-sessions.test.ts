@@ -1,14 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { TRPCClientError } from "@trpc/client";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startServer, type SessionStateEvent } from "@cairn/api";
-import { apiClient, EventsSubscriber, startApiFixture, type ApiFixture } from "./api-harness.ts";
+import { apiClient, EventsSubscriber, startApiFixture, type ApiFixture, eventually } from "./api-harness.ts";
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 
 async function idle(fixture: ApiFixture, sessionId: string): Promise<void> {
-  await vi.waitFor(async () => expect((await fixture.client.session.get.query({ sessionId })).running).toBe(false), { timeout: 20_000 });
+  await eventually(async () => expect((await fixture.client.session.get.query({ sessionId })).running).toBe(false), 20_000);
 }
 
 describe("session procedures", () => {
@@ -41,12 +41,12 @@ describe("session procedures", () => {
     try {
       await client.session.send.mutate({ sessionId, prompt: "one" });
       await client.session.send.mutate({ sessionId, prompt: "two" });
-      await vi.waitFor(() => expect(tab.events().some((event) => event.type === "text-delta")).toBe(true));
+      await eventually(() => expect(tab.events().some((event) => event.type === "text-delta")).toBe(true));
       expect(await client.session.interrupt.mutate({ sessionId })).toEqual({ interrupted: true });
       await idle(fixture, sessionId);
       const snapshot = await client.session.get.query({ sessionId });
       expect(snapshot.messages.filter((message) => message.type === "user").map((message) => message.message.content)).toEqual(["one"]);
-      await vi.waitFor(() => expect(tab.events().some((event) => event.type === "result" && event.terminal.reason === "aborted_streaming")).toBe(true));
+      await eventually(() => expect(tab.events().some((event) => event.type === "result" && event.terminal.reason === "aborted_streaming")).toBe(true));
       expect(fixture.sim.requests.filter((request) => request.path.startsWith("/v1/messages") && !request.path.includes("count_tokens"))).toHaveLength(1);
     } finally {
       await tab.stop();
@@ -60,10 +60,10 @@ describe("session procedures", () => {
     const other = await client.session.create.mutate();
     const tab = new EventsSubscriber(fixture.server.url, fixture.server.token, sessionId);
     try {
-      await vi.waitFor(() => expect(fixture.server.hub.bus.listenerCount(sessionId)).toBe(1));
+      await eventually(() => expect(fixture.server.hub.bus.listenerCount(sessionId)).toBe(1));
       await client.session.setMode.mutate({ sessionId, mode: "acceptEdits" });
       await client.session.setModel.mutate({ sessionId, model: "another-model" });
-      await vi.waitFor(() => {
+      await eventually(() => {
         const states = tab.events().filter((event): event is SessionStateEvent => event.type === "session-state");
         expect(states.at(-1)).toMatchObject({ permissionMode: "acceptEdits", model: "another-model", running: false });
       });

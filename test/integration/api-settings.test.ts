@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { TRPCClientError } from "@trpc/client";
-import { describe, expect, it, vi } from "vitest";
-import { EventsSubscriber, startApiFixture } from "./api-harness.ts";
+import { describe, expect, it } from "vitest";
+import { EventsSubscriber, startApiFixture, eventually } from "./api-harness.ts";
 
 describe("settings and meta procedures", () => {
   it("shows merged rules with their sources, and adds and removes local rules that apply at once", async () => {
@@ -46,7 +46,7 @@ describe("settings and meta procedures", () => {
     const tab = new EventsSubscriber(fixture.server.url, fixture.server.token, sessionId);
     try {
       await client.session.send.mutate({ sessionId, prompt: "write" });
-      await vi.waitFor(() => expect(tab.events().some((event) => event.type === "result")).toBe(true), { timeout: 20_000 });
+      await eventually(() => expect(tab.events().some((event) => event.type === "result")).toBe(true), 20_000);
       expect(tab.events().some((event) => event.type === "permission-request")).toBe(false);
       expect(tab.events().find((event) => event.type === "permission-decision")).toMatchObject({ behavior: "allow", reason: { type: "rule", rule: "Write", source: "session" } });
       expect(await readFile(target, "utf8")).toBe("ok\n");

@@ -1,8 +1,8 @@
 import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TerminalOutput } from "@cairn/api";
-import { readSse, startApiFixture } from "./api-harness.ts";
+import { readSse, startApiFixture, eventually } from "./api-harness.ts";
 
 type Chunk = { seq: number; output: TerminalOutput };
 
@@ -40,16 +40,16 @@ describe("terminal procedures", () => {
     const first = watchTerminal(server.url, server.token, terminalId);
     try {
       await client.terminal.input.mutate({ terminalId, data: "pwd; echo sum=$((40+2)); echo $HOME\n" });
-      await vi.waitFor(() => expect(first.text()).toMatch(/sum=42/), { timeout: 15_000 });
+      await eventually(() => expect(first.text()).toMatch(/sum=42/), 15_000);
       expect(first.text()).toContain(root);
       if (info.sandbox.available) {
         // The echo of the typed line shows `$((1))`; only the shell's output shows `1`. Outside the
         // workspace the sandbox either refuses the write or sends it to a throwaway tmpfs.
         await client.terminal.input.mutate({ terminalId, data: `touch ${join(parent, "escaped.txt")}; echo tried-$((1))\n` });
-        await vi.waitFor(() => expect(first.text()).toContain("tried-1"), { timeout: 15_000 });
+        await eventually(() => expect(first.text()).toContain("tried-1"), 15_000);
         await expect(stat(join(parent, "escaped.txt"))).rejects.toThrow();
         await client.terminal.input.mutate({ terminalId, data: `cat ${join(parent, "outside.txt")} || echo read-$((2))-refused\n` });
-        await vi.waitFor(() => expect(first.text()).toContain("read-2-refused"), { timeout: 15_000 });
+        await eventually(() => expect(first.text()).toContain("read-2-refused"), 15_000);
       }
       await client.terminal.resize.mutate({ terminalId, cols: 120, rows: 40 });
     } finally {
@@ -60,10 +60,10 @@ describe("terminal procedures", () => {
     await client.terminal.input.mutate({ terminalId, data: "echo after-reconnect\n" });
     const second = watchTerminal(server.url, server.token, terminalId, String(seen));
     try {
-      await vi.waitFor(() => expect(second.text()).toContain("after-reconnect"), { timeout: 15_000 });
+      await eventually(() => expect(second.text()).toContain("after-reconnect"), 15_000);
       expect(second.chunks[0]!.seq).toBe(seen + 1);
       await client.terminal.close.mutate({ terminalId });
-      await vi.waitFor(() => expect(second.chunks.some((chunk) => chunk.output.type === "exit")).toBe(true));
+      await eventually(() => expect(second.chunks.some((chunk) => chunk.output.type === "exit")).toBe(true));
     } finally {
       await second.stop();
     }

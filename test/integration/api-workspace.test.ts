@@ -1,9 +1,9 @@
 import { readFile, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { TRPCClientError } from "@trpc/client";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AppRouter, WorkspaceChange } from "@cairn/api";
-import { readSse, startApiFixture } from "./api-harness.ts";
+import { readSse, startApiFixture, eventually } from "./api-harness.ts";
 
 async function failure(promise: Promise<unknown>): Promise<TRPCClientError<AppRouter>> {
   try {
@@ -86,7 +86,7 @@ describe("workspace procedures", () => {
       }
     })();
     // The watcher starts with the subscription; keep writing until it reports.
-    await vi.waitFor(async () => {
+    await eventually(async () => {
       await writeFile(join(fixture.root, "b.txt"), `${Date.now()}\n`);
       expect(changes.some((change) => change.path === join(fixture.root, "b.txt") && change.mtimeMs !== undefined)).toBe(true);
     });

@@ -51,6 +51,8 @@ export class LiveSession {
   title: string;
   updatedAt: string;
   contextTokens: number | null = null;
+  /** While a response streams: the seq just before its `message-start`. */
+  private streamingFromSeq: number | null = null;
   private readonly history: ConversationMessage[];
   private readonly runtime: Runtime;
   private readonly bus: EventBus;
@@ -129,6 +131,7 @@ export class LiveSession {
       contextWindow,
       pendingPermissions: this.pendingPermissions(),
       lastSeq: this.bus.lastSeq(this.sessionId),
+      streamingFromSeq: this.streamingFromSeq,
       queued: state.queued,
     };
   }
@@ -295,7 +298,9 @@ export class LiveSession {
       let promptSeen = false;
       for await (const event of events) {
         this.observe(event);
-        this.bus.publish(this.sessionId, event);
+        const seq = this.bus.publish(this.sessionId, event);
+        if (event.type === "message-start") this.streamingFromSeq = seq - 1;
+        else if ((event.type === "message" && event.message.type === "assistant") || event.type === "tombstone" || event.type === "result") this.streamingFromSeq = null;
         // runPrompt yields the prompt's own message first.
         if (!promptSeen && event.type === "message" && event.message.type === "user" && this.options.onPrompt) {
           promptSeen = true;
@@ -308,6 +313,7 @@ export class LiveSession {
     } catch (error) {
       this.bus.publish(this.sessionId, { type: "error", code: "internal_error", message: (error as Error).message, status: null });
     } finally {
+      this.streamingFromSeq = null;
       await wiring.sink.flush().catch(() => undefined);
     }
   }

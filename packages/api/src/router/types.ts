@@ -43,6 +43,12 @@ export type SessionSnapshot = {
   pendingPermissions: PermissionRequest[];
   /** The seq of the last event published; subscribe with `lastEventId: String(lastSeq)` to continue from here. */
   lastSeq: number;
+  /**
+   * While a response is streaming, the seq just before its `message-start`, else null. Subscribe
+   * from here (`lastEventId: String(streamingFromSeq ?? lastSeq)`) to also get the text streamed so
+   * far; `message` events for messages already held may come again; key messages by uuid.
+   */
+  streamingFromSeq: number | null;
   queued: number;
 };
 

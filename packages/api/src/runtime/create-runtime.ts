@@ -1,8 +1,21 @@
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   builtinTools,
+  contextWindowForModel,
+  createAgentTool,
+  createSubagentService,
+  loadAgentDefinitions,
+  productionDeps,
+  SUBAGENT_SERVICE,
+  type AgentDefinition,
+  type AgentFileProblem,
+  type ConversationMessage,
+  type McpManager,
+  type PermissionGate,
+  type PermissionPrompter,
+  type QueryDeps,
   createCompactor,
   type CairnCompactor,
   createHookDispatcher,
@@ -23,8 +36,10 @@ import {
   createNodeHookRunner,
   createNodeShellParser,
   createPermissionRulePersister,
+  createNodeMcpManager,
   loadSettings,
   sessionTranscriptPath,
+  subagentTranscriptPath,
   type JsonlTranscriptStore,
   type LoadedSettings,
 } from "@cairn/core/node";
@@ -57,6 +72,18 @@ export type RuntimeOptions = {
   /** Context window override (tests, small models) and the share of it that triggers auto-compaction. */
   contextWindow?: number | undefined;
   autoCompactPct?: number | undefined;
+  /** `--mcp-config` values: files or inline JSON in the `.mcp.json` format. */
+  mcpConfig?: readonly string[] | undefined;
+  mcp?: {
+    /** Per-call timeout of MCP tools (default 60 s). */
+    toolTimeoutMs?: number;
+    /** How long a server may take to start and list its tools (default 30 s). */
+    connectTimeoutMs?: number;
+    /** Share of the context window MCP tool schemas may take before ToolSearch defers them (default 0.1). */
+    toolSearchShare?: number;
+    /** Variables for `${VAR}` expansion in MCP configs (default: the process environment). */
+    env?: Readonly<Record<string, string | undefined>>;
+  };
 };
 
 export type SessionWiring = { sink: JsonlTranscriptStore; hooks: HookDispatcher; transcriptPath: string; compactor: CairnCompactor };
@@ -67,7 +94,19 @@ export type Runtime = {
   cairnHome: string;
   version: string;
   workspace: Workspace;
-  tools: AnyTool[];
+  /** The tools of a new conversation: built-ins, Agent, and the MCP tools (or ToolSearch in front of them). */
+  readonly tools: AnyTool[];
+  /** The tools for a prompt: `tools` plus the MCP tools an earlier ToolSearch in `history` loaded. */
+  toolsFor(history: readonly ConversationMessage[]): AnyTool[];
+  /** MCP servers: statuses (also in `store`'s `mcp.servers`), resources and prompts for the UI. */
+  mcp: McpManager;
+  /** Agent types for the Agent tool: built-in general-purpose plus `.claude/agents/*.md`. */
+  agents: { definitions: readonly AgentDefinition[]; problems: readonly AgentFileProblem[] };
+  /**
+   * `ToolUseContext.services` for one session: `subagents` (runs the Agent tool's sidechains with
+   * this session's gate, prompter and hooks) and `mcp`.
+   */
+  sessionServices(options: { gate: PermissionGate; prompter?: PermissionPrompter; hooks: HookDispatcher; deps?: QueryDeps }): Record<string, unknown>;
   /** The settings as last loaded; `reloadSettings` refreshes them for every later permission check. */
   readonly settings: LoadedSettings;
   reloadSettings(): Promise<LoadedSettings>;
@@ -115,9 +154,32 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     env: merged.env,
   });
   const parser = await createNodeShellParser();
-  const allTools = builtinTools({ isReadOnlyCommand: (command: string) => isReadOnlyBashCommand(parser, command) });
-  const tools = options.toolNames ? allTools.filter((tool) => options.toolNames!.includes(tool.name)) : allTools;
   const store = createStore(createInitialAppState({ model: model.model, permissionMode: merged.permissions.defaultMode }));
+  const mcp = await createNodeMcpManager({
+    workspaceRoot: workspace.root,
+    version: options.version,
+    trusted,
+    settingsServers: merged.mcpServers,
+    ...(options.mcpConfig ? { mcpConfig: options.mcpConfig } : {}),
+    setAppState: store.setState,
+    ...(options.mcp?.toolTimeoutMs ? { toolTimeoutMs: options.mcp.toolTimeoutMs } : {}),
+    ...(options.mcp?.connectTimeoutMs ? { connectTimeoutMs: options.mcp.connectTimeoutMs } : {}),
+    ...(options.mcp?.env ? { env: options.mcp.env } : {}),
+  }).catch(async (error: unknown) => {
+    await workspace.dispose();
+    await model.close();
+    throw error;
+  });
+  // Servers connect while the rest starts; the runtime is ready once each is connected or failed.
+  const mcpStarted = mcp.start();
+  const agents = await loadAgentDefinitions(workspace);
+  const allTools = [...builtinTools({ isReadOnlyCommand: (command: string) => isReadOnlyBashCommand(parser, command) }), createAgentTool({ definitions: agents.definitions })];
+  const tools = options.toolNames ? allTools.filter((tool) => options.toolNames!.includes(tool.name) || tool.aliases?.some((alias) => options.toolNames!.includes(alias))) : allTools;
+  const contextWindowTokens = options.contextWindow ?? contextWindowForModel(model.model);
+  const toolsFor = (history: readonly ConversationMessage[]): AnyTool[] => [
+    ...tools,
+    ...mcp.toolSet({ contextWindowTokens, history, ...(options.mcp?.toolSearchShare ? { share: options.mcp.toolSearchShare } : {}) }).tools,
+  ];
   const persistRule = createPermissionRulePersister(workspace.root);
   const createGate = (state: Store<AppState>) =>
     createPermissionEngine({
@@ -139,12 +201,45 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     memory,
   });
   const runner = createNodeHookRunner();
+  const queryConfig: Partial<QueryConfig> = {
+    ...(options.maxToolConcurrency ? { maxToolConcurrency: options.maxToolConcurrency } : {}),
+    ...(options.promptCaching !== undefined ? { promptCaching: options.promptCaching } : {}),
+    retry: { ...defaultRetryPolicy, ...(options.maxRetries ? { maxAttempts: options.maxRetries } : {}) },
+  };
+  await mcpStarted;
   return {
     workspaceRoot: workspace.root,
     cairnHome: options.cairnHome,
     version: options.version,
     workspace,
-    tools,
+    get tools() {
+      return toolsFor([]);
+    },
+    toolsFor,
+    mcp,
+    agents,
+    sessionServices({ gate: sessionGate, prompter, hooks, deps }) {
+      const subagents = createSubagentService({
+        definitions: agents.definitions,
+        deps: deps ?? productionDeps(model.client),
+        // The environment and project memory blocks follow the agent's own system prompt.
+        environmentPrompt: systemPrompt.slice(1),
+        gate: sessionGate,
+        ...(prompter ? { prompter } : {}),
+        hooks,
+        config: queryConfig,
+        ...(options.fallbackModel ? { fallbackModel: options.fallbackModel } : {}),
+        extraTools: () => mcp.allTools(),
+        createTranscript: async ({ sessionId, agentId, agentType, description }) => {
+          const path = subagentTranscriptPath({ cairnHome: options.cairnHome, cwd: workspace.root, sessionId, agentId });
+          // Claude Code's sidecar: what kind of agent the sidechain file holds.
+          await mkdir(dirname(path), { recursive: true });
+          await writeFile(path.replace(/\.jsonl$/, ".meta.json"), `${JSON.stringify({ agentType, description, spawnDepth: 1 })}\n`).catch(() => undefined);
+          return { sink: createJsonlTranscriptStore({ cairnHome: options.cairnHome, cwd: workspace.root, sessionId, version: options.version, path }), path };
+        },
+      });
+      return { [SUBAGENT_SERVICE]: subagents, mcp };
+    },
     get settings() {
       return settings;
     },
@@ -157,16 +252,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
     setTrusted(value) {
       trusted = value;
+      // Project MCP servers start once the workspace is trusted; their statuses go to the store.
+      void mcp.setTrusted(value);
     },
     store,
     model,
     fallbackModel: options.fallbackModel,
     systemPrompt,
-    queryConfig: {
-      ...(options.maxToolConcurrency ? { maxToolConcurrency: options.maxToolConcurrency } : {}),
-      ...(options.promptCaching !== undefined ? { promptCaching: options.promptCaching } : {}),
-      retry: { ...defaultRetryPolicy, ...(options.maxRetries ? { maxAttempts: options.maxRetries } : {}) },
-    },
+    queryConfig,
     gate,
     createGate,
     session(sessionId, sessionStore = store) {
@@ -197,6 +290,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       return { sink, hooks, transcriptPath, compactor };
     },
     async close() {
+      await mcp.close();
       await workspace.dispose();
       await model.close();
     },

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { stat } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { join } from "node:path";
 import { listTranscriptFiles, readHeadAndTail, type SessionFileSummary, type TranscriptFile } from "@cairn/core/node";
 import { projectDirName } from "@cairn/core/schema";
@@ -63,6 +64,8 @@ export interface SessionIndexOptions {
   concurrency?: number;
 }
 
+const STAT_BATCH = 512;
+
 interface StoredRow {
   session_id: string;
   path: string;
@@ -108,17 +111,22 @@ export function openSessionIndex(options: SessionIndexOptions): SessionIndex {
     const scope = refreshOptions.cwd === undefined ? "" : projectDirName(refreshOptions.cwd);
     const files = await listTranscriptFiles(options.cairnHome, refreshOptions.cwd);
     const stored = new Map(known.all(scope, scope).map((row) => [row.path, row]));
-    const stale: Array<{ file: TranscriptFile; sizeBytes: number; mtimeMs: number }> = [];
-    await inPool(files, concurrency * 2, signal, async (file) => {
-      const stats = await stat(file.path).catch(() => undefined);
-      if (stats === undefined) return;
-      const row = stored.get(file.path);
-      stored.delete(file.path);
-      if (row !== undefined && row.size_bytes === stats.size && row.mtime_ms === stats.mtimeMs) return;
-      stale.push({ file, sizeBytes: stats.size, mtimeMs: stats.mtimeMs });
-    });
+    const stale: TranscriptFile[] = [];
+    // Synchronous stats in small batches: several times cheaper than one thread-pool round trip
+    // per file, while still letting the event loop run between batches.
+    for (let start = 0; start < files.length; start += STAT_BATCH) {
+      signal?.throwIfAborted();
+      if (start > 0) await yieldToEventLoop();
+      for (const file of files.slice(start, start + STAT_BATCH)) {
+        const stats = statSync(file.path, { throwIfNoEntry: false });
+        if (stats === undefined) continue;
+        const row = stored.get(file.path);
+        stored.delete(file.path);
+        if (row === undefined || row.size_bytes !== stats.size || row.mtime_ms !== stats.mtimeMs) stale.push(file);
+      }
+    }
     const rows: StoredRow[] = [];
-    await inPool(stale, concurrency, signal, async ({ file }) => {
+    await inPool(stale, concurrency, signal, async (file) => {
       const summary = await readHeadAndTail(file.path, signal === undefined ? {} : { signal }).catch(() => undefined);
       if (summary !== undefined) rows.push(toStoredRow(file, summary));
     });
@@ -128,19 +136,19 @@ export function openSessionIndex(options: SessionIndexOptions): SessionIndex {
     return { files: files.length, reindexed: rows.length, removed: gone.length };
   };
 
+  const select = db
+    .prepare<[string, string, string, string, string, number, number], unknown[]>(
+      `SELECT ${COLUMNS.join(", ")} FROM sessions
+       WHERE (? = '' OR project_dir = ?)
+         AND (? = '' OR title LIKE ? ESCAPE '\\' OR first_prompt LIKE ? ESCAPE '\\')
+       ORDER BY updated_at DESC, session_id LIMIT ? OFFSET ?`,
+    )
+    .raw(true);
   const query: SessionIndex["query"] = (input = {}) => {
     const parsed = sessionQuerySchema.parse(input);
     const scope = parsed.cwd === undefined ? "" : projectDirName(parsed.cwd);
     const pattern = parsed.search === undefined ? "" : `%${escapeLike(parsed.search)}%`;
-    const rows = db
-      .prepare<[string, string, string, string, string, number, number], StoredRow>(
-        `SELECT * FROM sessions
-         WHERE (? = '' OR project_dir = ?)
-           AND (? = '' OR title LIKE ? ESCAPE '\\' OR first_prompt LIKE ? ESCAPE '\\')
-         ORDER BY updated_at DESC, session_id LIMIT ? OFFSET ?`,
-      )
-      .all(scope, scope, pattern, pattern, pattern, parsed.limit, parsed.offset);
-    return rows.map(fromStoredRow);
+    return select.all(scope, scope, pattern, pattern, pattern, parsed.limit, parsed.offset).map(fromColumns);
   };
 
   return {
@@ -177,22 +185,27 @@ function toStoredRow(file: TranscriptFile, summary: SessionFileSummary): StoredR
   };
 }
 
-function fromStoredRow(row: StoredRow): SessionRow {
-  return {
-    sessionId: row.session_id,
-    path: row.path,
-    projectDir: row.project_dir,
-    cwd: row.cwd,
-    title: row.title,
-    firstPrompt: row.first_prompt,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    messageEstimate: row.message_estimate,
-    sizeBytes: row.size_bytes,
-    mtimeMs: row.mtime_ms,
-    forkedFromSessionId: row.forked_from,
-    imported: row.imported === 1,
-  };
+const COLUMNS = [
+  "session_id",
+  "path",
+  "project_dir",
+  "cwd",
+  "title",
+  "first_prompt",
+  "created_at",
+  "updated_at",
+  "message_estimate",
+  "size_bytes",
+  "mtime_ms",
+  "forked_from",
+  "imported",
+] as const;
+
+/** A row as `raw()` returns it, in COLUMNS order; the types are the table's. */
+function fromColumns(columns: unknown[]): SessionRow {
+  const [sessionId, path, projectDir, cwd, title, firstPrompt, createdAt, updatedAt, messageEstimate, sizeBytes, mtimeMs, forkedFrom, imported] =
+    columns as [string, string, string, string | null, string | null, string | null, string | null, string, number, number, number, string | null, number];
+  return { sessionId, path, projectDir, cwd, title, firstPrompt, createdAt, updatedAt, messageEstimate, sizeBytes, mtimeMs, forkedFromSessionId: forkedFrom, imported: imported === 1 };
 }
 
 function escapeLike(text: string): string {
