@@ -41,6 +41,7 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       maxRetries: env.maxRetries,
       contextWindow: env.contextWindow,
       autoCompactPct: env.autoCompactPct,
+      mcpConfig: args.mcpConfig,
     });
   } catch (error) {
     io.stderr(`cairn: could not start: ${(error as Error).message}\n`);
@@ -50,6 +51,13 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
     for (const problem of runtime.settings.problems) {
       io.stderr(`cairn: settings problem in ${problem.file}${problem.path ? ` at ${problem.path}` : ""}: ${problem.message}\n`);
     }
+    for (const problem of runtime.mcp.problems) {
+      io.stderr(`cairn: MCP config problem${problem.file ? ` in ${problem.file}` : ""}${problem.server ? ` (server "${problem.server}")` : ""}: ${problem.message}\n`);
+    }
+    for (const server of runtime.mcp.servers()) {
+      if (server.status.state === "failed") io.stderr(`cairn: MCP server "${server.name}" failed to start: ${server.status.reason}\n`);
+    }
+    for (const problem of runtime.agents.problems) io.stderr(`cairn: agent definition problem in ${problem.path}: ${problem.message}\n`);
     if (runtime.model.demo && args.outputFormat === "text") {
       io.stderr("cairn: no ANTHROPIC_API_KEY is set, so the offline demo model answers (it knows a few commands only).\n");
     }
@@ -71,17 +79,18 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       for (const message of resumed.history) await wiring.sink.appendMessage(message);
     }
     const history = resumed?.history ?? [];
+    const tools = runtime.toolsFor(history);
     const emit = (line: object) => io.stdout(`${JSON.stringify(line)}\n`);
     if (args.outputFormat === "stream-json") {
       emit(
         initLine({
           sessionId,
           cwd: runtime.workspaceRoot,
-          tools: runtime.tools.map((tool) => tool.name),
+          tools: tools.map((tool) => tool.name),
           model: runtime.model.model,
           permissionMode: runtime.store.getState().permissionMode,
           demo: runtime.model.demo,
-          mcpServers: [],
+          mcpServers: runtime.mcp.servers().map((server) => ({ name: server.name, status: server.status.state === "connecting" ? "pending" : server.status.state })),
         }),
       );
     }
@@ -98,7 +107,7 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       prompt: args.prompt,
       sink: wiring.sink,
       systemPrompt: runtime.systemPrompt,
-      tools: runtime.tools,
+      tools,
       model: runtime.model.model,
       ...(runtime.fallbackModel ? { fallbackModel: runtime.fallbackModel } : {}),
       ...(args.maxTurns ? { maxTurns: args.maxTurns } : {}),
@@ -110,7 +119,7 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
         readFileState: new Map(),
         getAppState: runtime.store.getState,
         setAppState: runtime.store.setState,
-        services: {},
+        services: runtime.sessionServices({ gate: runtime.gate, hooks: wiring.hooks }),
       },
       gate: runtime.gate,
       hooks: wiring.hooks,
@@ -129,6 +138,12 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       if (args.outputFormat === "stream-json") {
         const line = eventToLine(event, sessionId);
         if (line) emit(line);
+        // A subagent's messages, as Claude Code streams them: tagged with the Agent call's id.
+        const inner = subagentMessage(event);
+        if (inner) {
+          const innerLine = eventToLine(inner, sessionId);
+          if (innerLine) emit({ ...innerLine, parent_tool_use_id: event.type === "tool-progress" ? event.toolUseId : null });
+        }
       } else if (args.verbose && (event.type === "notice" || event.type === "retry" || event.type === "error")) {
         io.stderr(`cairn: ${JSON.stringify(event)}\n`);
       }
@@ -208,4 +223,10 @@ async function runManualCompaction(options: {
   if (args.outputFormat === "text") io.stdout(`${summary}\n`);
   else emit({ type: "result", subtype: "success", is_error: false, result: summary, session_id: sessionId, num_turns: 0 });
   return 0;
+}
+
+function subagentMessage(event: AgentEvent): AgentEvent | undefined {
+  if (event.type !== "tool-progress" || typeof event.data !== "object" || event.data === null) return undefined;
+  const data = event.data as { type?: unknown; event?: AgentEvent };
+  return data.type === "subagent" && data.event?.type === "message" ? data.event : undefined;
 }
