@@ -17,6 +17,8 @@ import { ApiError } from "../router/errors.ts";
 import type { CompactResult, SessionEvent, SessionSnapshot, SessionStateEvent } from "../router/types.ts";
 import type { EventBus } from "./event-bus.ts";
 import { PermissionBroker } from "./permission-broker.ts";
+import { manualCompaction } from "./session-compaction.ts";
+import { contextTokensOf, lastContextTokens, sameState, shorten, subagentPermissionEvent, titleOf } from "./session-derive.ts";
 
 export const DEFAULT_MAX_QUEUED_PROMPTS = 10;
 
@@ -237,46 +239,41 @@ export class LiveSession {
 
   private async runCompaction(instructions: string | undefined, signal: AbortSignal): Promise<CompactResult | ApiError> {
     const wiring = this.sessionWiring();
-    const outcome = await wiring.compactor.compactNow(
-      {
-        messages: repairForResume(this.history),
-        model: this.store.getState().model,
-        systemPrompt: this.runtime.systemPrompt,
-        signal,
-        client: this.runtime.model.client,
-        lastInputTokens: this.contextTokens,
-      },
-      instructions ? { instructions } : {},
-    );
-    if (!outcome.ok) {
-      for (const event of outcome.events) this.bus.publish(this.sessionId, event);
-      return new ApiError("compaction_failed", `The conversation was not compacted (${outcome.error.code}): ${outcome.error.message}`, { cause: outcome.error });
+    const steps = manualCompaction({
+      compactor: wiring.compactor,
+      sink: wiring.sink,
+      messages: repairForResume(this.history),
+      model: this.store.getState().model,
+      systemPrompt: this.runtime.systemPrompt,
+      client: this.runtime.model.client,
+      lastInputTokens: this.contextTokens,
+      instructions,
+      signal,
+    });
+    while (true) {
+      const step = await steps.next();
+      if (step.done) {
+        if (!(step.value instanceof ApiError)) this.contextTokens = step.value.postTokens;
+        return step.value;
+      }
+      this.observe(step.value);
+      this.bus.publish(this.sessionId, step.value);
     }
-    for (const event of outcome.result.events) this.bus.publish(this.sessionId, event);
-    for (const message of outcome.result.added) {
-      await wiring.sink.appendMessage(message);
-      this.observe({ type: "message", message });
-      this.bus.publish(this.sessionId, { type: "message", message });
-    }
-    await wiring.sink.flush();
-    const boundary = outcome.result.events.find((event) => event.type === "compact-boundary");
-    if (boundary?.type !== "compact-boundary") return { preTokens: 0, postTokens: 0, summarizedCount: 0 };
-    this.contextTokens = boundary.postTokens;
-    this.publishStateIfChanged();
-    return { preTokens: boundary.preTokens, postTokens: boundary.postTokens, summarizedCount: boundary.summarizedCount };
   }
 
   private async run(prompt: string, signal: AbortSignal): Promise<void> {
     const runtime = this.runtime;
     const wiring = this.sessionWiring();
     const app = this.store.getState();
+    const history = repairForResume(this.history);
+    const deps: QueryDeps = { ...(this.options.deps ? this.options.deps(runtime) : productionDeps(runtime.model.client)), compactor: wiring.compactor };
     try {
       const events = runPrompt({
-        history: repairForResume(this.history),
+        history,
         prompt,
         sink: wiring.sink,
         systemPrompt: runtime.systemPrompt,
-        tools: runtime.tools,
+        tools: runtime.toolsFor(history),
         model: app.model,
         ...(runtime.fallbackModel ? { fallbackModel: runtime.fallbackModel } : {}),
         signal,
@@ -287,18 +284,26 @@ export class LiveSession {
           readFileState: this.readFileState,
           getAppState: this.store.getState,
           setAppState: this.store.setState,
-          services: {},
+          // Subagents (the Agent tool) ask through this session's gate and prompter, so their questions reach the tabs too.
+          services: runtime.sessionServices({ gate: this.gate, prompter: this.broker, hooks: wiring.hooks, deps }),
         },
         gate: this.gate,
         prompter: this.broker,
         hooks: wiring.hooks,
-        deps: { ...(this.options.deps ? this.options.deps(runtime) : productionDeps(runtime.model.client)), compactor: wiring.compactor },
+        deps,
         config: runtime.queryConfig,
       });
       let promptSeen = false;
       for await (const event of events) {
         this.observe(event);
         const seq = this.bus.publish(this.sessionId, event);
+        // A subagent's permission questions come nested in the Agent tool's progress; lift them out so
+        // every tab handles them like the session's own (the answer goes to the same broker).
+        const nested = subagentPermissionEvent(event);
+        if (nested) {
+          this.observe(nested);
+          this.bus.publish(this.sessionId, nested);
+        }
         if (event.type === "message-start") this.streamingFromSeq = seq - 1;
         else if ((event.type === "message" && event.message.type === "assistant") || event.type === "tombstone" || event.type === "result") this.streamingFromSeq = null;
         // runPrompt yields the prompt's own message first.
@@ -363,45 +368,4 @@ export class LiveSession {
     this.lastState = next;
     this.bus.publish(this.sessionId, next);
   }
-}
-
-function sameState(left: SessionStateEvent, right: SessionStateEvent): boolean {
-  return (
-    left.running === right.running &&
-    left.permissionMode === right.permissionMode &&
-    left.model === right.model &&
-    left.contextTokens === right.contextTokens &&
-    left.queued === right.queued &&
-    JSON.stringify(left.todos) === JSON.stringify(right.todos)
-  );
-}
-
-function contextTokensOf(message: ConversationMessage): number | null {
-  if (message.type !== "assistant") return null;
-  const usage = message.message.usage;
-  if (!usage) return null;
-  return (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.output_tokens ?? 0);
-}
-
-function lastContextTokens(history: readonly ConversationMessage[]): number | null {
-  for (let index = history.length - 1; index >= 0; index--) {
-    const tokens = contextTokensOf(history[index]!);
-    if (tokens !== null) return tokens;
-  }
-  return null;
-}
-
-function titleOf(history: readonly ConversationMessage[]): string | undefined {
-  for (const message of history) {
-    if (message.type !== "user" || message.isMeta === true) continue;
-    const content = message.message.content;
-    const text = typeof content === "string" ? content : content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(" ");
-    if (text.trim()) return shorten(text);
-  }
-  return undefined;
-}
-
-function shorten(text: string): string {
-  const line = text.trim().replace(/\s+/g, " ");
-  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
 }

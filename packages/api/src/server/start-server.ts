@@ -19,6 +19,8 @@ import { WorkspaceFiles } from "./workspace-files.ts";
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 3000;
 const TRPC_PREFIX = "/api/trpc/";
+/** A file saved from the editor (10 MB) plus JSON escaping. */
+const MAX_BODY_BYTES = 24 * 1024 * 1024;
 
 export class ServerConfigError extends Error {
   override readonly name = "ServerConfigError";
@@ -73,6 +75,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
   const token = options.token ?? generateAccessToken();
 
   const trustStore = new TrustStore(options.cairnHome);
+  // Everything but the server's own options configures the runtime.
   const { workspace, host: _host, port: _port, token: _token, webDir, checkpoints, bus, deps, ...runtimeOptions } = options;
   const runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted: false });
   let web: WebHandler | undefined;
@@ -98,7 +101,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       settings: new SettingsService(runtime, (sessionId) => sessionHub.sessionRules(sessionId), options.managedSettingsPath),
       terminals,
     };
-    const trpc = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context });
+    const trpc = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context, maxBodySize: MAX_BODY_BYTES });
 
     server = createServer();
     const sockets = new Set<Socket>();

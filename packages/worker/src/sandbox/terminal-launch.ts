@@ -60,6 +60,7 @@ export async function prepareTerminalLaunch(options: LocalWorkspaceOptions, work
     const policy = buildFilesystemPolicy({
       roots: confiner.roots,
       privateDirectory,
+      writablePrivateDirectories: [home, temporary],
       serverHome: workerEnv.home,
       cairnHome: settings.cairnHome ?? workerEnv.cairnHome,
       denyRead: [workerEnv.tmpDir, ...(sandbox.denyRead ?? [])],

@@ -1,0 +1,48 @@
+import type { AgentEvent, CairnCompactor, ModelClient, TranscriptSink } from "@cairn/core";
+import type { ConversationMessage } from "@cairn/core/schema";
+import { ApiError } from "../router/errors.ts";
+import type { CompactResult } from "../router/types.ts";
+
+export type ManualCompactionInput = {
+  compactor: CairnCompactor;
+  sink: TranscriptSink;
+  /** The conversation as the loop would see it (repaired, from the last boundary). */
+  messages: ConversationMessage[];
+  model: string;
+  systemPrompt: readonly string[];
+  client: ModelClient;
+  lastInputTokens: number | null;
+  instructions: string | undefined;
+  signal: AbortSignal;
+};
+
+/**
+ * `/compact [instructions]` for a live session: yields the compaction's events and, once each is
+ * durable, a `message` event per line it adds; returns the token figures, or why nothing changed.
+ */
+export async function* manualCompaction(input: ManualCompactionInput): AsyncGenerator<AgentEvent, CompactResult | ApiError> {
+  const outcome = await input.compactor.compactNow(
+    {
+      messages: input.messages,
+      model: input.model,
+      systemPrompt: input.systemPrompt,
+      signal: input.signal,
+      client: input.client,
+      lastInputTokens: input.lastInputTokens,
+    },
+    input.instructions ? { instructions: input.instructions } : {},
+  );
+  if (!outcome.ok) {
+    yield* outcome.events;
+    return new ApiError("compaction_failed", `The conversation was not compacted (${outcome.error.code}): ${outcome.error.message}`, { cause: outcome.error });
+  }
+  yield* outcome.result.events;
+  for (const message of outcome.result.added) {
+    await input.sink.appendMessage(message);
+    yield { type: "message", message };
+  }
+  await input.sink.flush();
+  const boundary = outcome.result.events.find((event) => event.type === "compact-boundary");
+  if (boundary?.type !== "compact-boundary") return { preTokens: 0, postTokens: 0, summarizedCount: 0 };
+  return { preTokens: boundary.preTokens, postTokens: boundary.postTokens, summarizedCount: boundary.summarizedCount };
+}

@@ -1,0 +1,54 @@
+import type { AgentEvent } from "@cairn/core";
+import type { ConversationMessage } from "@cairn/core/schema";
+import type { SessionStateEvent } from "../router/types.ts";
+
+/** Small derivations of a session's conversation and state, kept apart from the session's lifecycle. */
+
+export function sameState(left: SessionStateEvent, right: SessionStateEvent): boolean {
+  return (
+    left.running === right.running &&
+    left.permissionMode === right.permissionMode &&
+    left.model === right.model &&
+    left.contextTokens === right.contextTokens &&
+    left.queued === right.queued &&
+    JSON.stringify(left.todos) === JSON.stringify(right.todos)
+  );
+}
+
+export function contextTokensOf(message: ConversationMessage): number | null {
+  if (message.type !== "assistant") return null;
+  const usage = message.message.usage;
+  if (!usage) return null;
+  return (usage.input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.output_tokens ?? 0);
+}
+
+export function lastContextTokens(history: readonly ConversationMessage[]): number | null {
+  for (let index = history.length - 1; index >= 0; index--) {
+    const tokens = contextTokensOf(history[index]!);
+    if (tokens !== null) return tokens;
+  }
+  return null;
+}
+
+export function titleOf(history: readonly ConversationMessage[]): string | undefined {
+  for (const message of history) {
+    if (message.type !== "user" || message.isMeta === true) continue;
+    const content = message.message.content;
+    const text = typeof content === "string" ? content : content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(" ");
+    if (text.trim()) return shorten(text);
+  }
+  return undefined;
+}
+
+export function shorten(text: string): string {
+  const line = text.trim().replace(/\s+/g, " ");
+  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
+}
+
+/** A subagent's permission question or answer, nested in the Agent tool's progress. */
+export function subagentPermissionEvent(event: AgentEvent): AgentEvent | undefined {
+  if (event.type !== "tool-progress" || typeof event.data !== "object" || event.data === null) return undefined;
+  const data = event.data as { type?: unknown; event?: AgentEvent };
+  if (data.type !== "subagent" || !data.event) return undefined;
+  return data.event.type === "permission-request" || data.event.type === "permission-resolved" ? data.event : undefined;
+}
