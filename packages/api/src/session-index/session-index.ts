@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type Database from "better-sqlite3";
 import { statSync } from "node:fs";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { join } from "node:path";
@@ -136,19 +137,35 @@ export function openSessionIndex(options: SessionIndexOptions): SessionIndex {
     return { files: files.length, reindexed: rows.length, removed: gone.length };
   };
 
-  const select = db
-    .prepare<[string, string, string, string, string, number, number], unknown[]>(
-      `SELECT ${COLUMNS.join(", ")} FROM sessions
-       WHERE (? = '' OR project_dir = ?)
-         AND (? = '' OR title LIKE ? ESCAPE '\\' OR first_prompt LIKE ? ESCAPE '\\')
-       ORDER BY updated_at DESC, session_id LIMIT ? OFFSET ?`,
-    )
-    .raw(true);
+  // One statement per filter combination, so SQLite can use the (project_dir, updated_at) index.
+  const selects = new Map<string, Database.Statement<unknown[], unknown[]>>();
+  const selectFor = (byProject: boolean, bySearch: boolean) => {
+    const key = `${byProject}:${bySearch}`;
+    let statement = selects.get(key);
+    if (statement === undefined) {
+      const where = [
+        ...(byProject ? ["project_dir = @project"] : []),
+        ...(bySearch ? ["(title LIKE @pattern ESCAPE '\\' OR first_prompt LIKE @pattern ESCAPE '\\')"] : []),
+      ];
+      statement = db
+        .prepare<unknown[], unknown[]>(
+          `SELECT ${COLUMNS.join(", ")} FROM sessions ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+           ORDER BY updated_at DESC, session_id LIMIT @limit OFFSET @offset`,
+        )
+        .raw(true);
+      selects.set(key, statement);
+    }
+    return statement;
+  };
   const query: SessionIndex["query"] = (input = {}) => {
     const parsed = sessionQuerySchema.parse(input);
-    const scope = parsed.cwd === undefined ? "" : projectDirName(parsed.cwd);
-    const pattern = parsed.search === undefined ? "" : `%${escapeLike(parsed.search)}%`;
-    return select.all(scope, scope, pattern, pattern, pattern, parsed.limit, parsed.offset).map(fromColumns);
+    const parameters = {
+      limit: parsed.limit,
+      offset: parsed.offset,
+      ...(parsed.cwd === undefined ? {} : { project: projectDirName(parsed.cwd) }),
+      ...(parsed.search === undefined ? {} : { pattern: `%${escapeLike(parsed.search)}%` }),
+    };
+    return selectFor(parsed.cwd !== undefined, parsed.search !== undefined).all(parameters).map(fromColumns);
   };
 
   return {

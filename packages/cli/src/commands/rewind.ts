@@ -7,8 +7,7 @@ import {
   type LoadedTranscript,
 } from "@cairn/core/node";
 import { readEnv } from "../env.ts";
-import { cliVersion } from "../main.ts";
-import { CommandUsageError, parseCommandArgs, type CommandIo } from "./transcript.ts";
+import { CommandUsageError, cairnVersion, parseCommandArgs, type CommandIo } from "./transcript.ts";
 
 export const REWIND_HELP = `Usage:
   cairn rewind <session-id> <message-uuid> [--mode files|conversation|both] [--cwd <dir>]
@@ -67,7 +66,7 @@ export async function runRewindCommand(argv: string[], io: CommandIo): Promise<n
     if (mode !== "files") {
       const forked = await forkSession(path, messageUuid, randomUUID(), {
         cairnHome,
-        version: cliVersion(),
+        version: cairnVersion(),
         ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
       });
       io.stdout(`Forked the conversation up to ${messageUuid} as session ${forked.sessionId}\n`);

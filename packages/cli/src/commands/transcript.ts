@@ -1,7 +1,7 @@
+import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { exportTranscript, importClaudeCodeTranscript, type ExportFormat } from "@cairn/core/node";
 import { readEnv } from "../env.ts";
-import { cliVersion } from "../main.ts";
 
 /** What a `cairn` sub-command gets from `main`: output sinks and the environment (read through env.ts). */
 export interface CommandIo {
@@ -27,6 +27,12 @@ export function parseCommandArgs<T extends Options>(argv: string[], options: T) 
   } catch (error) {
     throw new CommandUsageError((error as Error).message);
   }
+}
+
+/** Written on every transcript line, as Claude Code writes its own version. */
+export function cairnVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return manifest.version;
 }
 
 export const TRANSCRIPT_HELP = `Usage:
@@ -76,7 +82,7 @@ async function runImport(argv: string[], io: CommandIo, cairnHome: string): Prom
   if (file === undefined || extra.length > 0) throw new CommandUsageError("import takes exactly one file");
   const result = await importClaudeCodeTranscript(file, {
     cairnHome,
-    version: cliVersion(),
+    version: cairnVersion(),
     ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
     ...(values["session-id"] === undefined ? {} : { sessionId: values["session-id"] }),
   });

@@ -1,5 +1,5 @@
-import { mkdir, rm, stat, writeFile } from "node:fs/promises";
-import { join, relative, resolve, sep } from "node:path";
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { projectDirName } from "../schema/transcript.ts";
 import { CheckpointError, runGit, type GitInvocation } from "./checkpoint-git.ts";
 
@@ -45,8 +45,9 @@ const STALE_LOCK_MS = 30_000;
  * used as `git --git-dir=<shadow> --work-tree=<workspace>`: the workspace's own `.git` is never
  * touched. The shadow index is kept between snapshots, so `git add -A` only re-hashes files whose
  * stat data changed (plus the untracked cache for new files): a snapshot after a one-file change
- * stays fast on a large workspace. Operations on one store run one at a time. Nested repositories
- * are recorded by git as links, not their files.
+ * stays fast on a large workspace: `add`, `write-tree` and, when something changed, `commit-tree`
+ * (the branch ref is written directly). Operations on one store run one at a time. Nested
+ * repositories are recorded by git as links, not their files.
  */
 export function createCheckpointStore(options: CheckpointStoreOptions): CheckpointStore {
   const workTree = resolve(options.workspaceRoot);
@@ -100,7 +101,7 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
   };
 
   const currentHead = async (signal: AbortSignal | undefined): Promise<{ commit: string; tree: string } | undefined> => {
-    if (head !== undefined) return head;
+    if (head !== undefined && (await readLooseRef(gitDir)) === head.commit) return head;
     const result = await runGit(git(signal), ["log", "-1", "--format=%H %T", BRANCH, "--"], [0, 128]);
     const [commit, tree] = result.stdout.trim().split(" ");
     if (result.exitCode !== 0 || commit === undefined || tree === undefined) return undefined;
@@ -116,7 +117,8 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
     if (parent !== undefined && parent.tree === tree) return parent.commit;
     const parentArgs = parent === undefined ? [] : ["-p", parent.commit];
     const commit = (await runGit(git(signal), ["commit-tree", tree, ...parentArgs, "-m", label || "checkpoint"])).stdout.trim();
-    await runGit(git(signal), ["update-ref", BRANCH, commit, ...(parent === undefined ? [] : [parent.commit])]);
+    // The branch is a loose ref: written as git writes one (a .lock file renamed over it), saving a process.
+    await writeLooseRef(gitDir, commit, parent?.commit);
     head = { commit, tree };
     return commit;
   };
@@ -161,6 +163,37 @@ function shadowInsideWorkspace(gitDir: string, workTree: string): string[] {
   const inside = relative(workTree, resolve(gitDir));
   if (inside === "" || inside.startsWith("..") || inside.startsWith(sep)) return [];
   return [`/${inside.split(sep).join("/")}/`];
+}
+
+async function readLooseRef(gitDir: string): Promise<string | undefined> {
+  try {
+    return (await readFile(join(gitDir, BRANCH), "utf8")).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeLooseRef(gitDir: string, commit: string, expected: string | undefined): Promise<void> {
+  const path = join(gitDir, BRANCH);
+  const lock = `${path}.lock`;
+  await mkdir(dirname(path), { recursive: true });
+  // O_EXCL: the same lock git takes, so a concurrent git (or store) cannot interleave.
+  const handle = await open(lock, "wx").catch((error: unknown) => {
+    throw new CheckpointError("git-failed", `The checkpoint branch is locked (${lock})`, { cause: error });
+  });
+  try {
+    const current = await readLooseRef(gitDir);
+    if (current !== expected && !(current === undefined && expected === undefined)) {
+      throw new CheckpointError("git-failed", `The checkpoint branch moved (expected ${expected ?? "none"}, found ${current ?? "none"})`);
+    }
+    await handle.writeFile(`${commit}\n`);
+    await handle.close();
+    await rename(lock, path);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await rm(lock, { force: true });
+    throw error;
+  }
 }
 
 async function isFile(path: string): Promise<boolean> {

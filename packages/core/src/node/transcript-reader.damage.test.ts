@@ -3,11 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ConversationMessage } from "../schema/index.ts";
 import { loadTranscript } from "./transcript-reader.ts";
 
 const fixture = (name: string) => fileURLToPath(new URL(`../session/__fixtures__/${name}`, import.meta.url));
 const U = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
 const line = (value: object) => `${JSON.stringify(value)}\n`;
+const contents = (messages: ConversationMessage[]) => messages.map((message) => (message.type === "system" ? undefined : message.message.content));
 const user = (n: number, parent: number | null, content: string) => ({
   type: "user",
   uuid: U(n),
@@ -51,7 +53,7 @@ describe("loading damaged transcripts", () => {
     const path = join(dir, "s.jsonl");
     await writeFile(path, line(user(1, null, "original")) + line(user(1, null, "copy")) + line(user(2, 1, "next")));
     const loaded = await loadTranscript(path);
-    expect(loaded.messages.map((message) => message.message.content)).toEqual(["original", "next"]);
+    expect(contents(loaded.messages)).toEqual(["original", "next"]);
     expect(loaded.report.duplicateUuids).toBe(1);
   });
 
@@ -60,7 +62,7 @@ describe("loading damaged transcripts", () => {
     const text = [user(1, null, "héllo — 你好 🙂"), user(2, 1, "second ✓")].map((value) => JSON.stringify(value)).join("\r\n");
     await writeFile(path, `${text}\r\n`);
     const loaded = await loadTranscript(path);
-    expect(loaded.messages.map((message) => message.message.content)).toEqual(["héllo — 你好 🙂", "second ✓"]);
+    expect(contents(loaded.messages)).toEqual(["héllo — 你好 🙂", "second ✓"]);
   });
 
   it("counts a line that is JSON but not a valid message as invalid, and loads the rest", async () => {

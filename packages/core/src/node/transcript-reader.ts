@@ -1,9 +1,9 @@
 import { open, type FileHandle } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import type { ConversationMessage } from "../schema/messages.ts";
-import type { CheckpointLine, SessionMetaLine } from "../schema/transcript.ts";
+import { checkpointLineSchema, type CheckpointLine, type SessionMetaLine } from "../schema/transcript.ts";
 import { ConversationAssembler } from "../session/assemble.ts";
-import { TranscriptIndex, type LoadReport, type LoadScope } from "../session/transcript-index.ts";
+import { TranscriptIndex, type ConversationPlan, type LoadReport, type LoadScope } from "../session/transcript-index.ts";
 
 export interface LoadTranscriptOptions {
   /** `"since-last-compact"` reads back only what a resume needs; the index still covers the whole file. */
@@ -35,15 +35,15 @@ const READ_RANGE = 4 * 1024 * 1024;
  */
 export async function loadTranscript(path: string, options: LoadTranscriptOptions = {}): Promise<LoadedTranscript> {
   const index = await indexTranscriptFile(path, options.signal);
-  const nodes = index.plan({ scope: options.scope ?? "all", ...(options.leafUuid ? { leafUuid: options.leafUuid } : {}) });
-  const assembler = await readPlannedLines(path, index, nodes, options.signal);
+  const plan = index.plan({ scope: options.scope ?? "all", ...(options.leafUuid ? { leafUuid: options.leafUuid } : {}) });
+  const { assembler, checkpoints } = await readPlannedLines(path, index, plan, options.signal);
   index.report.invalidMessages = assembler.invalidMessages;
   return {
     path,
     messages: assembler.finish(),
     meta: index.meta,
     title: index.meta?.title ?? index.titleFromLines,
-    checkpoints: index.checkpoints,
+    checkpoints,
     report: index.report,
   };
 }
@@ -99,82 +99,116 @@ async function forEachLine(file: FileHandle, signal: AbortSignal | undefined, vi
 
 class OffsetMismatch extends Error {}
 
+interface PlannedLines {
+  assembler: ConversationAssembler;
+  checkpoints: CheckpointLine[];
+}
+
 async function readPlannedLines(
   path: string,
   index: TranscriptIndex,
-  nodes: Int32Array,
+  plan: ConversationPlan,
   signal: AbortSignal | undefined,
-): Promise<ConversationAssembler> {
-  if (nodes.length === 0) return new ConversationAssembler();
+): Promise<PlannedLines> {
   try {
-    return await readByOffset(path, index, nodes, signal);
+    return await readByOffset(path, index, plan, signal);
   } catch (error) {
     if (!(error instanceof OffsetMismatch)) throw error;
     // Offsets are exact for "\n"-terminated UTF-8; a file with "\r\n" endings or invalid bytes is re-streamed.
-    return readByUuid(path, index, nodes, signal);
+    return readByIdentity(path, index, plan, signal);
   }
 }
 
 async function readByOffset(
   path: string,
   index: TranscriptIndex,
-  nodes: Int32Array,
+  plan: ConversationPlan,
   signal: AbortSignal | undefined,
-): Promise<ConversationAssembler> {
-  const assembler = new ConversationAssembler();
+): Promise<PlannedLines> {
+  const assembler = new ConversationAssembler(plan.droppedResponseIds);
+  const checkpoints: CheckpointLine[] = [];
+  if (plan.nodes.length === 0 && plan.checkpoints.length === 0) return { assembler, checkpoints };
   const file = await open(path, "r");
   try {
-    let first = 0;
-    while (first < nodes.length) {
-      signal?.throwIfAborted();
-      const rangeStart = index.offsetOf(nodes[first]!);
-      let last = first;
-      let rangeEnd = rangeStart + index.byteLengthOf(nodes[first]!);
-      while (last + 1 < nodes.length) {
-        const next = nodes[last + 1]!;
-        const nextEnd = index.offsetOf(next) + index.byteLengthOf(next);
-        if (index.offsetOf(next) - rangeEnd > READ_GAP || nextEnd - rangeStart > READ_RANGE) break;
-        last++;
-        rangeEnd = nextEnd;
-      }
-      const buffer = Buffer.allocUnsafe(rangeEnd - rangeStart);
-      const { bytesRead } = await file.read(buffer, 0, buffer.length, rangeStart);
-      if (bytesRead < buffer.length) throw new OffsetMismatch();
-      for (let at = first; at <= last; at++) {
-        const node = nodes[at]!;
-        const start = index.offsetOf(node) - rangeStart;
-        const value = parseOrUndefined(buffer.toString("utf8", start, start + index.byteLengthOf(node)));
-        if (!isIndexedLine(index, node, value)) throw new OffsetMismatch();
-        assembler.add(value, index.groupOf(node));
-      }
-      first = last + 1;
-    }
+    await readRanges(file, plan.nodes.length, (at) => index.offsetOf(plan.nodes[at]!), (at) => index.byteLengthOf(plan.nodes[at]!), signal, (at, text) => {
+      const node = plan.nodes[at]!;
+      const value = parseOrUndefined(text);
+      if (!isIndexedLine(index, node, value)) throw new OffsetMismatch();
+      assembler.add(value, index.groupOf(node));
+    });
+    const { checkpoints: planned } = plan;
+    await readRanges(file, planned.length, (at) => index.checkpointOffsetOf(planned[at]!), (at) => index.checkpointByteLengthOf(planned[at]!), signal, (_at, text) => {
+      const parsed = checkpointLineSchema.safeParse(parseOrUndefined(text));
+      if (!parsed.success) throw new OffsetMismatch();
+      checkpoints.push(parsed.data);
+    });
   } finally {
     await file.close();
   }
-  return assembler;
+  return { assembler, checkpoints };
 }
 
-async function readByUuid(
+/** Reads `count` lines located by offset and length (ascending), coalescing nearby ones into one read. */
+async function readRanges(
+  file: FileHandle,
+  count: number,
+  offsetOf: (at: number) => number,
+  lengthOf: (at: number) => number,
+  signal: AbortSignal | undefined,
+  visit: (at: number, text: string) => void,
+): Promise<void> {
+  let first = 0;
+  while (first < count) {
+    signal?.throwIfAborted();
+    const rangeStart = offsetOf(first);
+    let last = first;
+    let rangeEnd = rangeStart + lengthOf(first);
+    while (last + 1 < count) {
+      const nextStart = offsetOf(last + 1);
+      const nextEnd = nextStart + lengthOf(last + 1);
+      if (nextStart - rangeEnd > READ_GAP || nextEnd - rangeStart > READ_RANGE) break;
+      last++;
+      rangeEnd = nextEnd;
+    }
+    const buffer = Buffer.allocUnsafe(rangeEnd - rangeStart);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, rangeStart);
+    if (bytesRead < buffer.length) throw new OffsetMismatch();
+    for (let at = first; at <= last; at++) {
+      const start = offsetOf(at) - rangeStart;
+      visit(at, buffer.toString("utf8", start, start + lengthOf(at)));
+    }
+    first = last + 1;
+  }
+}
+
+/** The slow path: stream the file again and pick the planned lines by their uuid (checkpoints by their message's). */
+async function readByIdentity(
   path: string,
   index: TranscriptIndex,
-  nodes: Int32Array,
+  plan: ConversationPlan,
   signal: AbortSignal | undefined,
-): Promise<ConversationAssembler> {
+): Promise<PlannedLines> {
   const wanted = new Uint8Array(index.nodeCount);
-  for (const node of nodes) wanted[node] = 1;
-  const assembler = new ConversationAssembler();
-  let remaining = nodes.length;
+  for (const node of plan.nodes) wanted[node] = 1;
+  const planned = wanted.slice();
+  const assembler = new ConversationAssembler(plan.droppedResponseIds);
+  const checkpoints: CheckpointLine[] = [];
   await forEachLine(await open(path, "r"), signal, (line) => {
     const value = parseOrUndefined(line);
-    const uuid = typeof value === "object" && value !== null ? (value as { uuid?: unknown }).uuid : undefined;
-    const node = typeof uuid === "string" ? index.nodeOf(uuid) : -1;
-    if (node < 0 || wanted[node] !== 1) return false;
+    if (typeof value !== "object" || value === null) return;
+    const record = value as { uuid?: unknown; type?: unknown; messageUuid?: unknown };
+    if (record.type === "cairn-checkpoint" && plan.checkpoints.length > 0) {
+      const node = typeof record.messageUuid === "string" ? index.nodeOf(record.messageUuid) : -1;
+      const parsed = checkpointLineSchema.safeParse(value);
+      if (node >= 0 && planned[node] === 1 && parsed.success) checkpoints.push(parsed.data);
+      return;
+    }
+    const node = typeof record.uuid === "string" ? index.nodeOf(record.uuid) : -1;
+    if (node < 0 || wanted[node] !== 1) return;
     wanted[node] = 0;
     assembler.add(value, index.groupOf(node));
-    return --remaining === 0;
   });
-  return assembler;
+  return { assembler, checkpoints };
 }
 
 function isIndexedLine(index: TranscriptIndex, node: number, value: unknown): value is Record<string, unknown> {

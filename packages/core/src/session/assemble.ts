@@ -20,7 +20,16 @@ export class ConversationAssembler {
   private readonly messages: ConversationMessage[] = [];
   private readonly groupPosition = new Map<number, number>();
   private readonly answeredToolUses = new Set<string>();
+  /** Tool uses of dropped responses: their results go too. */
+  private readonly droppedToolUses = new Set<string>();
   invalidMessages = 0;
+
+  private readonly droppedResponseIds: ReadonlySet<string>;
+
+  /** `droppedResponseIds`: message ids named by tombstones; those responses are left out. */
+  constructor(droppedResponseIds: ReadonlySet<string> = new Set()) {
+    this.droppedResponseIds = droppedResponseIds;
+  }
 
   add(value: unknown, group: number): void {
     if (!isRecord(value)) {
@@ -35,6 +44,10 @@ export class ConversationAssembler {
       return;
     }
     const message = parsed.data;
+    if (message.type === "assistant" && this.droppedResponseIds.has(message.message.id)) {
+      for (const block of message.message.content) if (block.type === "tool_use") this.droppedToolUses.add(block.id);
+      return;
+    }
     if (message.type === "assistant" && group >= 0) {
       const position = this.groupPosition.get(group);
       if (position !== undefined) {
@@ -81,7 +94,7 @@ export class ConversationAssembler {
     const kept: ContentBlock[] = [];
     for (const block of content) {
       if (block.type === "tool_result") {
-        if (this.answeredToolUses.has(block.tool_use_id)) {
+        if (this.answeredToolUses.has(block.tool_use_id) || this.droppedToolUses.has(block.tool_use_id)) {
           changed = true;
           continue;
         }

@@ -1,7 +1,11 @@
 /**
- * 128-bit keys for line ids (uuids, message ids), so that an index of a million transcript lines
- * lives in typed arrays instead of a Map of a million strings. Canonical UUIDs map to their own
- * 128 bits; any other string is hashed with four independently seeded 32-bit lanes.
+ * 128-bit keys for line uuids, so that the index of a million transcript lines lives in one typed
+ * array instead of a Map of a million strings. Canonical UUIDs map to their own 128 bits; any other
+ * string is hashed with four independently seeded 32-bit lanes.
+ *
+ * Pass one only appends keys (a sequential write). Most lookups are for a line a few lines back
+ * (a parent, the message a tombstone or checkpoint names) and are answered by a short backward
+ * scan; a hash table over all keys is built only when a lookup reaches further.
  */
 export const KEY_WORDS = 4;
 
@@ -69,82 +73,130 @@ function slotHash(keys: Uint32Array, at: number): number {
   return finalMix(keys[at]! ^ Math.imul(keys[at + 1]!, 0x9e3779b1) ^ Math.imul(keys[at + 2]!, 0x85ebca77) ^ keys[at + 3]!);
 }
 
+function sameKey(a: Uint32Array, atA: number, b: Uint32Array, atB: number): boolean {
+  return a[atA] === b[atB] && a[atA + 1] === b[atB + 1] && a[atA + 2] === b[atB + 2] && a[atA + 3] === b[atB + 3];
+}
+
 /**
- * An insertion-ordered set of 128-bit keys: `add` returns the entry's index (its insertion order)
- * and whether it was new. Open addressing over typed arrays, load factor ≤ 1/2. Slots hold
- * index + 1, so a fresh (zeroed, not yet touched) array is already empty.
+ * Open-addressing hash set over entries of a key array it does not own (load factor ≤ 1/2; slots
+ * hold entry + 1 so zeroed memory is empty). `insert` keeps the first of equal keys.
  */
-export class IdKeyTable {
-  private keys: Uint32Array;
+export class KeyTable {
   private slots: Int32Array;
   private count = 0;
+  private readonly keys: () => Uint32Array;
+
+  constructor(keys: () => Uint32Array, expectedSize: number) {
+    this.keys = keys;
+    this.slots = new Int32Array(nextPowerOfTwo(Math.max(16, Math.ceil(expectedSize) * 2)));
+  }
+
+  /** The entry already holding the same key, or -1 after adding `entry`. */
+  insert(entry: number): number {
+    const found = this.find(this.keys(), entry * KEY_WORDS);
+    if (found >= 0) return found;
+    if ((this.count + 1) * 2 > this.slots.length) this.grow();
+    this.place(entry);
+    this.count++;
+    return -1;
+  }
+
+  /** The entry whose key equals `key[at..at+4]`, or -1. */
+  find(key: Uint32Array, at: number): number {
+    const keys = this.keys();
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let slot = slotHash(key, at) & mask;
+    for (;;) {
+      const entry = slots[slot]! - 1;
+      if (entry < 0) return -1;
+      if (sameKey(keys, entry * KEY_WORDS, key, at)) return entry;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  private place(entry: number): void {
+    const mask = this.slots.length - 1;
+    let slot = slotHash(this.keys(), entry * KEY_WORDS) & mask;
+    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
+    this.slots[slot] = entry + 1;
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    this.slots = new Int32Array(old.length * 2);
+    for (const value of old) if (value !== 0) this.place(value - 1);
+  }
+}
+
+/** The uuid keys of a transcript's indexed lines, in file order. */
+export class NodeKeys {
+  private keys: Uint32Array;
+  private count = 0;
+  private table: KeyTable | undefined;
   private readonly scratch = new Uint32Array(KEY_WORDS);
 
-  /** `expectedSize` may overshoot: key pages the table never reaches are never touched. */
-  constructor(expectedSize = 1024) {
-    const capacity = Math.max(16, Math.ceil(expectedSize));
-    this.keys = new Uint32Array(KEY_WORDS * capacity);
-    this.slots = new Int32Array(nextPowerOfTwo(Math.min(capacity, 1 << 16) * 2));
+  /** `capacity` may overshoot: pages the keys never reach are never touched. */
+  constructor(capacity: number) {
+    this.keys = new Uint32Array(KEY_WORDS * Math.max(16, Math.ceil(capacity)));
   }
 
   get size(): number {
     return this.count;
   }
 
-  /** The new entry's index, or `-1 - index` of the equal key already present. */
-  insert(id: string): number {
-    const scratch = this.scratch;
-    writeIdKey(id, scratch, 0);
-    const found = this.findScratch();
-    if (found >= 0) return -1 - found;
-    if ((this.count + 1) * 2 > this.slots.length) this.growSlots();
+  append(id: string): number {
     if ((this.count + 1) * KEY_WORDS > this.keys.length) {
       const grown = new Uint32Array(this.keys.length * 2);
       grown.set(this.keys);
       this.keys = grown;
     }
-    const index = this.count++;
-    const base = index * KEY_WORDS;
-    this.keys[base] = scratch[0]!;
-    this.keys[base + 1] = scratch[1]!;
-    this.keys[base + 2] = scratch[2]!;
-    this.keys[base + 3] = scratch[3]!;
-    this.insertSlot(index);
-    return index;
+    const node = this.count++;
+    writeIdKey(id, this.keys, node * KEY_WORDS);
+    this.table?.insert(node);
+    return node;
   }
 
-  get(id: string): number {
+  /** Whether `node` was appended under this id. */
+  matches(node: number, id: string): boolean {
     writeIdKey(id, this.scratch, 0);
-    return this.findScratch();
+    return node < this.count && sameKey(this.keys, node * KEY_WORDS, this.scratch, 0);
   }
 
-  private findScratch(): number {
-    const { keys, slots, scratch } = this;
-    const mask = slots.length - 1;
-    const k0 = scratch[0]!;
-    const k1 = scratch[1]!;
-    const k2 = scratch[2]!;
-    const k3 = scratch[3]!;
-    let slot = slotHash(scratch, 0) & mask;
-    for (;;) {
-      const entry = slots[slot]! - 1;
-      if (entry < 0) return -1;
-      const base = entry * KEY_WORDS;
-      if (keys[base] === k0 && keys[base + 1] === k1 && keys[base + 2] === k2 && keys[base + 3] === k3) return entry;
-      slot = (slot + 1) & mask;
+  /** The first node with this id, by a linear scan: for a single lookup, cheaper than building the table. */
+  scanFirst(id: string): number {
+    writeIdKey(id, this.scratch, 0);
+    for (let node = 0; node < this.count; node++) if (sameKey(this.keys, node * KEY_WORDS, this.scratch, 0)) return node;
+    return -1;
+  }
+
+  /** A table over this array's keys for a subset of nodes inserted by the caller. */
+  localTable(expectedSize: number): KeyTable {
+    return new KeyTable(() => this.keys, expectedSize);
+  }
+
+  /** The newest node before `before` (and at most `limit` back) with this id, or -1. */
+  findRecent(id: string, before: number, limit: number): number {
+    writeIdKey(id, this.scratch, 0);
+    const stop = Math.max(0, before - limit);
+    for (let node = before - 1; node >= stop; node--) {
+      if (sameKey(this.keys, node * KEY_WORDS, this.scratch, 0)) return node;
     }
+    return -1;
   }
 
-  private insertSlot(index: number): void {
-    const mask = this.slots.length - 1;
-    let slot = slotHash(this.keys, index * KEY_WORDS) & mask;
-    while (this.slots[slot] !== 0) slot = (slot + 1) & mask;
-    this.slots[slot] = index + 1;
+  /** The first node with this id anywhere, or -1. Builds the hash table on first use. */
+  find(id: string): number {
+    writeIdKey(id, this.scratch, 0);
+    return this.ensureTable().find(this.scratch, 0);
   }
 
-  private growSlots(): void {
-    this.slots = new Int32Array(this.slots.length * 2);
-    for (let index = 0; index < this.count; index++) this.insertSlot(index);
+  private ensureTable(): KeyTable {
+    if (this.table !== undefined) return this.table;
+    const table = new KeyTable(() => this.keys, this.count);
+    for (let node = 0; node < this.count; node++) table.insert(node);
+    this.table = table;
+    return table;
   }
 }
 

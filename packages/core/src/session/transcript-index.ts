@@ -1,31 +1,16 @@
-import {
-  checkpointLineSchema,
-  sessionMetaLineSchema,
-  type CheckpointLine,
-  type SessionMetaLine,
-} from "../schema/transcript.ts";
-import { IdKeyTable } from "./id-keys.ts";
+import { sessionMetaLineSchema, type SessionMetaLine } from "../schema/transcript.ts";
+import { planConversation, type ConversationPlan, type IndexedLines, type PlanOptions } from "./conversation-plan.ts";
+import { NodeKeys } from "./id-keys.ts";
+import { FLAG_COMPACT_BOUNDARY, FLAG_DROPPED, FLAG_SIDECHAIN, FLAG_TOOL_RESULT, KIND_ASSISTANT, KIND_OTHER, KIND_SYSTEM, KIND_USER, PARENT_MISSING, PARENT_ROOT } from "./line-kinds.ts";
+
+export { TranscriptIndexError } from "./conversation-plan.ts";
+export type { ConversationPlan, LoadScope, PlanOptions } from "./conversation-plan.ts";
 
 /**
- * Pass one of the tolerant loader: sees every line once, keeps only a compact index of the lines
- * that carry a uuid (typed arrays, ~50 bytes a line), and plans which lines make up the
- * conversation. The lines themselves are read again, by offset, only for the planned part.
+ * Pass one of the tolerant loader: sees every line once and keeps only a compact index of the
+ * lines that carry a uuid (typed arrays, ~40 bytes a line, no strings), from which
+ * `conversation-plan.ts` picks the lines of the conversation. Pass two reads those back by offset.
  */
-
-const KIND_USER = 1;
-const KIND_ASSISTANT = 2;
-const KIND_SYSTEM = 3;
-/** A line of a type the conversation skips (`attachment`, `progress`, …) but whose uuid links the chain. */
-const KIND_OTHER = 4;
-
-const FLAG_SIDECHAIN = 1;
-const FLAG_COMPACT_BOUNDARY = 2;
-const FLAG_TOOL_RESULT = 4;
-
-const PARENT_ROOT = -1;
-const PARENT_MISSING = -2;
-
-export type LoadScope = "all" | "since-last-compact";
 
 export interface LoadReport {
   /** Non-blank lines seen. */
@@ -36,6 +21,7 @@ export interface LoadReport {
   tornTail: boolean;
   /** Well-formed lines of types the conversation skips (`attachment`, `api-request`, `cost-state`, …). */
   unknownLines: number;
+  /** Lines repeating the uuid of an earlier line; the first one is kept. */
   duplicateUuids: number;
   /** Lines whose `parentUuid` names no line in the file; the walk continued at the line before them. */
   brokenLinks: number;
@@ -43,42 +29,34 @@ export interface LoadReport {
   invalidMessages: number;
 }
 
-export interface PlanOptions {
-  scope: LoadScope;
-  /** Walk up from this line instead of the last appended message (fork, rewind). */
-  leafUuid?: string;
-}
-
-export class TranscriptIndexError extends Error {
-  readonly code: "leaf-not-found";
-  constructor(code: "leaf-not-found", message: string) {
-    super(message);
-    this.name = "TranscriptIndexError";
-    this.code = code;
-  }
-}
-
-/** No conversation line is shorter than this; sizing columns by it never has to grow them. */
-const MIN_INDEXED_LINE_BYTES = 160;
+/** Conversation lines are rarely shorter than this (uuids, timestamp, envelope); shorter ones make the columns grow. */
+const TYPICAL_MIN_LINE_BYTES = 256;
 const MAX_PRESIZED_NODES = 1 << 24;
+/** How far back a parent, tombstone or checkpoint target is looked for line by line before the hash table is built. */
+const RECENT_LINES = 1024;
+/** Adjacent copies of a line (a retried append) are recognised within this many lines. */
+const DUPLICATE_WINDOW = 8;
+const RECENT_RESPONSES = 64;
 
-export class TranscriptIndex {
-  private readonly uuids: IdKeyTable;
-  private readonly messageIds: IdKeyTable;
-  private parent: Int32Array;
-  private group: Int32Array;
-  private offset: Float64Array;
-  private byteLength: Uint32Array;
-  private kind: Uint8Array;
-  private flags: Uint8Array;
-  private readonly unresolvedParents = new Map<number, string>();
-  private readonly logicalParents = new Map<number, string>();
-  private readonly tombstones: string[] = [];
-  /** Most lines hang off the line just before them: a string compare saves a key lookup. */
-  private previousUuid: string | undefined;
-  private previousNode = -1;
-  private pendingMalformed = false;
-  private ended = false;
+export class TranscriptIndex implements IndexedLines {
+  readonly keys: NodeKeys;
+  parent: Int32Array;
+  group: Int32Array;
+  offset: Float64Array;
+  byteLength: Uint32Array;
+  kind: Uint8Array;
+  flags: Uint8Array;
+  groupDropped = new Uint8Array(1024);
+  groupCount = 0;
+  readonly unresolvedParents = new Map<number, string>();
+  readonly logicalParents = new Map<number, string>();
+  /** Tombstones naming nothing recent: resolved when planning (a uuid far back, or a message id). */
+  readonly pendingTombstones: string[] = [];
+  checkpointOffset = new Float64Array(256);
+  checkpointByteLength = new Uint32Array(256);
+  checkpointNode = new Int32Array(256);
+  checkpointCount = 0;
+  readonly unresolvedCheckpoints = new Map<number, string>();
 
   readonly report: LoadReport = {
     lines: 0,
@@ -90,19 +68,26 @@ export class TranscriptIndex {
     invalidMessages: 0,
   };
   meta: SessionMetaLine | undefined;
-  readonly checkpoints: CheckpointLine[] = [];
   /** From Claude Code's `summary` / `custom-title` lines; the last one wins. */
   titleFromLines: string | undefined;
 
+  private pendingMalformed = false;
+  private ended = false;
+  /** Most lines hang off the line just before them: a string compare saves a key lookup. */
+  private previousUuid: string | undefined;
+  private previousNode = -1;
+  /** Claude Code writes one line per content block; a response's lines share `message.id`. */
+  private readonly recentResponseIds: string[] = [];
+  private readonly recentResponseGroups: number[] = [];
+
   /**
-   * `fileSize` presizes the columns for the most lines the file could hold. Large zeroed typed
-   * arrays are mapped lazily, so unused capacity costs address space, not memory, and the
-   * columns never need a grow-and-copy that would leave the old copy resident.
+   * `fileSize` presizes the columns for about the most lines the file could hold. Large zeroed
+   * typed arrays are mapped lazily, so unused capacity costs address space rather than memory, and
+   * the columns rarely need a grow-and-copy (which would briefly hold both copies).
    */
   constructor(options: { fileSize?: number } = {}) {
-    const capacity = Math.min(MAX_PRESIZED_NODES, Math.max(1024, Math.ceil((options.fileSize ?? 0) / MIN_INDEXED_LINE_BYTES)));
-    this.uuids = new IdKeyTable(capacity);
-    this.messageIds = new IdKeyTable(capacity / 2);
+    const capacity = Math.min(MAX_PRESIZED_NODES, Math.max(1024, Math.ceil((options.fileSize ?? 0) / TYPICAL_MIN_LINE_BYTES)));
+    this.keys = new NodeKeys(capacity);
     this.parent = new Int32Array(capacity);
     this.group = new Int32Array(capacity);
     this.offset = new Float64Array(capacity);
@@ -112,7 +97,7 @@ export class TranscriptIndex {
   }
 
   get nodeCount(): number {
-    return this.uuids.size;
+    return this.keys.size;
   }
 
   /** `text` is one line without its newline; `byteOffset`/`byteLength` locate it in the file. */
@@ -150,142 +135,33 @@ export class TranscriptIndex {
     return this.report;
   }
 
+  plan(options: PlanOptions): ConversationPlan {
+    return planConversation(this, options);
+  }
+
   offsetOf(node: number): number {
     return this.offset[node]!;
   }
   byteLengthOf(node: number): number {
     return this.byteLength[node]!;
   }
-  /** The node indexed under `uuid`, or -1. */
-  nodeOf(uuid: string): number {
-    return this.uuids.get(uuid);
-  }
-  /** The assistant response (message id) a line belongs to, or -1. */
+  /** The assistant response a line belongs to, or -1. */
   groupOf(node: number): number {
     return this.group[node]!;
   }
+  checkpointOffsetOf(checkpoint: number): number {
+    return this.checkpointOffset[checkpoint]!;
+  }
+  checkpointByteLengthOf(checkpoint: number): number {
+    return this.checkpointByteLength[checkpoint]!;
+  }
   /** Whether `uuid` is the uuid this node was indexed under (a check that a re-read hit the same line). */
   isNode(node: number, uuid: unknown): boolean {
-    return typeof uuid === "string" && this.uuids.get(uuid) === node;
+    return typeof uuid === "string" && this.keys.matches(node, uuid);
   }
-  hasUuid(uuid: string): boolean {
-    return this.uuids.get(uuid) >= 0;
-  }
-
-  /**
-   * The lines of the conversation, in file order: the chain from the leaf up through `parentUuid`
-   * (and across compact boundaries through `logicalParentUuid`), plus every line of each assistant
-   * response on that chain (Claude Code writes one line per content block) and every tool result
-   * answering one of those lines (parallel results hang off their own tool_use line, off the chain).
-   * Tombstoned lines and responses are walked through but left out; sidechains are left out.
-   */
-  plan(options: PlanOptions): Int32Array {
-    const count = this.uuids.size;
-    const tombstonedNode = new Uint8Array(count);
-    const tombstonedGroup = new Uint8Array(this.messageIds.size);
-    for (const id of this.tombstones) {
-      const node = this.uuids.get(id);
-      if (node >= 0) tombstonedNode[node] = 1;
-      const group = this.messageIds.get(id);
-      if (group >= 0) tombstonedGroup[group] = 1;
-    }
-    const isDropped = (node: number): boolean => {
-      const group = this.group[node]!;
-      return tombstonedNode[node] === 1 || (group >= 0 && tombstonedGroup[group] === 1);
-    };
-
-    const leaf = options.leafUuid === undefined ? this.lastMessageNode(isDropped) : this.uuids.get(options.leafUuid);
-    if (options.leafUuid !== undefined && leaf < 0) {
-      throw new TranscriptIndexError("leaf-not-found", `No line with uuid ${options.leafUuid} in the transcript`);
-    }
-    if (leaf < 0) return new Int32Array(0);
-
-    const { chain, brokenLinks } = this.walkUp(leaf);
-    this.report.brokenLinks = brokenLinks;
-    let chainLength = chain.length;
-    if (options.scope === "since-last-compact") {
-      const boundaryAt = chain.findIndex((node) => (this.flags[node]! & FLAG_COMPACT_BOUNDARY) !== 0);
-      if (boundaryAt >= 0) chainLength = boundaryAt + 1;
-    }
-
-    const included = new Uint8Array(count);
-    const groupOnChain = new Uint8Array(this.messageIds.size);
-    let firstIncluded = count;
-    for (let position = 0; position < chainLength; position++) {
-      const node = chain[position]!;
-      if (this.kind[node] === KIND_OTHER || isDropped(node)) continue;
-      included[node] = 1;
-      firstIncluded = Math.min(firstIncluded, node);
-      const group = this.group[node]!;
-      if (group >= 0) groupOnChain[group] = 1;
-    }
-    for (let node = firstIncluded; node < count; node++) {
-      const group = this.group[node]!;
-      if (group < 0 || groupOnChain[group] !== 1) continue;
-      if ((this.flags[node]! & FLAG_SIDECHAIN) !== 0 || isDropped(node)) continue;
-      included[node] = 1;
-    }
-    for (let node = firstIncluded; node < count; node++) {
-      if (included[node] === 1 || (this.flags[node]! & FLAG_TOOL_RESULT) === 0) continue;
-      if ((this.flags[node]! & FLAG_SIDECHAIN) !== 0 || isDropped(node)) continue;
-      const parent = this.resolvedParent(node);
-      if (parent >= 0 && included[parent] === 1 && this.kind[parent] === KIND_ASSISTANT) included[node] = 1;
-    }
-
-    let selected = 0;
-    for (let node = firstIncluded; node < count; node++) selected += included[node]!;
-    const nodes = new Int32Array(selected);
-    let at = 0;
-    for (let node = firstIncluded; node < count; node++) if (included[node] === 1) nodes[at++] = node;
-    return nodes;
-  }
-
-  private lastMessageNode(isDropped: (node: number) => boolean): number {
-    for (let node = this.uuids.size - 1; node >= 0; node--) {
-      if (this.kind[node] === KIND_OTHER || (this.flags[node]! & FLAG_SIDECHAIN) !== 0) continue;
-      if (!isDropped(node)) return node;
-    }
-    return -1;
-  }
-
-  /** Leaf-first list of the nodes on the chain. */
-  private walkUp(leaf: number): { chain: Int32Array; brokenLinks: number } {
-    const visited = new Uint8Array(this.uuids.size);
-    const path = new Int32Array(this.uuids.size);
-    let length = 0;
-    let brokenLinks = 0;
-    let node = leaf;
-    while (node >= 0 && visited[node] === 0) {
-      visited[node] = 1;
-      path[length++] = node;
-      let next = this.resolvedParent(node);
-      if (next === PARENT_ROOT && (this.flags[node]! & FLAG_COMPACT_BOUNDARY) !== 0) {
-        const logical = this.logicalParents.get(node);
-        next = logical === undefined ? PARENT_ROOT : this.uuids.get(logical);
-        if (logical !== undefined && next < 0) next = PARENT_MISSING;
-      }
-      if (next === PARENT_MISSING) {
-        brokenLinks++;
-        next = this.previousMainNode(node);
-      }
-      node = next;
-    }
-    return { chain: path.subarray(0, length), brokenLinks };
-  }
-
-  private resolvedParent(node: number): number {
-    const parent = this.parent[node]!;
-    if (parent !== PARENT_MISSING) return parent;
-    const pending = this.unresolvedParents.get(node);
-    const found = pending === undefined ? -1 : this.uuids.get(pending);
-    return found >= 0 ? found : PARENT_MISSING;
-  }
-
-  private previousMainNode(node: number): number {
-    for (let candidate = node - 1; candidate >= 0; candidate--) {
-      if ((this.flags[candidate]! & FLAG_SIDECHAIN) === 0) return candidate;
-    }
-    return PARENT_ROOT;
+  /** The first node indexed under `uuid`, or -1. */
+  nodeOf(uuid: string): number {
+    return this.keys.find(uuid);
   }
 
   private classify(line: Record<string, unknown>, byteOffset: number, byteLength: number): void {
@@ -296,7 +172,7 @@ export class TranscriptIndex {
         this.addMessageLine(line, byteOffset, byteLength);
         return;
       case "tombstone":
-        if (typeof line.tombstoneOf === "string") this.tombstones.push(line.tombstoneOf);
+        if (typeof line.tombstoneOf === "string") this.addTombstone(line.tombstoneOf);
         else this.report.malformedLines++;
         return;
       case "cairn-session": {
@@ -305,12 +181,13 @@ export class TranscriptIndex {
         else this.meta ??= parsed.data;
         return;
       }
-      case "cairn-checkpoint": {
-        const parsed = checkpointLineSchema.safeParse(line);
-        if (!parsed.success) this.report.malformedLines++;
-        else this.checkpoints.push(parsed.data);
+      case "cairn-checkpoint":
+        if (typeof line.messageUuid === "string" && typeof line.commit === "string") {
+          this.addCheckpoint(line.messageUuid, byteOffset, byteLength);
+        } else {
+          this.report.malformedLines++;
+        }
         return;
-      }
       case "summary":
         if (typeof line.summary === "string") this.titleFromLines = line.summary;
         this.report.unknownLines++;
@@ -330,7 +207,6 @@ export class TranscriptIndex {
   }
 
   private addMessageLine(line: Record<string, unknown>, byteOffset: number, byteLength: number): void {
-    const message = line.message;
     if (typeof line.uuid !== "string") {
       this.report.malformedLines++;
       return;
@@ -347,6 +223,7 @@ export class TranscriptIndex {
       }
       return;
     }
+    const message = line.message;
     if (!isRecord(message) || message.content === undefined) {
       this.report.malformedLines++;
       return;
@@ -357,41 +234,80 @@ export class TranscriptIndex {
       return;
     }
     const node = this.addNode(line, KIND_ASSISTANT, 0, byteOffset, byteLength);
-    if (node >= 0 && typeof message.id === "string") {
-      const group = this.messageIds.insert(message.id);
-      this.group[node] = group >= 0 ? group : -1 - group;
-    }
+    if (node >= 0 && typeof message.id === "string" && line.isSidechain !== true) this.group[node] = this.responseGroup(message.id);
   }
 
-  private addNode(
-    line: Record<string, unknown>,
-    kind: number,
-    flags: number,
-    byteOffset: number,
-    byteLength: number,
-  ): number {
-    const node = this.uuids.insert(line.uuid as string);
-    if (node < 0) {
+  /** The group of the response `messageId`: the same as a recent main-chain response line's, or a new one. */
+  private responseGroup(messageId: string): number {
+    const last = this.recentResponseIds.length - 1;
+    if (last >= 0 && this.recentResponseIds[last] === messageId) return this.recentResponseGroups[last]!;
+    const group = this.groupCount++;
+    if (group >= this.groupDropped.length) this.groupDropped = grown(this.groupDropped, new Uint8Array(this.groupDropped.length * 2));
+    this.recentResponseIds.push(messageId);
+    this.recentResponseGroups.push(group);
+    if (this.recentResponseIds.length > RECENT_RESPONSES) {
+      this.recentResponseIds.shift();
+      this.recentResponseGroups.shift();
+    }
+    return group;
+  }
+
+  /** A tombstone names a line (uuid) or a whole response (message id), almost always one just written. */
+  private addTombstone(tombstoneOf: string): void {
+    const node =
+      tombstoneOf === this.previousUuid ? this.previousNode : this.keys.findRecent(tombstoneOf, this.keys.size, RECENT_LINES);
+    if (node >= 0) {
+      this.flags[node] = this.flags[node]! | FLAG_DROPPED;
+      return;
+    }
+    const response = this.recentResponseIds.lastIndexOf(tombstoneOf);
+    if (response >= 0) {
+      this.groupDropped[this.recentResponseGroups[response]!] = 1;
+      return;
+    }
+    this.pendingTombstones.push(tombstoneOf);
+  }
+
+  private addCheckpoint(messageUuid: string, byteOffset: number, byteLength: number): void {
+    const checkpoint = this.checkpointCount++;
+    if (checkpoint >= this.checkpointNode.length) {
+      const capacity = this.checkpointNode.length * 2;
+      this.checkpointOffset = grown(this.checkpointOffset, new Float64Array(capacity));
+      this.checkpointByteLength = grown(this.checkpointByteLength, new Uint32Array(capacity));
+      this.checkpointNode = grown(this.checkpointNode, new Int32Array(capacity));
+    }
+    const node =
+      messageUuid === this.previousUuid ? this.previousNode : this.keys.findRecent(messageUuid, this.keys.size, RECENT_LINES);
+    this.checkpointNode[checkpoint] = node;
+    if (node < 0) this.unresolvedCheckpoints.set(checkpoint, messageUuid);
+    this.checkpointOffset[checkpoint] = byteOffset;
+    this.checkpointByteLength[checkpoint] = byteLength;
+  }
+
+  private addNode(line: Record<string, unknown>, kind: number, flags: number, byteOffset: number, byteLength: number): number {
+    const uuid = line.uuid as string;
+    if (uuid === this.previousUuid || this.keys.findRecent(uuid, this.keys.size, DUPLICATE_WINDOW) >= 0) {
       this.report.duplicateUuids++;
       return -1;
     }
+    const node = this.keys.append(uuid);
     this.ensureCapacity(node + 1);
     const parentUuid = line.parentUuid;
-    if (typeof parentUuid === "string" && parentUuid === this.previousUuid) {
+    if (typeof parentUuid !== "string") {
+      this.parent[node] = PARENT_ROOT;
+    } else if (parentUuid === this.previousUuid) {
       this.parent[node] = this.previousNode;
-    } else if (typeof parentUuid === "string") {
-      const parent = this.uuids.get(parentUuid);
+    } else {
+      const parent = this.keys.findRecent(parentUuid, node, RECENT_LINES);
       this.parent[node] = parent >= 0 ? parent : PARENT_MISSING;
       if (parent < 0) this.unresolvedParents.set(node, parentUuid);
-    } else {
-      this.parent[node] = PARENT_ROOT;
     }
     this.group[node] = -1;
     this.kind[node] = kind;
     this.flags[node] = flags | (line.isSidechain === true ? FLAG_SIDECHAIN : 0);
     this.offset[node] = byteOffset;
     this.byteLength[node] = byteLength;
-    this.previousUuid = line.uuid as string;
+    this.previousUuid = uuid;
     this.previousNode = node;
     return node;
   }
