@@ -184,7 +184,8 @@ export function createJsonlTranscriptStore(options: JsonlTranscriptStoreOptions)
           new TranscriptStoreError("invalid-message", `Refusing to write an invalid message: ${parsed.error.message}`),
         );
       }
-      return writeLine({ ...parsed.data, ...envelope }, isPersonsLine(parsed.data));
+      // Claude Code writes isSidechain on every conversation line; main-chain lines say false.
+      return writeLine({ isSidechain: false, ...parsed.data, ...envelope }, isPersonsLine(parsed.data));
     },
     appendTombstone(tombstoneOf: string, reason: string): Promise<void> {
       const line = { type: "tombstone", sessionId: options.sessionId, timestamp: now().toISOString(), tombstoneOf, reason };
