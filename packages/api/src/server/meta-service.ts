@@ -28,6 +28,8 @@ export class MetaService implements MetaPort {
   async trust(): Promise<{ trusted: boolean }> {
     await this.trustStore.trust(this.runtime.workspaceRoot);
     this.runtime.setTrusted(true);
+    // The workspace's own MCP servers (.mcp.json, project settings) may start now.
+    await this.runtime.mcp.setTrusted(true);
     return { trusted: true };
   }
 }

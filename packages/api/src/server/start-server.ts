@@ -1,3 +1,4 @@
+import { realpath } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
@@ -77,13 +78,14 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
   const trustStore = new TrustStore(options.cairnHome);
   // Everything but the server's own options configures the runtime.
   const { workspace, host: _host, port: _port, token: _token, webDir, checkpoints, bus, deps, ...runtimeOptions } = options;
-  const runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted: false });
+  // Trust is decided before the runtime starts: project MCP servers start with it, or not at all.
+  const trusted = await trustStore.isTrusted(await realpath(workspace));
+  const runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted });
   let web: WebHandler | undefined;
   let hub: SessionHub | undefined;
   let terminals: TerminalManager | undefined;
   let server: Server | undefined;
   try {
-    runtime.setTrusted(await trustStore.isTrusted(runtime.workspaceRoot));
     const sandbox = await sandboxStatus(runtime);
     hub = new SessionHub({
       runtime,

@@ -59,8 +59,9 @@ export async function prepareTerminalLaunch(options: LocalWorkspaceOptions, work
     host.registerAllowedDomains(commandId, sandbox.allowedDomains ?? []);
     const policy = buildFilesystemPolicy({
       roots: confiner.roots,
-      privateDirectory,
-      writablePrivateDirectories: [home, temporary],
+      // No command files: nothing private is read-only; the shell writes only its HOME and TMPDIR.
+      privateReadable: [],
+      privateWritable: [home, temporary],
       serverHome: workerEnv.home,
       cairnHome: settings.cairnHome ?? workerEnv.cairnHome,
       denyRead: [workerEnv.tmpDir, ...(sandbox.denyRead ?? [])],
