@@ -82,9 +82,10 @@ describe("session state and run end", () => {
     expect(state.items[0]).toMatchObject({ kind: "compact", trigger: "auto", summarizedCount: 40 });
   });
 
-  it("ends the run on result and shows why", () => {
+  it("ends the run on result, shows why, and keeps an interrupted response marked incomplete", () => {
     const state = applyEvents(initialChatState(), numbered([
       { type: "message-start", messageId: "msg_1", model: "m" },
+      { type: "text-delta", index: 0, text: "half" },
       {
         type: "result",
         terminal: { reason: "aborted_streaming", turnCount: 1 },
@@ -98,6 +99,7 @@ describe("session state and run end", () => {
     expect(state.running).toBe(false);
     expect(state.streamingId).toBeNull();
     expect(state.items.at(-1)).toMatchObject({ kind: "result", reason: "aborted_streaming", durationMs: 900 });
+    expect(state.items[0]).toMatchObject({ kind: "assistant", streaming: false, partial: true, blocks: [{ type: "text", text: "half" }] });
   });
 
   it("shows retries and errors as items", () => {

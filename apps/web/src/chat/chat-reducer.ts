@@ -222,7 +222,8 @@ function upsertTool(state: ChatState, toolUseId: string, name: string, update: (
 
 function stopStreaming(items: ChatItem[]): ChatItem[] {
   if (!items.some((item) => item.kind === "assistant" && item.streaming)) return items;
-  return items.map((item) => (item.kind === "assistant" && item.streaming ? { ...item, streaming: false } : item));
+  // A response still streaming when the run ended never completed (interrupted, or cut off).
+  return items.map((item) => (item.kind === "assistant" && item.streaming ? { ...item, streaming: false, partial: true } : item));
 }
 
 /** When a run ends, a call that never reported back did not finish: show it as an error, not as forever pending. */

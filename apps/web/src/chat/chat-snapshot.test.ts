@@ -35,6 +35,7 @@ const snapshot: SessionSnapshot = {
     },
   ],
   lastSeq: 57,
+  streamingFromSeq: null,
   queued: 0,
 };
 
@@ -56,5 +57,20 @@ describe("state from session.get", () => {
     expect(state.permissionRequests).toEqual([]);
     expect(state.toolCalls.t_edit?.status).toBe("running");
     expect(state.lastEventId).toBe("59");
+  });
+});
+
+describe("joining while a response streams", () => {
+  it("resumes from just before the streaming message, so its text so far is replayed", () => {
+    const streaming = { ...snapshot, pendingPermissions: [], lastSeq: 70, streamingFromSeq: 61 };
+    const state = stateFromSnapshot(streaming);
+    expect(state.lastEventId).toBe("61");
+    const replayed = applyEvents(state, numbered([
+      { type: "message", message: userMessage("u1", "fix the typo") },
+      { type: "message-start", messageId: "msg_2", model: "m" },
+      { type: "text-delta", index: 0, text: "So far" },
+    ], 62));
+    expect(replayed.items.map((item) => item.kind)).toEqual(["user", "assistant", "assistant"]);
+    expect(replayed.items.at(-1)).toMatchObject({ id: "msg_2", streaming: true, blocks: [{ type: "text", text: "So far" }] });
   });
 });

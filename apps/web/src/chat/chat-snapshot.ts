@@ -2,7 +2,11 @@ import type { SessionSnapshot } from "../trpc/types.ts";
 import { applyWireMessage, newToolCall } from "./apply-message.ts";
 import { initialChatState, type ChatState } from "./chat-types.ts";
 
-/** The chat as `session.get` describes it; the event stream continues after `lastSeq`. */
+/**
+ * The chat as `session.get` describes it. The event stream continues after `lastSeq`, or, while a response
+ * streams, from just before its `message-start`, so the text streamed so far is replayed too (the reducer
+ * keys messages by id and uuid, so what the snapshot already holds is not doubled).
+ */
 export function stateFromSnapshot(snapshot: SessionSnapshot): ChatState {
   let state: ChatState = initialChatState();
   snapshot.messages.forEach((message, index) => {
@@ -24,6 +28,6 @@ export function stateFromSnapshot(snapshot: SessionSnapshot): ChatState {
     contextTokens: snapshot.contextTokens,
     contextWindow: snapshot.contextWindow,
     queued: snapshot.queued,
-    lastEventId: String(snapshot.lastSeq),
+    lastEventId: String(snapshot.streamingFromSeq ?? snapshot.lastSeq),
   };
 }

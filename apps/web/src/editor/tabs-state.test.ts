@@ -30,7 +30,7 @@ describe("editor tabs", () => {
 
   it("reloads a clean buffer when the agent changes the file", () => {
     const state = run([{ type: "opened", file: file("/w/a.ts", "old") }, { type: "disk-changed", file: file("/w/a.ts", "new", 7) }]);
-    expect(tab(state, "/w/a.ts")).toMatchObject({ content: "new", savedContent: "new", mtimeMs: 7, conflict: null });
+    expect(tab(state, "/w/a.ts")).toMatchObject({ content: "new", savedContent: "new", mtimeMs: 7, conflict: null, revision: 1 });
   });
 
   it("does not clobber unsaved edits: it raises a conflict the user settles", () => {
@@ -42,10 +42,10 @@ describe("editor tabs", () => {
     expect(tab(conflicted, "/w/a.ts")).toMatchObject({ content: "mine", conflict: { kind: "changed-on-disk", diskContent: "agent's", diskMtimeMs: 7 } });
 
     const reloaded = run([{ type: "resolved", path: "/w/a.ts", choice: "reload" }], conflicted);
-    expect(tab(reloaded, "/w/a.ts")).toMatchObject({ content: "agent's", savedContent: "agent's", mtimeMs: 7, conflict: null });
+    expect(tab(reloaded, "/w/a.ts")).toMatchObject({ content: "agent's", savedContent: "agent's", mtimeMs: 7, conflict: null, revision: 1 });
 
     const kept = run([{ type: "resolved", path: "/w/a.ts", choice: "keep-mine" }], conflicted);
-    expect(tab(kept, "/w/a.ts")).toMatchObject({ content: "mine", savedContent: "agent's", mtimeMs: 7, conflict: null });
+    expect(tab(kept, "/w/a.ts")).toMatchObject({ content: "mine", savedContent: "agent's", mtimeMs: 7, conflict: null, revision: 0 });
     expect(isDirty(tab(kept, "/w/a.ts"))).toBe(true);
   });
 
@@ -58,6 +58,16 @@ describe("editor tabs", () => {
       { type: "disk-changed", file: file("/w/a.ts", "v1", 3) },
     ]);
     expect(tab(state, "/w/a.ts")).toMatchObject({ content: "v2", conflict: null });
+  });
+
+  it("bumps the revision only when the buffer is replaced from outside, never for the user's own typing", () => {
+    const state = run([
+      { type: "opened", file: file("/w/a.ts", "v0") },
+      { type: "edited", path: "/w/a.ts", content: "v0!" },
+      { type: "saved", path: "/w/a.ts", content: "v0!", mtimeMs: 2 },
+    ]);
+    expect(tab(state, "/w/a.ts").revision).toBe(0);
+    expect(tab(run([{ type: "disk-changed", file: file("/w/a.ts", "agent", 3) }], state), "/w/a.ts").revision).toBe(1);
   });
 
   it("follows renames of the file or a parent folder, and closes to a neighbour", () => {

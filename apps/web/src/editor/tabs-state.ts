@@ -17,6 +17,12 @@ export type EditorTab = {
   binary: boolean;
   conflict: TabConflict | null;
   saving: boolean;
+  /**
+   * Bumped whenever the buffer is replaced from outside the editor (a reload from disk). The editor pushes
+   * `content` into Monaco only when this changes; otherwise Monaco owns the text, so a render that lags
+   * behind fast typing never writes an older value back.
+   */
+  revision: number;
 };
 
 export type TabsState = { tabs: EditorTab[]; active: string | null };
@@ -39,8 +45,8 @@ export const emptyTabs = (): TabsState => ({ tabs: [], active: null });
 
 export const isDirty = (tab: EditorTab): boolean => tab.content !== tab.savedContent;
 
-function fromDisk(file: DiskFile): EditorTab {
-  return { path: file.path, savedContent: file.content, content: file.content, mtimeMs: file.mtimeMs, binary: file.binary, conflict: null, saving: false };
+function fromDisk(file: DiskFile, revision = 0): EditorTab {
+  return { path: file.path, savedContent: file.content, content: file.content, mtimeMs: file.mtimeMs, binary: file.binary, conflict: null, saving: false, revision };
 }
 
 function update(state: TabsState, path: string, change: (tab: EditorTab) => EditorTab): TabsState {
@@ -72,7 +78,7 @@ export function tabsReducer(state: TabsState, action: TabsAction): TabsState {
     case "disk-changed":
       return update(state, action.file.path, (tab) => {
         if (action.file.content === tab.savedContent) return { ...tab, mtimeMs: Math.max(tab.mtimeMs, action.file.mtimeMs), binary: action.file.binary };
-        if (!isDirty(tab)) return { ...fromDisk(action.file) };
+        if (!isDirty(tab)) return fromDisk(action.file, tab.revision + 1);
         if (action.file.content === tab.content) return { ...tab, savedContent: action.file.content, mtimeMs: action.file.mtimeMs, conflict: null };
         return { ...tab, conflict: { kind: "changed-on-disk", diskContent: action.file.content, diskMtimeMs: action.file.mtimeMs } };
       });
@@ -86,7 +92,9 @@ export function tabsReducer(state: TabsState, action: TabsAction): TabsState {
           // "Keep mine" writes the buffer back as a new file on the next save.
           return action.choice === "keep-mine" ? { ...tab, savedContent: "", mtimeMs: 0, conflict: null } : tab;
         }
-        if (action.choice === "reload") return { ...tab, content: conflict.diskContent, savedContent: conflict.diskContent, mtimeMs: conflict.diskMtimeMs, conflict: null };
+        if (action.choice === "reload") {
+          return { ...tab, content: conflict.diskContent, savedContent: conflict.diskContent, mtimeMs: conflict.diskMtimeMs, conflict: null, revision: tab.revision + 1 };
+        }
         // Keep mine: the buffer now knowingly replaces that disk version when saved.
         return { ...tab, savedContent: conflict.diskContent, mtimeMs: conflict.diskMtimeMs, conflict: null };
       });

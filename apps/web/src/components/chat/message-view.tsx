@@ -18,10 +18,12 @@ export function MessageView({ item, toolCalls, onOpenFile, onFork }: Props) {
   switch (item.kind) {
     case "user":
       return (
-        <div className="message message-user" data-testid="message-user">
-          <div className="message-text">{item.text}</div>
+        <div className="message-user-row">
+          <div className="message message-user" data-testid="message-user">
+            {item.text}
+          </div>
           {onFork && !item.id.startsWith("local:") ? (
-            <button type="button" className="fork-button" title="Fork a new session from here" onClick={() => onFork(item.id)}>
+            <button type="button" className="fork-button" title="Fork a new session from this message" onClick={() => onFork(item.id)}>
               Fork
             </button>
           ) : null}
@@ -38,7 +40,7 @@ export function MessageView({ item, toolCalls, onOpenFile, onFork }: Props) {
             return call ? <ToolCallCard key={block.toolUseId} call={call} onOpenFile={onOpenFile} /> : null;
           })}
           {item.streaming ? <span className="cursor" aria-label="streaming" /> : null}
-          {item.partial ? <div className="message-note">The response was cut off; only complete parts were kept.</div> : null}
+          {item.partial ? <div className="message-note" data-testid="message-incomplete">This response did not complete.</div> : null}
         </div>
       );
     case "compact":

@@ -55,6 +55,7 @@ export function EditorArea({ root, state, dispatch, save, notice, dismissNotice 
             <MonacoPane
               path={active.path}
               value={active.content}
+              revision={active.revision}
               readOnly={false}
               onChange={(content) => dispatch({ type: "edited", path: active.path, content })}
               onSave={() => save(active.path)}

@@ -3,6 +3,7 @@
 import "@/monaco/setup";
 import { DiffEditor } from "@monaco-editor/react";
 import { languageForPath } from "@/editor/language";
+import { cssFontFamily } from "@/lib/fonts";
 
 /** A read-only side-by-side diff of a proposed file change. */
 export default function MonacoDiff({ path, original, modified }: { path: string; original: string; modified: string }) {
@@ -24,7 +25,7 @@ export default function MonacoDiff({ path, original, modified }: { path: string;
         minimap: { enabled: false },
         automaticLayout: true,
         scrollBeyondLastLine: false,
-        fontFamily: "var(--font-geist-mono), ui-monospace, monospace",
+        fontFamily: cssFontFamily("--font-geist-mono", "monospace"),
         fontSize: 12,
       }}
     />

@@ -50,11 +50,11 @@ export function FileTreeActions(props: Props) {
       <div className="panel-title-row">
         <span className="panel-title">Explorer</span>
         <span className="toolbar">
-          <button type="button" className="icon-button" data-testid="file-tree-new-file" title="New file" aria-label="New file" onClick={() => start("file")}>
-            +📄
+          <button type="button" className="icon-button" data-testid="file-tree-new-file" title="New file" onClick={() => start("file")}>
+            + File
           </button>
-          <button type="button" className="icon-button" data-testid="file-tree-new-folder" title="New folder" aria-label="New folder" onClick={() => start("directory")}>
-            +📁
+          <button type="button" className="icon-button" data-testid="file-tree-new-folder" title="New folder" onClick={() => start("directory")}>
+            + Folder
           </button>
         </span>
       </div>

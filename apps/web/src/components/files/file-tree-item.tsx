@@ -92,7 +92,7 @@ export function FileTreeItem({ entry, depth, isOpen, isActive, isSelected, onCli
                 setName(entry.name);
                 setRenaming(true);
               }}>✎</button>
-              <button type="button" className="icon-button small" data-testid="file-tree-delete" title="Delete" aria-label={`Delete ${entry.name}`} onClick={() => setConfirmDelete(true)}>🗑</button>
+              <button type="button" className="icon-button small" data-testid="file-tree-delete" title="Delete" aria-label={`Delete ${entry.name}`} onClick={() => setConfirmDelete(true)}>✕</button>
             </>
           )}
         </span>

@@ -5,6 +5,7 @@ import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import { useEffect, useRef, useState } from "react";
 import { errorMessage, trpcErrorCode } from "@/lib/errors";
+import { cssFontFamily } from "@/lib/fonts";
 import { createInputPump } from "@/terminal/input-pump";
 import { useTRPCClient } from "@/trpc/client";
 
@@ -20,8 +21,9 @@ export default function XtermView({ generation }: { generation: number }) {
   useEffect(() => {
     const host = hostRef.current;
     if (!host) return;
+    const controller = new AbortController();
     const terminal = new Terminal({
-      fontFamily: "var(--font-geist-mono), ui-monospace, monospace",
+      fontFamily: cssFontFamily("--font-geist-mono", "monospace"),
       fontSize: 13,
       cursorBlink: true,
       convertEol: false,
@@ -32,7 +34,12 @@ export default function XtermView({ generation }: { generation: number }) {
     terminal.loadAddon(fit);
     terminal.open(host);
     fit.fit();
-    const controller = new AbortController();
+    // Cells are measured with the font: measure again once the web font has loaded.
+    void document.fonts.ready.then(() => {
+      if (controller.signal.aborted) return;
+      terminal.options.fontFamily = cssFontFamily("--font-geist-mono", "monospace");
+      fit.fit();
+    });
     let subscription: { unsubscribe(): void } | undefined;
     let pump: ReturnType<typeof createInputPump> | undefined;
     const disposables: { dispose(): void }[] = [];

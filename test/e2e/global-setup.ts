@@ -1,0 +1,29 @@
+import { realpathSync } from "node:fs";
+import type { FullConfig } from "@playwright/test";
+import { startCairn, startModelSim, tempDir } from "./support/servers.ts";
+import { writeWorkspace } from "./support/workspace-fixture.ts";
+
+/**
+ * One model simulator and one `cairn serve` (production build, temporary CAIRN_HOME and workspace, fixed
+ * token) for the whole run; tests read where they are from the environment and script the simulator per test.
+ */
+export default async function globalSetup(_config: FullConfig): Promise<() => Promise<void>> {
+  const workspace = realpathSync(tempDir("cairn-e2e-ws-"));
+  writeWorkspace(workspace);
+  const sim = await startModelSim();
+  try {
+    const cairn = await startCairn({ workspace, modelUrl: sim.url });
+    process.env.CAIRN_E2E_URL = cairn.url;
+    process.env.CAIRN_E2E_LOGIN_URL = cairn.loginUrl;
+    process.env.CAIRN_E2E_TOKEN = cairn.token;
+    process.env.CAIRN_E2E_WORKSPACE = workspace;
+    process.env.CAIRN_E2E_SIM_URL = sim.url;
+    return async () => {
+      await cairn.stop();
+      await sim.stop();
+    };
+  } catch (error) {
+    await sim.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,44 @@
+import { expect, screenshot, test } from "./support/fixtures.ts";
+
+test("sessions: new, resume from the list, fork, and the mode and model switches stick", async ({ ide: page, sim }) => {
+  await sim.script([{ content: [{ type: "text", text: "Answer in the first session." }] }, { content: [{ type: "text", text: "Answer in the second session." }] }]);
+
+  await page.getByTestId("chat-input").fill("first question");
+  await page.getByTestId("chat-input").press("Enter");
+  await expect(page.getByTestId("message-assistant")).toContainText("Answer in the first session.");
+  await expect(page.getByTestId("chat")).toHaveAttribute("data-running", "false");
+  const first = await page.getByTestId("chat").getAttribute("data-session-id");
+  expect(first).toBeTruthy();
+
+  await page.getByTestId("mode-select").selectOption("acceptEdits");
+  await page.getByTestId("model-input").fill("claude-test-model");
+  await page.getByTestId("model-input").press("Enter");
+
+  await page.getByTestId("session-new").click();
+  await expect(page.getByTestId("chat")).not.toHaveAttribute("data-session-id", first!);
+  await expect(page.getByTestId("message-assistant")).toHaveCount(0);
+  await page.getByTestId("chat-input").fill("second question");
+  await page.getByTestId("chat-input").press("Enter");
+  await expect(page.getByTestId("message-assistant")).toContainText("Answer in the second session.");
+  await expect(page.getByTestId("mode-select")).toHaveValue("default");
+
+  await page.getByTestId("session-list-toggle").click();
+  const items = page.getByTestId("session-list-item");
+  await expect(page.locator(`[data-testid="session-list-item"][data-session-id="${first}"]`)).toContainText("first question");
+  expect(await items.count()).toBeGreaterThanOrEqual(2);
+  await screenshot(page, "session-list");
+  await page.locator(`[data-testid="session-list-item"][data-session-id="${first}"]`).click();
+  await expect(page.getByTestId("chat")).toHaveAttribute("data-session-id", first!);
+  await expect(page.getByTestId("message-assistant")).toContainText("Answer in the first session.");
+  await expect(page.getByTestId("mode-select")).toHaveValue("acceptEdits");
+  await expect(page.getByTestId("model-input")).toHaveValue("claude-test-model");
+
+  await page.getByTestId("session-fork").click();
+  await expect(page.getByTestId("chat")).not.toHaveAttribute("data-session-id", first!);
+  await expect(page.getByTestId("message-user").first()).toHaveText("first question");
+
+  // Share and timeline are announced, not pretended.
+  await expect(page.getByTestId("share-button")).toHaveAttribute("aria-disabled", "true");
+  await expect(page.getByTestId("share-button")).toContainText("coming soon");
+  await expect(page.getByTestId("timeline-link")).toContainText("coming soon");
+});

@@ -1,0 +1,86 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startNode, type Started } from "./processes.ts";
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const webDir = join(repoRoot, "apps", "web");
+
+export type ModelSimProcess = Started & { url: string };
+export type CairnProcess = Started & { url: string; loginUrl: string; token: string; workspace: string; cairnHome: string };
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** `@cairn/model-sim` on a free port; tests script it through `POST /_sim/scenario`. */
+export async function startModelSim(): Promise<ModelSimProcess> {
+  const { started, match } = await startNode({
+    name: "model-sim",
+    args: [join(repoRoot, "packages", "model-sim", "bin", "model-sim.js"), "--port", "0"],
+    cwd: repoRoot,
+    env: { ...process.env },
+    ready: /MODEL_SIM_URL=(\S+)/,
+    timeoutMs: 60_000,
+  });
+  return { ...started, url: match[1]! };
+}
+
+/**
+ * `cairn serve` on 127.0.0.1 and a free port, with a temporary CAIRN_HOME and a fixed token. Without `modelUrl`
+ * no API key is set, so the offline demo model answers.
+ */
+export async function startCairn(options: { workspace: string; modelUrl?: string }): Promise<CairnProcess> {
+  assertFreshBuild();
+  const cairnHome = tempDir("cairn-e2e-home-");
+  const token = randomBytes(24).toString("hex");
+  const env: NodeJS.ProcessEnv = { ...process.env, CAIRN_HOME: cairnHome, CAIRN_TOKEN: token, NEXT_TELEMETRY_DISABLED: "1" };
+  delete env.ANTHROPIC_API_KEY;
+  delete env.ANTHROPIC_BASE_URL;
+  if (options.modelUrl) {
+    env.ANTHROPIC_BASE_URL = options.modelUrl;
+    env.ANTHROPIC_API_KEY = "test";
+  }
+  const { started, match } = await startNode({
+    name: "cairn serve",
+    args: [join(repoRoot, "packages", "cli", "bin", "cairn.js"), "serve", "--host", "127.0.0.1", "--port", "0", "--workspace", options.workspace],
+    cwd: repoRoot,
+    env,
+    ready: /Cairn is running at (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/,
+    timeoutMs: 120_000,
+  });
+  const url = match[1]!;
+  return { ...started, url, loginUrl: `${url}/?token=${match[2]!}`, token, workspace: options.workspace, cairnHome };
+}
+
+/**
+ * The e2e tests run against a production build (`next build` in apps/web). A build older than the sources
+ * would test yesterday's page (STACK.md P8), so refuse it with the command that fixes it.
+ */
+function assertFreshBuild(): void {
+  const buildId = join(webDir, ".next", "BUILD_ID");
+  if (!existsSync(buildId)) throw new Error(`apps/web is not built: run \`npm run build -w @cairn/web\` (next build) first`);
+  const built = statSync(buildId).mtimeMs;
+  const newest = newestMtime([join(webDir, "app"), join(webDir, "src")]);
+  if (newest.mtimeMs > built) {
+    throw new Error(`apps/web/.next is older than ${newest.path}: run \`npm run build -w @cairn/web\` (next build) again`);
+  }
+}
+
+function newestMtime(dirs: string[]): { path: string; mtimeMs: number } {
+  let newest = { path: "", mtimeMs: 0 };
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (!entry.name.endsWith(".test.ts")) {
+        const mtimeMs = statSync(path).mtimeMs;
+        if (mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
+      }
+    }
+  };
+  for (const dir of dirs) if (existsSync(dir)) visit(dir);
+  return newest;
+}
