@@ -20,7 +20,7 @@ export type ApiFixture = {
 };
 
 export async function startApiFixture(
-  options: { scenario?: Scenario; files?: Record<string, string>; chunkDelayMs?: number; checkpoints?: boolean; settings?: object; ringSize?: number } = {},
+  options: { scenario?: Scenario; files?: Record<string, string>; chunkDelayMs?: number; checkpoints?: boolean; settings?: object; ringSize?: number; idleTimeoutMs?: number } = {},
 ): Promise<ApiFixture> {
   const parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-api-")));
   const root = join(parent, "ws");
@@ -51,6 +51,7 @@ export async function startApiFixture(
       managedSettingsPath: join(parent, "no-managed-settings.json"),
       maxRetries: 1,
       promptCaching: false,
+      ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       ...(options.ringSize ? { bus: new MemoryEventBus({ ringSize: options.ringSize }) } : {}),
     });
   } catch (error) {

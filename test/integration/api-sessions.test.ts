@@ -152,4 +152,25 @@ describe("session procedures", () => {
     const forked = await client.session.get.query({ sessionId: rewound.sessionId! });
     expect(forked.messages.map((message) => message.uuid)).toEqual(messages.slice(0, 2).map((message) => message.uuid));
   });
+
+  it("lets go of idle sessions and loads them again; a tab that comes back gets the conversation", async () => {
+    await using fixture = await startApiFixture({ scenario: { turns: [text("kept on disk")] }, idleTimeoutMs: 100 });
+    const { client, server } = fixture;
+    const { sessionId } = await client.session.create.mutate();
+    await client.session.send.mutate({ sessionId, prompt: "remember this" });
+    await idle(fixture, sessionId);
+    const before = await client.session.get.query({ sessionId });
+    await eventually(() => expect(server.hub.liveSession(sessionId)).toBeUndefined(), 10_000);
+
+    const tab = new EventsSubscriber(server.url, server.token, sessionId, { lastEventId: String(before.lastSeq) });
+    try {
+      await eventually(() => expect(tab.events().filter((event) => event.type === "message")).toHaveLength(2));
+      expect(server.hub.liveSession(sessionId)).toBeDefined();
+      expect(tab.events().flatMap((event) => (event.type === "message" ? [event.message.uuid] : []))).toEqual(before.messages.map((message) => message.uuid));
+    } finally {
+      await tab.stop();
+    }
+    expect((await client.session.get.query({ sessionId })).messages.map((message) => message.uuid)).toEqual(before.messages.map((message) => message.uuid));
+  });
 });
+

@@ -11,6 +11,8 @@ import { streamEvents } from "./event-stream.ts";
 import { LiveSession } from "./live-session.ts";
 import { forkAt, loadSession, rewindFiles } from "./session-files.ts";
 
+export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
+
 export type SessionHubOptions = {
   runtime: Runtime;
   bus?: EventBus;
@@ -19,6 +21,8 @@ export type SessionHubOptions = {
   maxQueuedPrompts?: number;
   /** Whether Bash runs sandboxed (bypassPermissions is refused to root otherwise). */
   sandboxed?: boolean;
+  /** Sessions idle this long (not running, not watched, not requested) are let go; 0 keeps them. Default 30 min. */
+  idleTimeoutMs?: number;
   /** Replaces the loop's side effects (tests). */
   deps?: (runtime: Runtime) => QueryDeps;
 };
@@ -35,6 +39,8 @@ export class SessionHub implements SessionsPort {
   private readonly loading = new Map<string, Promise<LiveSession>>();
   private readonly checkpointStore: CheckpointStore | undefined;
   private closed = false;
+  private readonly touched = new Map<string, number>();
+  private sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: SessionHubOptions) {
     this.options = options;
@@ -42,6 +48,31 @@ export class SessionHub implements SessionsPort {
     this.bus = options.bus ?? new MemoryEventBus();
     this.checkpointStore =
       options.checkpoints === false ? undefined : createCheckpointStore({ cairnHome: this.runtime.cairnHome, workspaceRoot: this.runtime.workspaceRoot });
+    const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    if (idleMs > 0 && Number.isFinite(idleMs)) {
+      this.sweeper = setInterval(() => void this.evictIdle(idleMs), Math.min(60_000, Math.max(10, idleMs / 2)));
+      this.sweeper.unref();
+    }
+  }
+
+  /**
+   * Lets go of sessions nobody runs, watches or has touched for `idleMs`: their transcript stays on
+   * disk and they load again on the next request. A tab that reconnects afterwards is ahead of the
+   * restarted seq counter and gets the conversation as a backfill.
+   */
+  async evictIdle(idleMs: number): Promise<string[]> {
+    const now = Date.now();
+    const evicted: string[] = [];
+    for (const [sessionId, session] of this.live) {
+      if (session.running || this.bus.listenerCount(sessionId) > 0 || session.pendingPermissions().length > 0) continue;
+      if (now - (this.touched.get(sessionId) ?? 0) < idleMs) continue;
+      this.live.delete(sessionId);
+      this.touched.delete(sessionId);
+      this.bus.drop(sessionId);
+      evicted.push(sessionId);
+      await session.close().catch(() => undefined);
+    }
+    return evicted;
   }
 
   async create(options: { model?: string; permissionMode?: PermissionMode }): Promise<{ sessionId: string }> {
@@ -166,6 +197,7 @@ export class SessionHub implements SessionsPort {
   /** Stops every run and closes every transcript. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.sweeper) clearInterval(this.sweeper);
     await Promise.allSettled(this.loading.values());
     await Promise.all([...this.live.values()].map((session) => session.close()));
     this.live.clear();
@@ -173,6 +205,7 @@ export class SessionHub implements SessionsPort {
 
   private async require(sessionId: string): Promise<LiveSession> {
     if (this.closed) throw new ApiError("session_not_found", "The server is shutting down");
+    this.touched.set(sessionId, Date.now());
     const existing = this.live.get(sessionId);
     if (existing) return existing;
     let pending = this.loading.get(sessionId);
@@ -211,6 +244,7 @@ export class SessionHub implements SessionsPort {
         : {}),
     });
     this.live.set(sessionId, session);
+    this.touched.set(sessionId, Date.now());
     return session;
   }
 

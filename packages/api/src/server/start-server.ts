@@ -44,6 +44,7 @@ export type StartServerOptions = Omit<RuntimeOptions, "workspaceRoot" | "trusted
   webDir: string | null;
   /** Hub options (tests and benchmarks). */
   checkpoints?: boolean;
+  idleTimeoutMs?: number;
   bus?: EventBus;
   deps?: (runtime: Runtime) => QueryDeps;
 };
@@ -77,7 +78,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
 
   const trustStore = new TrustStore(options.cairnHome);
   // Everything but the server's own options configures the runtime.
-  const { workspace, host: _host, port: _port, token: _token, webDir, checkpoints, bus, deps, ...runtimeOptions } = options;
+  const { workspace, host: _host, port: _port, token: _token, webDir, checkpoints, idleTimeoutMs, bus, deps, ...runtimeOptions } = options;
   // Trust is decided before the runtime starts: project MCP servers start with it, or not at all.
   const trusted = await trustStore.isTrusted(await realpath(workspace));
   const runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted });
@@ -91,6 +92,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       runtime,
       sandboxed: sandbox.available,
       ...(checkpoints !== undefined ? { checkpoints } : {}),
+      ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
       ...(bus ? { bus } : {}),
       ...(deps ? { deps } : {}),
     });
