@@ -1,17 +1,33 @@
 // Bundles the CLI and the workspace packages it uses (TypeScript sources) into one ES module, so
 // `cairn` starts without compiling TypeScript at run time. npm dependencies stay external.
+import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Keeps `@cairn/*` in the bundle and every other bare import external. */
+/**
+ * Keeps `@cairn/*` in the bundle and every other bare import external. A deep import into a package
+ * without an `exports` map (`picomatch/posix`) only resolves through bundler-style lookup, so it is
+ * pointed at the file itself.
+ */
 const externals = {
   name: "externals",
   setup(builder) {
-    builder.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith("@cairn/") ? undefined : { path: args.path, external: true }));
+    builder.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith("@cairn/")) return undefined;
+      if (args.path.startsWith("node:")) return { path: args.path, external: true };
+      const parts = args.path.split("/");
+      const packageName = args.path.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
+      if (packageName === args.path) return { path: args.path, external: true };
+      const require = createRequire(args.importer || join(here, "package.json"));
+      const manifestPath = (require.resolve.paths(packageName) ?? []).map((dir) => join(dir, packageName, "package.json")).find((file) => existsSync(file));
+      if (!manifestPath || JSON.parse(readFileSync(manifestPath, "utf8")).exports) return { path: args.path, external: true };
+      return { path: require.resolve(args.path), external: true };
+    });
   },
 };
 
