@@ -72,25 +72,37 @@ describe("workspace procedures", () => {
     expect(await readFile(join(root, "a.txt"), "utf8")).toBe("inside\n");
   });
 
-  it("streams file changes to workspace.watch subscribers", async () => {
+  it("streams file changes to every workspace.watch subscriber through one watcher", async () => {
     await using fixture = await startApiFixture({ files: { "a.txt": "one\n" } });
-    const controller = new AbortController();
-    const changes: WorkspaceChange[] = [];
-    const reading = (async () => {
-      try {
-        for await (const message of readSse(`${fixture.server.url}/api/trpc/workspace.watch`, { headers: { authorization: `Bearer ${fixture.server.token}` }, signal: controller.signal })) {
-          if (message.event === "message") changes.push(JSON.parse(message.data) as WorkspaceChange);
-        }
-      } catch (error) {
-        if (!controller.signal.aborted) throw error;
-      }
-    })();
-    // The watcher starts with the subscription; keep writing until it reports.
+    const watchers = [watchChanges(fixture.server.url, fixture.server.token), watchChanges(fixture.server.url, fixture.server.token)];
+    await eventually(() => expect(fixture.server.files.watcher.listenerCount).toBe(2));
+    // The watcher starts with the first subscription; keep writing until both report.
     await eventually(async () => {
       await writeFile(join(fixture.root, "b.txt"), `${Date.now()}\n`);
-      expect(changes.some((change) => change.path === join(fixture.root, "b.txt") && change.mtimeMs !== undefined)).toBe(true);
+      for (const watcher of watchers) expect(watcher.changes.some((change) => change.path === join(fixture.root, "b.txt") && change.mtimeMs !== undefined)).toBe(true);
     });
-    controller.abort();
-    await reading;
+    await Promise.all(watchers.map((watcher) => watcher.stop()));
+    await eventually(() => expect(fixture.server.files.watcher.listenerCount).toBe(0));
   });
 });
+
+function watchChanges(url: string, token: string) {
+  const controller = new AbortController();
+  const changes: WorkspaceChange[] = [];
+  const reading = (async () => {
+    try {
+      for await (const message of readSse(`${url}/api/trpc/workspace.watch`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal })) {
+        if (message.event === "message") changes.push(JSON.parse(message.data) as WorkspaceChange);
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+    }
+  })();
+  return {
+    changes,
+    async stop() {
+      controller.abort();
+      await reading;
+    },
+  };
+}

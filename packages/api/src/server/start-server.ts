@@ -59,6 +59,7 @@ export type CairnServer = {
   runtime: Runtime;
   hub: SessionHub;
   terminals: TerminalManager;
+  files: WorkspaceFiles;
   /** Open HTTP connections (SSE streams included). */
   connectionCount(): number;
   close(): Promise<void>;
@@ -98,10 +99,11 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     });
     terminals = new TerminalManager(runtime);
     const sessionHub = hub;
+    const files = new WorkspaceFiles(runtime.workspace);
     const context: ApiContext = {
       meta: new MetaService(runtime, trustStore),
       sessions: sessionHub,
-      files: new WorkspaceFiles(runtime.workspace),
+      files,
       settings: new SettingsService(runtime, (sessionId) => sessionHub.sessionRules(sessionId), options.managedSettingsPath),
       terminals,
     };
@@ -135,6 +137,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       runtime,
       hub: openHub,
       terminals: openTerminals,
+      files,
       connectionCount: () => sockets.size,
       close() {
         closing ??= shutdown({ server: openServer, hub: openHub, terminals: openTerminals, web: webHandler, runtime });

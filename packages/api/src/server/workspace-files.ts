@@ -2,6 +2,7 @@ import type { Workspace } from "@cairn/core";
 import type { WorkspaceFilesPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
 import type { FileContent, TreeEntry, TreeResult, WorkspaceChange, WriteResult } from "../router/types.ts";
+import { SharedWatch } from "./shared-watch.ts";
 
 export const MAX_EDITOR_FILE_BYTES = 5 * 1024 * 1024;
 /** Directories the tree does not show (they are still reachable by path). */
@@ -13,9 +14,11 @@ const HIDDEN_DIRECTORIES = new Set([".git"]);
  */
 export class WorkspaceFiles implements WorkspaceFilesPort {
   private readonly workspace: Workspace;
+  readonly watcher: SharedWatch;
 
   constructor(workspace: Workspace) {
     this.workspace = workspace;
+    this.watcher = new SharedWatch(workspace);
   }
 
   async tree(path: string | undefined): Promise<TreeResult> {
@@ -94,10 +97,10 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
       wake = undefined;
       resolve?.();
     };
-    this.workspace.watch((event) => {
+    const unsubscribe = this.watcher.subscribe((event) => {
       pending.set(event.path, pending.get(event.path) === "rename" ? "rename" : event.type);
       notify();
-    }, signal);
+    });
     signal.addEventListener("abort", notify);
     try {
       while (!signal.aborted) {
@@ -117,6 +120,7 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
         }
       }
     } finally {
+      unsubscribe();
       signal.removeEventListener("abort", notify);
     }
   }
