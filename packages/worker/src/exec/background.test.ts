@@ -45,7 +45,7 @@ describe("background jobs", () => {
     await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).not.toEqual([]), { timeout: 10_000, interval: 100 });
     const killed = await workspace.killBackground(job.id);
     expect(killed.status).toBe("killed");
-    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 5_000 });
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 15_000 });
     expect((await workspace.readBackground(job.id)).stdout).toBe("started\n");
   });
 

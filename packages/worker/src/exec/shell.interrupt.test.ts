@@ -22,8 +22,8 @@ describe("exec timeouts and aborts", () => {
     const started = Date.now();
     const result = await workspace.exec(`echo before; ${sleeper.command}; echo never`, execOptions({ timeoutMs: 1_500 }));
     expect(result).toMatchObject({ timedOut: true, interrupted: false, exitCode: null, stdout: "before\n" });
-    expect(Date.now() - started).toBeLessThan(10_000);
-    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 5_000 });
+    expect(Date.now() - started).toBeLessThan(60_000); // not the 900 s the command asked for
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 15_000 });
     const next = await workspace.exec("pwd", execOptions());
     expect(next).toMatchObject({ exitCode: 0, stdout: `${fixture.root}/deep/er\n` });
   });
@@ -43,7 +43,7 @@ describe("exec timeouts and aborts", () => {
     await vi.waitFor(async () => {
       expect(await processesWithArgv(child.argv)).toEqual([]);
       expect(await processesWithArgv(grandchild.argv)).toEqual([]);
-    }, { timeout: 5_000 });
+    }, { timeout: 15_000 });
     expect((await workspace.exec("echo alive", execOptions())).stdout).toBe("alive\n");
   });
 
@@ -59,6 +59,6 @@ describe("exec timeouts and aborts", () => {
     await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).not.toEqual([]), { timeout: 10_000, interval: 100 });
     await workspace.dispose();
     await running;
-    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 5_000 });
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 15_000 });
   });
 });

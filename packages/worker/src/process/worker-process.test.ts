@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 // Each test starts one or two worker processes (tsx compiles the worker on start), which is slow on a busy machine.
-describe("the workspace in a worker process", { timeout: 60_000 }, () => {
+describe("the workspace in a worker process", { timeout: 120_000 }, () => {
   it("serves file operations, search and streamed exec output across the process boundary", async () => {
     const bytes = new Uint8Array([0, 1, 2, 250, 255]);
     await workspace.writeFile("bin/data.bin", bytes);
@@ -51,11 +51,11 @@ describe("the workspace in a worker process", { timeout: 60_000 }, () => {
     const firstPid = workspace.pid;
     expect(firstPid).toBeDefined();
     const running = workspace.exec(sleeper.command, execOptions({ timeoutMs: 60_000 }));
-    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).not.toEqual([]), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).not.toEqual([]), { timeout: 45_000, interval: 100 });
     process.kill(firstPid ?? 0, "SIGKILL");
     await expect(running).rejects.toMatchObject({ code: "worker_unavailable", message: expect.stringContaining("during exec") });
     // The sandbox dies with its worker, so the command does not linger.
-    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 5_000 });
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 15_000 });
     const next = await workspace.exec("echo back", execOptions());
     expect(next).toMatchObject({ exitCode: 0, stdout: "back\n" });
     expect(workspace.pid).toBeDefined();
@@ -66,10 +66,10 @@ describe("the workspace in a worker process", { timeout: 60_000 }, () => {
     const sleeper = uniqueSleep();
     const controller = new AbortController();
     const running = workspace.exec(sleeper.command, execOptions({ signal: controller.signal, timeoutMs: 60_000 }));
-    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).not.toEqual([]), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).not.toEqual([]), { timeout: 45_000, interval: 100 });
     controller.abort();
     expect(await running).toMatchObject({ interrupted: true, exitCode: null });
-    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 5_000 });
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 15_000 });
   });
 
   it("streams watch events with absolute paths until aborted", async () => {
@@ -79,7 +79,7 @@ describe("the workspace in a worker process", { timeout: 60_000 }, () => {
     await vi.waitFor(async () => {
       await workspace.writeFile("watched.txt", `${Date.now()}`);
       expect(events.some((event) => event.path === join(fixture.root, "watched.txt"))).toBe(true);
-    }, { timeout: 15_000, interval: 200 });
+    }, { timeout: 45_000, interval: 200 });
     controller.abort();
   });
 });

@@ -137,6 +137,18 @@ describe("the sandbox refuses", () => {
     expect((await readdir(fixture.root)).sort()).toEqual([".git"]);
   });
 
+  it("changes to the directory where the host puts command files, which would let the shell redirect host writes", async () => {
+    const result = await workspace.exec(
+      'run=$(dirname "$BASH_SOURCE"); echo "$run"; touch "$run/planted"; echo "touch=$?"; mv "$run" "$run.moved"; echo "mv=$?"; ln -s /etc "$run/link"; echo "ln=$?"',
+      execOptions(),
+    );
+    expect(result.stdout).toMatch(/cairn-ws-[^/]+\/run\n/);
+    expect(result.stdout).toMatch(/touch=[1-9]/);
+    expect(result.stdout).toMatch(/mv=[1-9]/);
+    expect(result.stdout).toMatch(/ln=[1-9]/);
+    expect((await workspace.exec("echo still working", execOptions())).stdout).toBe("still working\n");
+  });
+
   it("links the shell plants to reach outside, in the shell and in file operations", async () => {
     const result = await workspace.exec(`ln -s ${fixture.canaryPath} planted; ln -s ${fixture.outside} planted-dir; cat planted planted-dir/secret.txt`, execOptions());
     expect(result.stdout + result.stderr).not.toContain(fixture.canary);

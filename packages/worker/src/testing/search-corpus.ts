@@ -38,6 +38,8 @@ export const corpusFiles: ReadonlyArray<readonly [string, string | Buffer]> = [
   ["multi.txt", "alpha\nneedle start\nsecond line\nomega\nbeta\ngamma\nneedle end\n"],
   [".git/HEAD", "ref: refs/heads/needle\n"],
   [".git/config", "[core]\n\tneedle = true\n"],
+  [".git/info/exclude", "excluded-by-git.txt\n"],
+  ["excluded-by-git.txt", "needle excluded by .git/info/exclude\n"],
 ];
 
 export const corpusEpochSeconds = 1_700_000_000;
