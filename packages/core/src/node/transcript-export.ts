@@ -45,7 +45,7 @@ export async function* exportTranscript(
   const envelope = {
     sessionId,
     ...(cwd === undefined ? {} : { cwd }),
-    ...(typeof meta.version === "string" ? { version: meta.version } : {}),
+    ...(meta.version === undefined ? {} : { version: meta.version }),
     userType: "external",
     cairnSchema: TRANSCRIPT_SCHEMA_VERSION,
   };

@@ -50,6 +50,16 @@ describe("forkSession", () => {
     expect((await loadTranscript(source)).messages).toHaveLength(8);
   });
 
+  it("puts the fork beside its source when called with just the ids", async () => {
+    const source = await sourceSession();
+    const fork = await forkSession(source, U(2), "beside");
+    expect(fork.path).toBe(join(cairnHome, "projects", "-w", "beside.jsonl"));
+    const loaded = await loadTranscript(fork.path);
+    expect(loaded.meta).toMatchObject({ version: "0", forkedFrom: { sessionId: "source", messageUuid: U(2) } });
+    // A response is atomic: forking at it keeps its tool results too.
+    expect(loaded.messages.map((message) => message.uuid)).toEqual([1, 2, 3].map(U));
+  });
+
   it("forks across a compact boundary, keeping the boundary as Claude Code writes it", async () => {
     const source = await sourceSession();
     const fork = await forkSession(source, U(8), "forked", { cairnHome, version: "0", fsync: "never" });

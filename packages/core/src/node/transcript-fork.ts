@@ -1,5 +1,5 @@
 import { open, rm, stat } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { ConversationMessage } from "../schema/messages.ts";
 import type { CheckpointLine, SessionMetaLine } from "../schema/transcript.ts";
 import { linearize } from "../session/linearize.ts";
@@ -15,7 +15,8 @@ import {
 
 export interface WriteSessionOptions {
   cairnHome: string;
-  version: string;
+  /** Cairn's version, written on every line; default "unknown". */
+  version?: string;
   fsync?: FsyncPolicy;
   now?: () => Date;
   signal?: AbortSignal;
@@ -47,7 +48,7 @@ export async function writeNewSession(session: NewSession, options: WriteSession
     cairnHome: options.cairnHome,
     cwd: session.cwd,
     sessionId: session.sessionId,
-    version: options.version,
+    version: options.version ?? "unknown",
     // One sync at the end instead of one per prompt: nothing is acknowledged line by line here.
     fsync: "never",
     ...(session.title === undefined ? {} : { title: session.title }),
@@ -92,7 +93,7 @@ export async function forkSession(
   sourcePath: string,
   atUuid: string,
   newSessionId: string,
-  options: WriteSessionOptions & { cwd?: string },
+  options: Partial<WriteSessionOptions> & { cwd?: string } = {},
 ): Promise<ForkResult> {
   const source = await loadTranscript(sourcePath, { scope: "all", leafUuid: atUuid, signal: options.signal });
   const cwd = options.cwd ?? source.meta?.cwd;
@@ -107,7 +108,12 @@ export async function forkSession(
       messages: source.messages,
       checkpoints: source.checkpoints,
     },
-    options,
+    {
+      ...options,
+      // By default the fork goes beside its source: $CAIRN_HOME/projects/<dir>/<id>.jsonl.
+      cairnHome: options.cairnHome ?? dirname(dirname(dirname(resolve(sourcePath)))),
+      version: options.version ?? source.meta?.version ?? "unknown",
+    },
   );
   return { ...written, report: source.report };
 }

@@ -36,6 +36,8 @@ export const sessionMetaLineSchema = z.looseObject({
   timestamp: z.string(),
   cwd: z.string(),
   cairnSchema: z.number(),
+  /** Cairn's version when the session was created. */
+  version: z.string().optional(),
   model: z.string().optional(),
   title: z.string().optional(),
   forkedFrom: z.object({ sessionId: z.string(), messageUuid: z.string() }).optional(),
