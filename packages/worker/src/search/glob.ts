@@ -38,7 +38,11 @@ export async function globWorkspace(confiner: PathConfiner, ripgrep: string | un
   } else {
     const decoder = new StringDecoder("utf8");
     let pending = "";
-    const args = [...ripgrepBaseArgs, "--files", "--null", ...vcsDirectoryExcludes.flatMap((glob) => ["--glob", glob]), "--", base];
+    // A file type, unlike --glob, filters files only and after the ignore rules, so it may narrow what
+    // ripgrep lists by the pattern's last segment without bringing back anything ignored.
+    const lastSegment = basenameFilter(relativePattern);
+    const typeArgs = lastSegment === undefined ? [] : ["--type-add", `cairnglob:${lastSegment}`, "--type", "cairnglob"];
+    const args = [...ripgrepBaseArgs, "--files", "--null", ...typeArgs, ...vcsDirectoryExcludes.flatMap((glob) => ["--glob", glob]), "--", base];
     await runRipgrep(ripgrep, args, {
       cwd: base,
       ...(signal === undefined ? {} : { signal }),
@@ -55,6 +59,14 @@ export async function globWorkspace(confiner: PathConfiner, ripgrep: string | un
   present.sort((left, right) => (times.get(right) ?? 0) - (times.get(left) ?? 0) || (left < right ? -1 : left > right ? 1 : 0));
   const limit = Math.max(0, options.limit);
   return { paths: present.slice(0, limit), truncated: present.length > limit };
+}
+
+/** The pattern's last segment, which every match's file name must match, when it is worth passing on. */
+function basenameFilter(pattern: string): string | undefined {
+  const trimmed = pattern.endsWith("/") ? pattern.slice(0, -1) : pattern;
+  const last = trimmed.slice(trimmed.lastIndexOf("/") + 1);
+  if (last === "" || last === "*" || last.includes("**") || last.includes(":")) return undefined;
+  return last;
 }
 
 /** A glob read the ripgrep way: without a slash it matches the base name, with one the relative path. */
