@@ -5,7 +5,7 @@ import { permissionModeSchema } from "@cairn/core/schema";
 export const outputFormatSchema = z.enum(["text", "json", "stream-json"]);
 
 const printOptions = {
-  print: { type: "string", short: "p" },
+  print: { type: "boolean", short: "p", default: false },
   "output-format": { type: "string", default: "text" },
   verbose: { type: "boolean", default: false },
   "permission-mode": { type: "string" },
@@ -73,6 +73,16 @@ function splitToolList(values: readonly string[] | undefined): string[] {
   return out;
 }
 
+/** Whether the command line asks for print mode, and whether it carries the prompt itself (else it comes on stdin). */
+export function printRequest(argv: string[]): { print: boolean; hasPrompt: boolean } {
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options: printOptions, allowPositionals: true, strict: false });
+    return { print: values.print === true, hasPrompt: positionals.length > 0 };
+  } catch {
+    return { print: argv.includes("-p") || argv.includes("--print"), hasPrompt: true };
+  }
+}
+
 export function parsePrintArgs(argv: string[], stdinPrompt: string | undefined): PrintArgs | { version: true } | { help: true } {
   let parsed;
   try {
@@ -83,8 +93,7 @@ export function parsePrintArgs(argv: string[], stdinPrompt: string | undefined):
   const { values, positionals } = parsed;
   if (values.version) return { version: true };
   if (values.help) return { help: true };
-  const prompt = values.print ?? positionals.join(" ") ?? "";
-  const text = prompt.trim() || stdinPrompt?.trim() || "";
+  const text = positionals.join(" ").trim() || stdinPrompt?.trim() || "";
   if (!text) throw new UsageError('No prompt given. Usage: cairn -p "<prompt>" (or pipe the prompt on stdin).');
   const format = outputFormatSchema.safeParse(values["output-format"]);
   if (!format.success) throw new UsageError(`--output-format must be one of text, json, stream-json (got "${values["output-format"]}")`);

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { parsePrintArgs, UsageError } from "./args.ts";
+import { parsePrintArgs, printRequest, UsageError } from "./args.ts";
 import { readEnv } from "./env.ts";
 import { runPrintMode } from "./print.ts";
 
@@ -53,8 +53,9 @@ export async function main(argv: string[]): Promise<number> {
       const { runRewindCommand } = await import("./commands/rewind.ts");
       return await runRewindCommand(rest, { stdout, stderr, env: process.env });
     }
-    const wantsPrint = argv.includes("-p") || argv.includes("--print") || argv.some((arg) => arg.startsWith("--print="));
-    const stdinPrompt = wantsPrint && !argv.some((arg, index) => (arg === "-p" || arg === "--print") && argv[index + 1] && !argv[index + 1]!.startsWith("-")) ? await readStdin() : undefined;
+    const request = printRequest(argv);
+    const wantsPrint = request.print;
+    const stdinPrompt = wantsPrint && !request.hasPrompt ? await readStdin() : undefined;
     const parsed = parsePrintArgs(argv, stdinPrompt);
     if ("version" in parsed) {
       stdout(`${cliVersion()} (Cairn)\n`);
