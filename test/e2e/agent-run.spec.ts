@@ -41,9 +41,15 @@ test("streams the answer, runs Glob, Grep and Read in parallel, asks for an Edit
   await expect(answer).toContainText("I will look at the project first.");
   await expect(answer).toContainText("step300", { timeout: 60_000 });
 
+  const batches = new Set<string | null>();
   for (const name of ["Glob", "Grep", "Read"]) {
-    await expect(page.locator(`[data-testid="tool-call"][data-tool-name="${name}"]`)).toHaveAttribute("data-status", "completed");
+    const card = page.locator(`[data-testid="tool-call"][data-tool-name="${name}"]`);
+    await expect(card).toHaveAttribute("data-status", "completed");
+    batches.add(await card.getAttribute("data-batch"));
   }
+  // The three read-only calls ran together, in one concurrent batch.
+  expect([...batches]).toHaveLength(1);
+  expect([...batches][0]).toMatch(/^\d+$/);
   await expect(page.locator('[data-testid="tool-call"][data-tool-name="Read"] [data-testid="tool-result"]')).toContainText("Hello, ");
 
   const prompt = page.getByTestId("permission-prompt");
@@ -132,6 +138,7 @@ test("a reload in the middle of a run continues the same stream, with nothing lo
   await page.getByTestId("chat-input").fill("Count for me");
   await page.getByTestId("chat-input").press("Enter");
   await expect(page.getByTestId("message-assistant")).toContainText("r30 ");
+  await expect(page.getByTestId("message-assistant")).not.toContainText("r1500");
 
   const resumed: string[] = [];
   page.on("request", (request) => {
@@ -149,4 +156,33 @@ test("a reload in the middle of a run continues the same stream, with nothing lo
   await expect(answer).toHaveText(words.join(" "));
   await expect(page.getByTestId("message-user")).toHaveCount(1);
   expect(e2e.url).toContain("127.0.0.1");
+});
+
+test("Bash asks with the exact command; allowed for the session, it runs and its output reaches the card", async ({ ide: page, e2e, sim }) => {
+  const command = "echo from-bash > bash-out.txt && cat bash-out.txt";
+  const todos = [
+    { content: "Run the command", status: "in_progress", activeForm: "Running the command" },
+    { content: "Report back", status: "pending", activeForm: "Reporting back" },
+  ];
+  await sim.script([
+    { content: [{ type: "tool_use", name: "TodoWrite", input: { todos } }, { type: "tool_use", name: "Bash", input: { command, description: "Write and show a file" } }] },
+    { content: [{ type: "text", text: "The command ran." }] },
+  ]);
+  await page.getByTestId("chat-input").fill("Run the command");
+  await page.getByTestId("chat-input").press("Enter");
+
+  const prompt = page.getByTestId("permission-prompt");
+  await expect(prompt).toHaveAttribute("data-tool-name", "Bash");
+  await expect(page.getByTestId("permission-command")).toHaveText(command);
+  await expect(page.getByTestId("todo-list")).toContainText("Running the command");
+  await expect(page.getByTestId("todo-list")).toContainText("Todos 0/2");
+  await screenshot(page, "permission-bash");
+  await page.getByTestId("permission-allow-session").click();
+
+  const card = page.locator('[data-testid="tool-call"][data-tool-name="Bash"]');
+  await expect(card).toHaveAttribute("data-status", "completed");
+  await expect(card.getByTestId("tool-decision")).toContainText("you allowed it for this session");
+  await expect(card).toContainText("from-bash");
+  await expect(page.getByTestId("message-assistant").last()).toContainText("The command ran.");
+  await expect.poll(() => readFileSync(join(e2e.workspace, "bash-out.txt"), "utf8")).toBe("from-bash\n");
 });

@@ -1,7 +1,11 @@
 import { expect, screenshot, test } from "./support/fixtures.ts";
 
 test("sessions: new, resume from the list, fork, and the mode and model switches stick", async ({ ide: page, sim }) => {
-  await sim.script([{ content: [{ type: "text", text: "Answer in the first session." }] }, { content: [{ type: "text", text: "Answer in the second session." }] }]);
+  await sim.script([
+    { content: [{ type: "text", text: "Answer in the first session." }] },
+    { content: [{ type: "text", text: "<summary>The user asked a first question and got an answer.</summary>" }] },
+    { content: [{ type: "text", text: "Answer in the second session." }] },
+  ]);
 
   await page.getByTestId("chat-input").fill("first question");
   await page.getByTestId("chat-input").press("Enter");
@@ -9,6 +13,13 @@ test("sessions: new, resume from the list, fork, and the mode and model switches
   await expect(page.getByTestId("chat")).toHaveAttribute("data-running", "false");
   const first = await page.getByTestId("chat").getAttribute("data-session-id");
   expect(first).toBeTruthy();
+  const meter = page.getByTestId("context-meter");
+  await expect(meter).toHaveAttribute("data-tokens", /^\d+$/);
+
+  // Compacting by hand marks the boundary in the chat and on the context meter.
+  await page.getByTestId("context-compact").click();
+  await expect(page.getByTestId("compact-boundary")).toContainText("Conversation compacted (manual)");
+  await expect(meter).toHaveAttribute("data-compactions", "1");
 
   await page.getByTestId("mode-select").selectOption("acceptEdits");
   await page.getByTestId("model-input").fill("claude-test-model");

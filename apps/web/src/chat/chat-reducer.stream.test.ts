@@ -82,6 +82,17 @@ describe("session state and run end", () => {
     expect(state.items[0]).toMatchObject({ kind: "compact", trigger: "auto", summarizedCount: 40 });
   });
 
+  it("draws one compaction marker whichever of its event and its transcript line comes first", () => {
+    const boundary = (uuid: string) =>
+      ({ type: "message", message: { type: "system", subtype: "compact_boundary", uuid, timestamp: "t", compactMetadata: { trigger: "manual", preTokens: 900 } } }) as const;
+    const event = { type: "compact-boundary", trigger: "manual", preTokens: 900, postTokens: 120, summarizedCount: 4 } as const;
+    for (const order of [[event, boundary("b1")], [boundary("b1"), event]]) {
+      const state = applyEvents(initialChatState(), numbered([...order]));
+      expect(state.items).toEqual([{ kind: "compact", id: "b1", trigger: "manual", preTokens: 900, postTokens: 120, summarizedCount: 4 }]);
+      expect(state.compactions).toEqual([{ preTokens: 900, postTokens: 120 }]);
+    }
+  });
+
   it("ends the run on result, shows why, and keeps an interrupted response marked incomplete", () => {
     const state = applyEvents(initialChatState(), numbered([
       { type: "message-start", messageId: "msg_1", model: "m" },

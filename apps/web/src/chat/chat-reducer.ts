@@ -140,11 +140,14 @@ function reduce(state: ChatState, event: SessionEvent, key: string): ChatState {
         streamingId: state.streamingId === event.messageId ? null : state.streamingId,
       };
     }
-    case "compact-boundary":
-      return pushItem(
-        { ...state, contextTokens: event.postTokens, compactions: [...state.compactions, { preTokens: event.preTokens, postTokens: event.postTokens }] },
-        { kind: "compact", id: `event:${key}`, trigger: event.trigger, preTokens: event.preTokens, postTokens: event.postTokens, summarizedCount: event.summarizedCount },
-      );
+    case "compact-boundary": {
+      const measured = { ...state, contextTokens: event.postTokens, compactions: [...state.compactions, { preTokens: event.preTokens, postTokens: event.postTokens }] };
+      const item: ChatItem = { kind: "compact", id: `event:${key}`, trigger: event.trigger, preTokens: event.preTokens, postTokens: event.postTokens, summarizedCount: event.summarizedCount };
+      // The boundary's transcript line may have come first: complete that marker instead of drawing a second.
+      const last = state.items.at(-1);
+      if (last?.kind === "compact" && !last.id.startsWith("event:")) return { ...measured, items: state.items.with(-1, { ...item, id: last.id }) };
+      return pushItem(measured, item);
+    }
     case "todos-update":
       return { ...state, todos: event.todos };
     case "mode-change":

@@ -61,6 +61,9 @@ export function useSessionChat(sessionId: string | null) {
     };
     window.addEventListener("pagehide", onPageHide);
 
+    // Nothing of the previous session stays on screen while this one loads.
+    latest.current = initialChatState();
+    setState(latest.current);
     setStatus("loading");
     setFailure(null);
     (async () => {

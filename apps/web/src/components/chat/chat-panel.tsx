@@ -11,6 +11,7 @@ import type { PermissionAnswer } from "@/trpc/types";
 import { PermissionPrompt } from "../permission/permission-prompt";
 import { ChatInput } from "./chat-input";
 import { ContextMeter } from "./context-meter";
+import { preloadMarkdown } from "./markdown-lazy";
 import { MessageList } from "./message-list";
 import { ModeModelControls } from "./mode-model-controls";
 import { SessionBar } from "./session-bar";
@@ -36,6 +37,8 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
   const compact = useMutation(trpc.session.compact.mutationOptions());
   const fork = useMutation(trpc.session.fork.mutationOptions());
   const respond = useMutation(trpc.permission.respond.mutationOptions());
+
+  useEffect(preloadMarkdown, []);
 
   // A session that no longer exists (server restarted without its transcript) is let go of.
   useEffect(() => {

@@ -22,7 +22,7 @@ export function ToolCallCard({ call, onOpenFile }: { call: ToolCallView; onOpenF
   const summary = toolSummary(call.name, call.input);
   const filePath = typeof (call.input as { file_path?: unknown } | undefined)?.file_path === "string" ? (call.input as { file_path: string }).file_path : undefined;
   return (
-    <div className={`tool-call status-${status}`} data-testid="tool-call" data-tool-name={call.name} data-status={status} data-tool-use-id={call.toolUseId}>
+    <div className={`tool-call status-${status}`} data-testid="tool-call" data-tool-name={call.name} data-status={status} data-tool-use-id={call.toolUseId} data-batch={call.record?.batch}>
       <button type="button" className="tool-call-header" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className={`status-dot ${status}`} aria-hidden />
         <span className="tool-name">{call.name}</span>
