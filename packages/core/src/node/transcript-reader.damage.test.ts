@@ -81,4 +81,15 @@ describe("loading damaged transcripts", () => {
     expect(loaded.messages).toEqual([]);
     expect(loaded.report).toMatchObject({ lines: 0, malformedLines: 0, tornTail: false });
   });
+
+  it("stops reading when aborted, before or during the stream", async () => {
+    const path = join(dir, "s.jsonl");
+    const many = Array.from({ length: 20_000 }, (_, index) => line(user(index + 1, index === 0 ? null : index, "x".repeat(200))));
+    await writeFile(path, many.join(""));
+    await expect(loadTranscript(path, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
+    const controller = new AbortController();
+    const loading = loadTranscript(path, { signal: controller.signal });
+    controller.abort();
+    await expect(loading).rejects.toMatchObject({ name: "AbortError" });
+  });
 });
