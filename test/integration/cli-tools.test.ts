@@ -85,3 +85,31 @@ describe("cairn -p with the real tools, sandbox and model-sim", () => {
     expect(edit.decision).toMatchObject({ behavior: "allow", reason: { type: "mode", mode: "acceptEdits" } });
   });
 });
+
+describe("cairn rewind after a cairn -p turn", () => {
+  it("restores the files the turn changed, Bash changes included", async () => {
+    const notes = join(workspace, "notes.txt");
+    await writeFile(notes, "before\n");
+    sim.setScenario({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_w", name: "Bash", input: { command: "echo after > notes.txt && touch created.txt" } }] },
+        { content: [{ type: "text", text: "changed" }] },
+      ],
+    });
+    const env = { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: "test", CAIRN_HOME: cairnHome };
+    const run = await runCairn(["-p", "change notes", "--allowedTools", "Bash", "--output-format", "json"], { cwd: workspace, env });
+    expect(run.code).toBe(0);
+    expect(await readFile(notes, "utf8")).toBe("after\n");
+    const sessionId = String(run.lines.at(-1)!.session_id);
+    const [project] = await readdir(join(cairnHome, "projects"));
+    const lines = (await readFile(join(cairnHome, "projects", project!, `${sessionId}.jsonl`), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Line);
+    const prompt = lines.find((line) => line.type === "user")!;
+    expect(lines.some((line) => line.type === "cairn-checkpoint" && line.messageUuid === prompt.uuid)).toBe(true);
+
+    const rewind = await runCairn(["rewind", sessionId, String(prompt.uuid), "--mode", "files"], { cwd: workspace, env });
+    expect(rewind.stderr).toBe("");
+    expect(rewind.code).toBe(0);
+    expect(await readFile(notes, "utf8")).toBe("before\n");
+    expect(await readdir(workspace)).not.toContain("created.txt");
+  });
+});

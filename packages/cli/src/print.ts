@@ -2,7 +2,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { projectDirName } from "@cairn/core/schema";
 import { checkBypassPermissionsAllowed, productionDeps, repairForResume, runPrompt, type AgentEvent, type ConversationMessage } from "@cairn/core";
-import { loadTranscript } from "@cairn/core/node";
+import { createCheckpointStore, loadTranscript } from "@cairn/core/node";
 import { createRuntime, type Runtime, type SessionWiring } from "@cairn/api";
 import type { PrintArgs } from "./args.ts";
 import type { CliEnv } from "./env.ts";
@@ -100,6 +100,15 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       return await runManualCompaction({ runtime, wiring, history, instructions: compact[1]?.trim(), sessionId, args, io, emit });
     }
 
+    // A checkpoint of the files before this turn, so `cairn rewind` can undo what the turn changes (Bash included).
+    const checkpoint = createCheckpointStore({ cairnHome: runtime.cairnHome, workspaceRoot: runtime.workspaceRoot })
+      .snapshot(`before prompt in session ${sessionId}`, { signal: io.signal })
+      .catch((error: Error) => {
+        io.stderr(`cairn: no file checkpoint for this turn: ${error.message}\n`);
+        return null;
+      });
+    let checkpointRecorded = false;
+
     let finalText = "";
     let result: Extract<AgentEvent, { type: "result" }> | undefined;
     const events = runPrompt({
@@ -127,6 +136,11 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       config: runtime.queryConfig,
     });
     for await (const event of events) {
+      if (!checkpointRecorded && event.type === "message" && event.message.type === "user") {
+        checkpointRecorded = true;
+        const commit = await checkpoint;
+        if (commit) await wiring.sink.appendCheckpoint(event.message.uuid, commit);
+      }
       if (event.type === "message" && event.message.type === "assistant") {
         const text = event.message.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
         if (text) finalText = text;
