@@ -7,7 +7,7 @@ import type { GlobResult } from "@cairn/core";
 import { toWorkspaceError } from "../errors.ts";
 import type { PathConfiner } from "../fs/confine.ts";
 import { OverrideGlobs, vcsDirectoryExcludes } from "./filters.ts";
-import { ModificationTimes } from "./mtimes.ts";
+import { mtimeOf } from "./mtimes.ts";
 import { ripgrepBaseArgs, runRipgrep } from "./ripgrep.ts";
 import { walkFiles } from "./walk.ts";
 
@@ -25,11 +25,15 @@ export async function globWorkspace(confiner: PathConfiner, ripgrep: string | un
   const matches = globMatcher(relativePattern);
   const prefixLength = base.length + 1;
   const files: string[] = [];
-  const mtimes = new ModificationTimes();
+  const times = new Map<string, number>();
+  // Synchronous stats, a listing chunk at a time while ripgrep writes the next one: a few microseconds
+  // each against tens for a thread-pool round trip, and the event loop is held only for one chunk.
   const add = (file: string) => {
     if (!matches(file.slice(prefixLength))) return;
+    const mtime = mtimeOf(file);
+    if (mtime === undefined) return;
     files.push(file);
-    mtimes.add(file);
+    times.set(file, mtime);
   };
   const signal = options.signal;
   if (ripgrep === undefined) {
@@ -54,11 +58,10 @@ export async function globWorkspace(confiner: PathConfiner, ripgrep: string | un
     });
     if (pending !== "") add(pending);
   }
-  const times = await mtimes.done(signal);
-  const present = files.filter((file) => times.has(file));
-  present.sort((left, right) => (times.get(right) ?? 0) - (times.get(left) ?? 0) || (left < right ? -1 : left > right ? 1 : 0));
+  signal?.throwIfAborted();
+  files.sort((left, right) => (times.get(right) ?? 0) - (times.get(left) ?? 0) || (left < right ? -1 : left > right ? 1 : 0));
   const limit = Math.max(0, options.limit);
-  return { paths: present.slice(0, limit), truncated: present.length > limit };
+  return { paths: files.slice(0, limit), truncated: files.length > limit };
 }
 
 /** The pattern's last segment, which every match's file name must match, when it is worth passing on. */
