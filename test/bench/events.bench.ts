@@ -24,7 +24,11 @@ export default async function run(): Promise<void> {
   const server = await startServerProcess(parent, tap.url);
   try {
     for (const sessions of CONCURRENCY) {
+      const cpuBefore = await cpuMs(server.child);
       const latencies = await streamingRound(server, sim, tap, sessions);
+      // The server's own CPU per delta: whether it, or a busy machine, makes the latency.
+      const serverCpu = (await cpuMs(server.child)) - cpuBefore;
+      report(`events.server_cpu_per_delta_at_${sessions}`, serverCpu / latencies.length, "ms");
       report(`events.latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
       report(`events.latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
       report(`events.deltas_measured_at_${sessions}`, latencies.length, "deltas");
@@ -91,6 +95,12 @@ async function idleSessionMemory(server: ServerProcess): Promise<number> {
     samples.push((await rss(server.child)) - before);
   }
   return median(samples) / IDLE_SESSIONS;
+}
+
+/** User + system CPU time of a process, from /proc (clock ticks of 10 ms). */
+async function cpuMs(child: ChildProcess): Promise<number> {
+  const fields = (await readFile(`/proc/${child.pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function rss(child: ChildProcess): Promise<number> {

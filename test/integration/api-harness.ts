@@ -211,10 +211,45 @@ export function streamedText(events: readonly SessionEvent[]): string {
   return events.flatMap((event) => (event.type === "text-delta" ? [event.text] : [])).join("");
 }
 
-export function assertContiguous(received: readonly Received[], from = 1): void {
-  received.forEach((item, index) => {
-    if (item.seq !== from + index) throw new Error(`event ${index} has seq ${item.seq}, expected ${from + index} (gap or duplicate)`);
-  });
+/**
+ * Every published event after `afterSeq` reached the subscriber exactly once: seqs strictly increase,
+ * each non-delta event is the published one at its seq, and a delta stands for the run of deltas
+ * published since the previous received seq (a lagging subscriber gets adjacent deltas joined).
+ */
+export function assertLossless(received: readonly Received[], published: readonly Received[], afterSeq = 0): void {
+  const bySeq = new Map(published.map((item) => [item.seq, item.event]));
+  let previous = afterSeq;
+  for (const item of received) {
+    if (item.seq <= previous) throw new Error(`seq ${item.seq} after ${previous}: duplicate or out of order`);
+    const covered: SessionEvent[] = [];
+    for (let seq = previous + 1; seq <= item.seq; seq++) {
+      const event = bySeq.get(seq);
+      if (!event) throw new Error(`seq ${seq} was not published (or is no longer retained)`);
+      covered.push(event);
+    }
+    const event = item.event;
+    if (covered.length === 1) {
+      if (JSON.stringify(covered[0]) !== JSON.stringify(event)) throw new Error(`seq ${item.seq} differs from what was published`);
+    } else {
+      const joined = covered.map((each) => deltaText(each)).join("");
+      if (covered.some((each) => each.type !== event.type) || deltaText(event) !== joined) throw new Error(`seq ${previous + 1}..${item.seq} was not delivered as one joined delta`);
+    }
+    previous = item.seq;
+  }
+  const last = published.at(-1)?.seq ?? afterSeq;
+  if (previous !== last) throw new Error(`the subscriber stopped at seq ${previous}, the session is at ${last}`);
+}
+
+function deltaText(event: SessionEvent): string | undefined {
+  if (event.type === "text-delta") return event.text;
+  if (event.type === "thinking-delta") return event.thinking;
+  if (event.type === "tool-input-delta") return event.partialJson;
+  return undefined;
+}
+
+/** What the bus still holds for a session after `afterSeq`. */
+export function publishedEvents(server: CairnServer, sessionId: string, afterSeq = 0): Received[] {
+  return server.hub.bus.replay(sessionId, afterSeq).events.map((item) => ({ seq: item.seq, event: item.event }));
 }
 
 /** vi.waitFor with room for a busy machine (the default second is too short when the model streams slowly). */

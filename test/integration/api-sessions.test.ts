@@ -143,6 +143,11 @@ describe("session procedures", () => {
     expect(await readFile(target, "utf8")).toBe("v1\n");
 
     const messages = (await client.session.get.query({ sessionId })).messages;
+    // Nothing changed the files after the last answer: nothing to restore.
+    const atEnd = await client.session.rewind.mutate({ sessionId, messageUuid: messages.at(-1)!.uuid, mode: "files" });
+    expect(atEnd).toEqual({ sessionId: null, restoredCheckpoint: null, backupCheckpoint: null, prompt: null });
+    expect(await readFile(target, "utf8")).toBe("v1\n");
+
     const secondPrompt = messages.find((message) => message.type === "user" && message.message.content === "write the file")!;
     const rewound = await client.session.rewind.mutate({ sessionId, messageUuid: secondPrompt.uuid, mode: "both" });
     expect(rewound.prompt).toBe("write the file");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SequencedEvent } from "../router/context.ts";
 import type { SessionEvent } from "../router/types.ts";
 import { MemoryEventBus } from "./event-bus.ts";
-import { streamEvents } from "./event-stream.ts";
+import { coalesceDeltas, streamEvents } from "./event-stream.ts";
 
 const notice = (code: string): SessionEvent => ({ type: "notice", level: "info", code, message: code });
 const codes = (items: SequencedEvent[]) => items.map((item) => (item.event.type === "notice" ? item.event.code : item.event.type));
@@ -52,5 +52,30 @@ describe("streamEvents", () => {
     for await (const item of streamEvents({ bus, sessionId: "s", afterSeq: 0, signal: controller.signal, backfill: async () => [] })) items.push(item);
     expect(items).toEqual([]);
     expect(bus.listenerCount()).toBe(0);
+  });
+});
+
+describe("coalesceDeltas", () => {
+  const text = (seq: number, value: string, index = 0): SequencedEvent => ({ seq, event: { type: "text-delta", index, text: value } });
+
+  it("joins adjacent deltas of one block under the last seq, and nothing else", () => {
+    const items: SequencedEvent[] = [
+      text(1, "a"),
+      text(2, "b"),
+      text(3, "c", 1),
+      { seq: 4, event: notice("between") },
+      text(5, "d"),
+      text(6, "e"),
+      { seq: 7, event: { type: "tool-input-delta", index: 0, partialJson: '{"a"' } },
+      { seq: 8, event: { type: "tool-input-delta", index: 0, partialJson: ":1}" } },
+    ];
+    expect(coalesceDeltas(items)).toEqual([
+      text(2, "ab"),
+      text(3, "c", 1),
+      { seq: 4, event: notice("between") },
+      text(6, "de"),
+      { seq: 8, event: { type: "tool-input-delta", index: 0, partialJson: '{"a":1}' } },
+    ]);
+    expect(coalesceDeltas([text(9, "x")])).toEqual([text(9, "x")]);
   });
 });

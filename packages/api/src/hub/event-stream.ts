@@ -56,8 +56,7 @@ export async function* streamEvents(options: StreamEventsOptions): AsyncGenerato
         dirty = true;
         continue;
       }
-      for (const item of replay.events) {
-        if (item.seq <= cursor) continue;
+      for (const item of coalesceDeltas(replay.events.filter((event) => event.seq > cursor))) {
         cursor = item.seq;
         yield item;
         if (signal.aborted) return;
@@ -68,4 +67,40 @@ export async function* streamEvents(options: StreamEventsOptions): AsyncGenerato
     unsubscribe();
     signal.removeEventListener("abort", notify);
   }
+}
+
+type Delta = Extract<SessionEvent, { type: "text-delta" | "thinking-delta" | "tool-input-delta" }>;
+
+function isDelta(event: SessionEvent): event is Delta {
+  return event.type === "text-delta" || event.type === "thinking-delta" || event.type === "tool-input-delta";
+}
+
+function joined(left: Delta, right: Delta): Delta | undefined {
+  if (left.type !== right.type || left.index !== right.index) return undefined;
+  switch (left.type) {
+    case "text-delta":
+      return { ...left, text: left.text + (right as typeof left).text };
+    case "thinking-delta":
+      return { ...left, thinking: left.thinking + (right as typeof left).thinking };
+    case "tool-input-delta":
+      return { ...left, partialJson: left.partialJson + (right as typeof left).partialJson };
+  }
+}
+
+/**
+ * A subscriber that fell behind gets adjacent deltas of one block as one event, carrying the seq of
+ * the last: every character arrives once and a resume from that seq continues right after it. Each
+ * SSE message costs the server far more than its bytes, so this is how a backlog clears. A subscriber
+ * that keeps up sees every delta as it was published.
+ */
+export function coalesceDeltas(items: readonly SequencedEvent[]): SequencedEvent[] {
+  if (items.length < 2) return [...items];
+  const out: SequencedEvent[] = [];
+  for (const item of items) {
+    const last = out.at(-1);
+    const merged = last && isDelta(last.event) && isDelta(item.event) ? joined(last.event, item.event) : undefined;
+    if (last && merged) out[out.length - 1] = { seq: item.seq, event: merged };
+    else out.push(item);
+  }
+  return out;
 }

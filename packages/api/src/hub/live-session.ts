@@ -16,6 +16,7 @@ import type { Runtime, SessionWiring } from "../runtime/create-runtime.ts";
 import { ApiError } from "../router/errors.ts";
 import type { CompactResult, SessionEvent, SessionSnapshot, SessionStateEvent } from "../router/types.ts";
 import type { EventBus } from "./event-bus.ts";
+import { checkpointingGate } from "./checkpointing-gate.ts";
 import { PermissionBroker } from "./permission-broker.ts";
 import { manualCompaction } from "./session-compaction.ts";
 import { contextTokensOf, lastContextTokens, sameState, shorten, subagentPermissionEvent, titleOf } from "./session-derive.ts";
@@ -33,8 +34,11 @@ export type LiveSessionOptions = {
   model?: string;
   permissionMode?: PermissionMode;
   maxQueuedPrompts?: number;
-  /** Called when a prompt's user message is written, before the model sees it: file checkpoints. */
-  onPrompt?: (session: LiveSession, message: ConversationMessage, signal: AbortSignal) => Promise<void>;
+  /**
+   * Takes the file checkpoint for a prompt (`message` is its user message). Called once per prompt,
+   * just before the first tool call that may change something, so chat-only prompts cost nothing.
+   */
+  checkpoint?: (session: LiveSession, message: ConversationMessage, signal: AbortSignal) => Promise<void>;
   deps?: (runtime: Runtime) => QueryDeps;
 };
 
@@ -267,6 +271,17 @@ export class LiveSession {
     const app = this.store.getState();
     const history = repairForResume(this.history);
     const deps: QueryDeps = { ...(this.options.deps ? this.options.deps(runtime) : productionDeps(runtime.model.client)), compactor: wiring.compactor };
+    let promptMessage: ConversationMessage | undefined;
+    let checkpointed: Promise<void> | undefined;
+    const takeCheckpoint = (): Promise<void> => {
+      const checkpoint = this.options.checkpoint;
+      if (!checkpoint || !promptMessage) return Promise.resolve();
+      checkpointed ??= checkpoint(this, promptMessage, signal).catch((error: unknown) => {
+        this.bus.publish(this.sessionId, { type: "notice", level: "warning", code: "checkpoint_failed", message: `No file checkpoint for this prompt: ${(error as Error).message}` });
+      });
+      return checkpointed;
+    };
+    const gate = checkpointingGate(this.gate, takeCheckpoint);
     try {
       const events = runPrompt({
         history,
@@ -285,16 +300,17 @@ export class LiveSession {
           getAppState: this.store.getState,
           setAppState: this.store.setState,
           // Subagents (the Agent tool) ask through this session's gate and prompter, so their questions reach the tabs too.
-          services: runtime.sessionServices({ gate: this.gate, prompter: this.broker, hooks: wiring.hooks, deps }),
+          services: runtime.sessionServices({ gate, prompter: this.broker, hooks: wiring.hooks, deps }),
         },
-        gate: this.gate,
+        gate,
         prompter: this.broker,
         hooks: wiring.hooks,
         deps,
         config: runtime.queryConfig,
       });
-      let promptSeen = false;
       for await (const event of events) {
+        // runPrompt yields the prompt's own message first.
+        if (!promptMessage && event.type === "message" && event.message.type === "user") promptMessage = event.message;
         this.observe(event);
         const seq = this.bus.publish(this.sessionId, event);
         // A subagent's permission questions come nested in the Agent tool's progress; lift them out so
@@ -306,14 +322,6 @@ export class LiveSession {
         }
         if (event.type === "message-start") this.streamingFromSeq = seq - 1;
         else if ((event.type === "message" && event.message.type === "assistant") || event.type === "tombstone" || event.type === "result") this.streamingFromSeq = null;
-        // runPrompt yields the prompt's own message first.
-        if (!promptSeen && event.type === "message" && event.message.type === "user" && this.options.onPrompt) {
-          promptSeen = true;
-          // The generator waits here, so the checkpoint is taken before any tool can change a file.
-          await this.options.onPrompt(this, event.message, signal).catch((error: unknown) => {
-            this.bus.publish(this.sessionId, { type: "notice", level: "warning", code: "checkpoint_failed", message: `No file checkpoint for this prompt: ${(error as Error).message}` });
-          });
-        }
       }
     } catch (error) {
       this.bus.publish(this.sessionId, { type: "error", code: "internal_error", message: (error as Error).message, status: null });

@@ -33,20 +33,26 @@ export async function forkAt(runtime: Runtime, transcriptPath: string, messageUu
   }
 }
 
-/** Restores the workspace to the checkpoint recorded at the message, or the nearest earlier one. */
-export async function rewindFiles(store: CheckpointStore, transcriptPath: string, messageUuid: string): Promise<RestoreResult> {
-  let upToMessage: LoadedTranscript;
+/**
+ * Restores the workspace files to how they were when the message was written. A checkpoint is taken
+ * just before a prompt's first change, so the state at the message is the first checkpoint recorded
+ * at or after it; with none, nothing has changed the files since and there is nothing to restore (null).
+ */
+export async function rewindFiles(store: CheckpointStore, transcriptPath: string, messageUuid: string): Promise<RestoreResult | null> {
+  let transcript: LoadedTranscript;
   try {
-    upToMessage = await loadTranscript(transcriptPath, { scope: "all", leafUuid: messageUuid });
+    transcript = await loadTranscript(transcriptPath, { scope: "all" });
   } catch (error) {
     throw asMessageNotFound(error, messageUuid);
   }
-  const commits = new Map(upToMessage.checkpoints.map((checkpoint) => [checkpoint.messageUuid, checkpoint.commit]));
-  for (let index = upToMessage.messages.length - 1; index >= 0; index--) {
-    const commit = commits.get(upToMessage.messages[index]!.uuid);
+  const position = transcript.messages.findIndex((message) => message.uuid === messageUuid);
+  if (position < 0) throw new ApiError("message_not_found", `No message ${messageUuid} in this session's transcript`);
+  const commits = new Map(transcript.checkpoints.map((checkpoint) => [checkpoint.messageUuid, checkpoint.commit]));
+  for (const message of transcript.messages.slice(position)) {
+    const commit = commits.get(message.uuid);
     if (commit !== undefined) return store.restoreFiles(commit);
   }
-  throw new ApiError("checkpoint_not_found", `No file checkpoint was recorded at or before message ${messageUuid}`);
+  return null;
 }
 
 function asMessageNotFound(error: unknown, messageUuid: string): unknown {

@@ -149,8 +149,8 @@ export class SessionHub implements SessionsPort {
     if (mode !== "conversation") {
       if (!this.checkpointStore) throw new ApiError("not_implemented", "File checkpoints are turned off on this server");
       const restored = await rewindFiles(this.checkpointStore, session.transcriptPath, messageUuid);
-      result.restoredCheckpoint = restored.restored;
-      result.backupCheckpoint = restored.backup;
+      result.restoredCheckpoint = restored?.restored ?? null;
+      result.backupCheckpoint = restored?.backup ?? null;
     }
     if (mode !== "files") {
       const forkedId = randomUUID();
@@ -236,7 +236,7 @@ export class SessionHub implements SessionsPort {
       ...(this.options.deps ? { deps: this.options.deps } : {}),
       ...(checkpoints
         ? {
-            onPrompt: async (live: LiveSession, message: ConversationMessage, signal: AbortSignal) => {
+            checkpoint: async (live: LiveSession, message: ConversationMessage, signal: AbortSignal) => {
               const commit = await checkpoints.snapshot(`prompt ${message.uuid}`, { signal });
               await live.sessionWiring().sink.appendCheckpoint(message.uuid, commit);
             },

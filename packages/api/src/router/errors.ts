@@ -19,7 +19,6 @@ export const apiErrorCodes = [
   "message_not_found",
   "untrusted_workspace",
   "mode_not_allowed",
-  "checkpoint_not_found",
   "compaction_failed",
 ] as const;
 export type ApiErrorCode = (typeof apiErrorCodes)[number];
@@ -42,7 +41,6 @@ const trpcCodeOf: Record<ApiErrorCode, TRPC_ERROR_CODE_KEY> = {
   message_not_found: "NOT_FOUND",
   untrusted_workspace: "PRECONDITION_FAILED",
   mode_not_allowed: "FORBIDDEN",
-  checkpoint_not_found: "NOT_FOUND",
   compaction_failed: "PRECONDITION_FAILED",
 };
 

@@ -5,14 +5,14 @@ import type { PermissionRequest } from "@cairn/core";
  * The data the web IDE receives. Plain JSON (no transformer): everything here survives `JSON.stringify`.
  */
 
-/** Sent on subscribe and whenever the session's live state changes. */
+/** Published whenever the session's live state changes (the starting state comes from `session.get`). */
 export type SessionStateEvent = {
   type: "session-state";
   running: boolean;
   permissionMode: PermissionMode;
   model: string;
   todos: TodoItem[];
-  /** Input tokens of the last response (the context in use), null before the first. */
+  /** Tokens in the context as of the last response (its input, cache and output tokens), null before the first. */
   contextTokens: number | null;
   /** Prompts waiting for the current run to end (send queues while running). */
   queued: number;
@@ -62,7 +62,10 @@ export type RewindMode = "files" | "conversation" | "both";
 export type RewindResult = {
   /** The new session ("conversation"/"both"); null for "files". */
   sessionId: string | null;
-  /** The checkpoint the files were restored to, and one of the files as they were just before (to undo). */
+  /**
+   * The checkpoint the files were restored to, and one of the files as they were just before (to
+   * undo); both null when nothing changed the files since the message (or for "conversation").
+   */
   restoredCheckpoint: string | null;
   backupCheckpoint: string | null;
   /** When the message was a prompt, its text, to put back in the composer. */
