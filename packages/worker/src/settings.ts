@@ -1,7 +1,10 @@
 import { z } from "zod";
 
-/** The `sandbox` block of the server settings: how Bash commands are confined. */
-export const sandboxSettingsSchema = z.strictObject({
+/**
+ * The `sandbox` block of the server settings: how Bash commands are confined. Keys it does not know
+ * (Claude Code's own sandbox settings, say) are dropped rather than refused.
+ */
+export const sandboxSettingsSchema = z.object({
   /** Run every shell inside bubblewrap. `false` is the administrator's explicit choice to run unconfined. */
   enabled: z.boolean(),
   /** Let sandboxed commands reach any host through the sandbox's proxy. */
