@@ -31,7 +31,7 @@ const message = (uuid: string, parentUuid: string | null, type: "user" | "assist
         message: { id: `msg_${uuid}`, role: "assistant", model: "m", content: [{ type: "text", text }] },
       };
 
-/** A session of two turns; a checkpoint is taken as each prompt is written, as the runner does. */
+/** A session of two turns; a checkpoint is taken before each prompt's first change, as the runner does. */
 async function recordSession(): Promise<void> {
   const sink = createJsonlTranscriptStore({ cairnHome, cwd: workspace, sessionId: "s1", version: "0", fsync: "never" });
   const checkpoints = createCheckpointStore({ cairnHome, workspaceRoot: workspace });
@@ -59,12 +59,12 @@ async function run(argv: string[]) {
 }
 
 describe("cairn rewind", () => {
-  it("restores the files of a checkpoint and forks the conversation at the message", async () => {
+  it("restores the files as they were at the message and forks the conversation there", async () => {
     await recordSession();
     const result = await run(["s1", "a1"]);
     expect(result).toMatchObject({ code: 0, stderr: "" });
-    // a1 has no checkpoint of its own: the nearest earlier one (u1's) is restored.
-    expect(await readFile(join(workspace, "app.ts"), "utf8")).toBe("v1\n");
+    // a1 has no checkpoint of its own: the files at a1 are the next one's (u2's, taken before u2 changed anything).
+    expect(await readFile(join(workspace, "app.ts"), "utf8")).toBe("v2\n");
     expect(existsSync(join(workspace, "helper.ts"))).toBe(false);
 
     const forkedId = /as session (\S+)/.exec(result.stdout)?.[1];
@@ -76,10 +76,10 @@ describe("cairn rewind", () => {
 
   it("rewinds only the files or only the conversation when asked", async () => {
     await recordSession();
-    const files = await run(["s1", "u2", "--mode", "files"]);
+    const files = await run(["s1", "u1", "--mode", "files"]);
     expect(files.code).toBe(0);
     expect(files.stdout).not.toContain("Forked");
-    expect(await readFile(join(workspace, "app.ts"), "utf8")).toBe("v2\n");
+    expect(await readFile(join(workspace, "app.ts"), "utf8")).toBe("v1\n");
     expect(existsSync(join(workspace, "helper.ts"))).toBe(false);
 
     await writeFile(join(workspace, "app.ts"), "v3\n");
@@ -89,20 +89,23 @@ describe("cairn rewind", () => {
     expect(await readFile(join(workspace, "app.ts"), "utf8")).toBe("v3\n");
   });
 
-  it("fails without changing anything for an unknown session, message, or a message before any checkpoint", async () => {
+  it("leaves the files alone when no checkpoint was taken after the message", async () => {
+    await recordSession();
+    const result = await run(["s1", "a2", "--mode", "files"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("nothing to restore");
+    expect(await readFile(join(workspace, "helper.ts"), "utf8")).toBe("helper\n");
+  });
+
+  it("fails without changing anything for an unknown session or message, and on usage errors", async () => {
     await recordSession();
     expect((await run(["nope", "u1"])).code).toBe(1);
     const unknown = await run(["s1", "no-such-message"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("no-such-message");
-
-    const sink = createJsonlTranscriptStore({ cairnHome, cwd: workspace, sessionId: "bare", version: "0", fsync: "never" });
-    await sink.appendMessage(message("x1", null, "user", "hi"));
-    await sink.close();
-    const noCheckpoint = await run(["bare", "x1", "--mode", "files"]);
-    expect(noCheckpoint.code).toBe(1);
-    expect(noCheckpoint.stderr).toContain("no file checkpoint");
     expect((await run(["s1", "u1", "--mode", "sideways"])).code).toBe(2);
+    expect((await run(["s1"])).code).toBe(2);
     expect(await readFile(join(workspace, "app.ts"), "utf8")).toBe("v2\n");
+    expect(await readFile(join(workspace, "helper.ts"), "utf8")).toBe("helper\n");
   });
 });

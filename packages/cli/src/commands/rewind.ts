@@ -11,8 +11,9 @@ import { CommandUsageError, cairnVersion, parseCommandArgs, type CommandIo } fro
 
 export const REWIND_HELP = `Usage:
   cairn rewind <session-id> <message-uuid> [--mode files|conversation|both] [--cwd <dir>]
-      files:        restore the workspace files to the checkpoint taken at that message (or the
-                    nearest earlier one); a checkpoint of the current files is taken first, to undo.
+      files:        restore the workspace files to how they were when that message was written (the
+                    first checkpoint taken at or after it: checkpoints are taken just before a prompt's
+                    first change); a checkpoint of the current files is taken first, to undo.
       conversation: fork the session, ending at that message, as a new session (printed).
       both:         the default.
 `;
@@ -44,24 +45,28 @@ export async function runRewindCommand(argv: string[], io: CommandIo): Promise<n
       io.stderr(`cairn rewind: no session ${sessionId}\n`);
       return 1;
     }
-    // Fails with a clear message when the uuid is not in the session, before anything changes.
-    const upToMessage = await loadTranscript(path, { scope: "all", leafUuid: messageUuid });
+    const transcript = await loadTranscript(path, { scope: "all" });
+    const position = transcript.messages.findIndex((message) => message.uuid === messageUuid);
+    // Checked before anything changes.
+    if (position < 0) {
+      io.stderr(`cairn rewind: no message ${messageUuid} in the conversation of session ${sessionId}\n`);
+      return 1;
+    }
 
     if (mode !== "conversation") {
-      const commit = checkpointAtOrBefore(upToMessage);
+      const commit = checkpointAtOrAfter(transcript, position);
+      const workspaceRoot = transcript.meta?.cwd ?? values.cwd;
       if (commit === undefined) {
-        io.stderr(`cairn rewind: no file checkpoint was recorded at or before message ${messageUuid}\n`);
-        return 1;
-      }
-      const workspaceRoot = upToMessage.meta?.cwd ?? values.cwd;
-      if (workspaceRoot === undefined) {
+        io.stdout(`No checkpoint was taken after message ${messageUuid}: the agent has not changed the files since; nothing to restore\n`);
+      } else if (workspaceRoot === undefined) {
         io.stderr("cairn rewind: the session records no workspace directory; pass --cwd\n");
         return 1;
+      } else {
+        const store = createCheckpointStore({ cairnHome, workspaceRoot });
+        const restored = await store.restoreFiles(commit);
+        io.stdout(`Restored files in ${workspaceRoot} to checkpoint ${restored.restored.slice(0, 12)}\n`);
+        io.stdout(`  the files as they were before are checkpoint ${restored.backup} (cairn rewind can restore it)\n`);
       }
-      const store = createCheckpointStore({ cairnHome, workspaceRoot });
-      const restored = await store.restoreFiles(commit);
-      io.stdout(`Restored files in ${workspaceRoot} to checkpoint ${restored.restored.slice(0, 12)}\n`);
-      io.stdout(`  the files as they were before are checkpoint ${restored.backup} (cairn rewind can restore it)\n`);
     }
     if (mode !== "files") {
       const forked = await forkSession(path, messageUuid, randomUUID(), {
@@ -83,11 +88,15 @@ export async function runRewindCommand(argv: string[], io: CommandIo): Promise<n
   }
 }
 
-/** The checkpoint recorded for the newest message, at or before the target, that has one. */
-function checkpointAtOrBefore(loaded: LoadedTranscript): string | undefined {
-  const commits = new Map(loaded.checkpoints.map((checkpoint) => [checkpoint.messageUuid, checkpoint.commit]));
-  for (let index = loaded.messages.length - 1; index >= 0; index--) {
-    const commit = commits.get(loaded.messages[index]!.uuid);
+/**
+ * The files as they were at the message at `position`: a checkpoint is taken just before a prompt's
+ * first change, so that is the first checkpoint recorded for a message at or after it. None: the
+ * agent has changed nothing since.
+ */
+function checkpointAtOrAfter(transcript: LoadedTranscript, position: number): string | undefined {
+  const commits = new Map(transcript.checkpoints.map((checkpoint) => [checkpoint.messageUuid, checkpoint.commit]));
+  for (const message of transcript.messages.slice(position)) {
+    const commit = commits.get(message.uuid);
     if (commit !== undefined) return commit;
   }
   return undefined;

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage, ConversationMessage } from "../schema/index.ts";
@@ -25,6 +28,23 @@ describe("rebuilding the conversation from the uuid/parentUuid graph", () => {
     const loaded = await loadTranscript(fixture("sidechain.jsonl"));
     expect(uuids(loaded.messages)).toEqual([1, 2, 3, 4].map(U));
     expect(JSON.stringify(loaded.messages)).not.toContain("Sidechain thinking");
+  });
+
+  it("loads a subagent's own transcript, where every line is a sidechain line", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "cairn-sidechain-"));
+    try {
+      const path = join(dir, "agent-1.jsonl");
+      const sidechain = (value: object) => `${JSON.stringify({ ...value, isSidechain: true, agentId: "1" })}\n`;
+      await writeFile(
+        path,
+        sidechain({ type: "user", uuid: U(1), parentUuid: null, timestamp: "t", message: { role: "user", content: "Look for the flaky test" } }) +
+          sidechain({ type: "assistant", uuid: U(2), parentUuid: U(1), timestamp: "t", message: { id: "m1", role: "assistant", model: "m", content: [{ type: "text", text: "Found it" }] } }),
+      );
+      const loaded = await loadTranscript(path);
+      expect(uuids(loaded.messages)).toEqual([U(1), U(2)]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("drops tombstoned responses (by message id) and lines (by uuid) but walks through them", async () => {

@@ -81,18 +81,23 @@ export function planConversation(lines: IndexedLines, options: PlanOptions): Con
     return found >= 0 ? found : PARENT_MISSING;
   };
 
+  // A subagent's own transcript holds only sidechain lines: then the sidechain is the conversation.
+  let sidechainMask = FLAG_SIDECHAIN;
+  if (!hasMainLine(lines)) sidechainMask = 0;
+  const onSidechain = (node: number) => (lines.flags[node]! & sidechainMask) !== 0;
+
   let leaf = -1;
   if (options.leafUuid !== undefined) {
     leaf = lines.keys.scanFirst(options.leafUuid);
     if (leaf < 0) throw new TranscriptIndexError("leaf-not-found", `No line with uuid ${options.leafUuid} in the transcript`);
   } else {
     for (let node = count - 1; node >= 0 && leaf < 0; node--) {
-      if (lines.kind[node] !== KIND_OTHER && (lines.flags[node]! & FLAG_SIDECHAIN) === 0 && !isDropped(node)) leaf = node;
+      if (lines.kind[node] !== KIND_OTHER && !onSidechain(node) && !isDropped(node)) leaf = node;
     }
   }
   if (leaf < 0) return { nodes: new Int32Array(0), checkpoints: new Int32Array(0), droppedResponseIds };
 
-  const chain = walkUp(lines, leaf, resolvedParent);
+  const chain = walkUp(lines, leaf, resolvedParent, onSidechain);
   let chainLength = chain.length;
   if (options.scope === "since-last-compact") {
     const boundaryAt = chain.findIndex((node) => (lines.flags[node]! & FLAG_COMPACT_BOUNDARY) !== 0);
@@ -110,7 +115,7 @@ export function planConversation(lines: IndexedLines, options: PlanOptions): Con
     const group = lines.group[node]!;
     if (group >= 0) groupOnChain[group] = 1;
   }
-  const isMainLine = (node: number) => (lines.flags[node]! & FLAG_SIDECHAIN) === 0 && !isDropped(node);
+  const isMainLine = (node: number) => !onSidechain(node) && !isDropped(node);
   for (let node = firstIncluded; node < count; node++) {
     const group = lines.group[node]!;
     if (group >= 0 && groupOnChain[group] === 1 && isMainLine(node)) included[node] = 1;
@@ -133,7 +138,12 @@ export function planConversation(lines: IndexedLines, options: PlanOptions): Con
 }
 
 /** Leaf-first nodes of the chain; a parent link to a lost line continues at the line before. */
-function walkUp(lines: IndexedLines, leaf: number, resolvedParent: (node: number) => number): Int32Array {
+function walkUp(
+  lines: IndexedLines,
+  leaf: number,
+  resolvedParent: (node: number) => number,
+  onSidechain: (node: number) => boolean,
+): Int32Array {
   const visited = new Uint8Array(lines.keys.size);
   const path = new Int32Array(lines.keys.size);
   let length = 0;
@@ -153,7 +163,7 @@ function walkUp(lines: IndexedLines, leaf: number, resolvedParent: (node: number
     }
     if (next === PARENT_MISSING) {
       brokenLinks++;
-      next = previousMainNode(lines, node);
+      next = previousMainNode(node, onSidechain);
     }
     node = next;
   }
@@ -161,11 +171,16 @@ function walkUp(lines: IndexedLines, leaf: number, resolvedParent: (node: number
   return path.subarray(0, length);
 }
 
-function previousMainNode(lines: IndexedLines, node: number): number {
-  for (let candidate = node - 1; candidate >= 0; candidate--) {
-    if ((lines.flags[candidate]! & FLAG_SIDECHAIN) === 0) return candidate;
-  }
+function previousMainNode(node: number, onSidechain: (node: number) => boolean): number {
+  for (let candidate = node - 1; candidate >= 0; candidate--) if (!onSidechain(candidate)) return candidate;
   return PARENT_ROOT;
+}
+
+function hasMainLine(lines: IndexedLines): boolean {
+  for (let node = lines.keys.size - 1; node >= 0; node--) {
+    if (lines.kind[node] !== KIND_OTHER && (lines.flags[node]! & FLAG_SIDECHAIN) === 0) return true;
+  }
+  return false;
 }
 
 /** A line repeating an earlier line's uuid beyond the adjacent-copy window: the first one in the conversation stays. */

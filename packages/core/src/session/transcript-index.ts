@@ -79,6 +79,8 @@ export class TranscriptIndex implements IndexedLines {
   /** Claude Code writes one line per content block; a response's lines share `message.id`. */
   private readonly recentResponseIds: string[] = [];
   private readonly recentResponseGroups: number[] = [];
+  private previousMainResponse: { id: string; group: number } | undefined;
+  private previousSidechainResponse: { id: string; group: number } | undefined;
 
   /**
    * `fileSize` presizes the columns for about the most lines the file could hold. Large zeroed
@@ -234,13 +236,23 @@ export class TranscriptIndex implements IndexedLines {
       return;
     }
     const node = this.addNode(line, KIND_ASSISTANT, 0, byteOffset, byteLength);
-    if (node >= 0 && typeof message.id === "string" && line.isSidechain !== true) this.group[node] = this.responseGroup(message.id);
+    if (node >= 0 && typeof message.id === "string") this.group[node] = this.responseGroup(message.id, line.isSidechain === true);
   }
 
-  /** The group of the response `messageId`: the same as a recent main-chain response line's, or a new one. */
-  private responseGroup(messageId: string): number {
-    const last = this.recentResponseIds.length - 1;
-    if (last >= 0 && this.recentResponseIds[last] === messageId) return this.recentResponseGroups[last]!;
+  /**
+   * The group of the response `messageId`: the same as the previous response line's on the same
+   * chain (main or sidechain, whose lines may interleave), or a new one.
+   */
+  private responseGroup(messageId: string, sidechain: boolean): number {
+    const previous = sidechain ? this.previousSidechainResponse : this.previousMainResponse;
+    if (previous !== undefined && previous.id === messageId) return previous.group;
+    const group = this.newGroup(messageId);
+    if (sidechain) this.previousSidechainResponse = { id: messageId, group };
+    else this.previousMainResponse = { id: messageId, group };
+    return group;
+  }
+
+  private newGroup(messageId: string): number {
     const group = this.groupCount++;
     if (group >= this.groupDropped.length) this.groupDropped = grown(this.groupDropped, new Uint8Array(this.groupDropped.length * 2));
     this.recentResponseIds.push(messageId);
