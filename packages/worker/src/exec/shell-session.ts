@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { WorkspaceError } from "@cairn/core";
 import type { ExecOptions, ExecResult, OutputChunk } from "@cairn/core";
 import { CappedText, EndMarkerScanner } from "./end-marker.ts";
 import { killGroup, shellQuote, type LaunchedShell, type ShellLauncher } from "./shell-launcher.ts";
@@ -64,6 +65,8 @@ export class ShellSession {
   private async run(command: string, options: ExecOptions): Promise<ExecResult> {
     options.signal.throwIfAborted();
     const shell = await this.ensureShell();
+    // Starting a sandboxed shell takes a moment; an abort that came meanwhile still counts.
+    options.signal.throwIfAborted();
     const nonce = randomBytes(12).toString("hex");
     const commandFile = join(this.options.runDirectory, `${nonce}.sh`);
     await writeFile(commandFile, command.endsWith("\n") ? command : `${command}\n`, { mode: 0o600 });
@@ -132,7 +135,7 @@ export class ShellSession {
   }
 
   private async ensureShell(): Promise<LaunchedShell> {
-    if (this.disposed) throw new Error("The shell session was disposed");
+    if (this.disposed) throw new WorkspaceError("worker_unavailable", "The shell was disposed with its workspace");
     if (this.shell !== undefined) return this.shell;
     const { launcher, root, prelude } = this.options;
     const shell = await launcher.launch({ cwd: root, prelude });

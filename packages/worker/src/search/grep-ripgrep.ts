@@ -66,10 +66,11 @@ export async function grepWithRipgrep(ripgrep: string, plan: GrepPlan, signal?: 
   });
   const rest = pending + decoder.end();
   if (rest !== "") parseRecord(rest);
-  // Exit 2 also reports unreadable files next to real results; only a rejected query is an error.
+  // Exit 2 also reports unreadable files beside real results (the JavaScript engine skips those too);
+  // only a rejected query is an error. The search path itself was checked before ripgrep started.
   if (exit.exitCode === 2) {
     const failure = ripgrepFailure(plan, exit.stderr);
-    if (failure.code === "invalid_pattern" || files.size === 0 && exit.stderr.includes(plan.base)) throw failure;
+    if (failure.code === "invalid_pattern") throw failure;
   }
   return [...files.values()];
 }
@@ -123,8 +124,6 @@ function recordParser(plan: GrepPlan, fileFor: (path: string) => GrepFileHits): 
 
 function ripgrepFailure(plan: GrepPlan, stderr: string): WorkspaceError {
   const message = stderr.trim().replace(/^rg: /, "");
-  const code = /regex parse error|error parsing glob|unrecognized file type|is not allowed in a regex/i.test(message)
-    ? "invalid_pattern"
-    : "io_error";
-  return new WorkspaceError(code, `Search for ${JSON.stringify(plan.pattern)} failed: ${message || "ripgrep exited with status 2"}`);
+  const rejected = /regex parse error|error parsing glob|unrecognized file type|is not allowed in a regex/i.test(message);
+  return new WorkspaceError(rejected ? "invalid_pattern" : "io_error", `Search for ${JSON.stringify(plan.pattern)} failed: ${message || "ripgrep exited with status 2"}`);
 }
