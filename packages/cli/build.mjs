@@ -43,8 +43,11 @@ const ownUrl = {
 };
 
 await build({
-  entryPoints: [join(here, "src", "main.ts")],
-  outfile: join(here, "dist", "cairn.mjs"),
+  entryPoints: { cairn: join(here, "src", "main.ts") },
+  outdir: join(here, "dist"),
+  outExtension: { ".js": ".mjs" },
+  // Sub-commands load their own chunk (and its npm dependencies) only when they run.
+  splitting: true,
   bundle: true,
   platform: "node",
   format: "esm",
@@ -53,4 +56,5 @@ await build({
   plugins: [externals, ownUrl],
   logLevel: "warning",
   banner: { js: "import { createRequire as __cairnCreateRequire } from 'node:module'; const require = __cairnCreateRequire(import.meta.url);" },
+  chunkNames: "chunks/[name]-[hash]",
 });

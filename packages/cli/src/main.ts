@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parsePrintArgs, printRequest, UsageError } from "./args.ts";
 import { readEnv } from "./env.ts";
-import { runPrintMode } from "./print.ts";
 
 export const HELP = `cairn — a self-hosted coding agent
 
@@ -70,6 +69,7 @@ export async function main(argv: string[]): Promise<number> {
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
     try {
+      const { runPrintMode } = await import("./print.ts");
       return await runPrintMode(parsed, readEnv(), { stdout, stderr, cwd: process.cwd(), signal: controller.signal }, cliVersion());
     } finally {
       process.off("SIGINT", onSignal);
