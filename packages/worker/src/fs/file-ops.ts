@@ -6,6 +6,7 @@ import { WorkspaceError } from "@cairn/core";
 import type { DirEntry, FileKind, FileStat } from "@cairn/core";
 import { isErrno, toWorkspaceError } from "../errors.ts";
 import type { PathConfiner } from "./confine.ts";
+import { assertHandleInside, pinDirectory } from "./pinned.ts";
 
 /** Reading more than this into memory at once is refused. */
 export const MAX_READ_BYTES = 256 * 1024 * 1024;
@@ -51,6 +52,7 @@ export class FileOps {
       throw toWorkspaceError(error, path, "read");
     }
     try {
+      await assertHandleInside(this.confiner, handle, path);
       const stats = await handle.stat();
       if (stats.isDirectory()) throw new WorkspaceError("is_directory", `Could not read ${path}: it is a directory`, { path });
       if (!stats.isFile()) throw new WorkspaceError("invalid_path", `Could not read ${path}: it is not a regular file`, { path });
@@ -81,7 +83,9 @@ export class FileOps {
     const directory = dirname(real);
     await this.ensureDirectory(directory, path);
     signal?.throwIfAborted();
-    const temporary = join(directory, temporaryName(basename(real)));
+    // Both names go through the held directory, so a link swapped in for it cannot redirect the write.
+    const pinned = await pinDirectory(this.confiner, directory, path);
+    const temporary = `${pinned.path}/${temporaryName(basename(real))}`;
     const mode = existing === null ? 0o666 : existing.mode & 0o7777;
     let renamed = false;
     try {
@@ -96,24 +100,29 @@ export class FileOps {
       } finally {
         await handle.close();
       }
-      await rename(temporary, real);
+      const target = `${pinned.path}/${basename(real)}`;
+      await rename(temporary, target);
       renamed = true;
-      return toFileStat(real, await stat(real));
+      return toFileStat(real, await stat(target));
     } catch (error) {
       if (signal?.aborted) throw error;
       throw toWorkspaceError(error, path, "write");
     } finally {
       if (!renamed) await unlink(temporary).catch(() => undefined);
+      await pinned.close();
     }
   }
 
   async list(path: string): Promise<DirEntry[]> {
     const real = await this.confiner.resolve(path);
     let entries: Dirent[];
+    const pinned = await pinDirectory(this.confiner, real, path);
     try {
-      entries = await readdir(real, { withFileTypes: true });
+      entries = await readdir(pinned.path, { withFileTypes: true });
     } catch (error) {
       throw toWorkspaceError(error, path, "list");
+    } finally {
+      await pinned.close();
     }
     return entries
       .map((entry) => ({ name: entry.name, path: join(real, entry.name), kind: kindOf(entry) }))
@@ -127,11 +136,15 @@ export class FileOps {
 
   async remove(path: string): Promise<void> {
     const { entry } = await this.confiner.resolveEntry(path);
+    const parent = await pinDirectory(this.confiner, dirname(entry), path);
     try {
-      await lstat(entry);
-      await rm(entry, { recursive: true });
+      const held = `${parent.path}/${basename(entry)}`;
+      await lstat(held);
+      await rm(held, { recursive: true });
     } catch (error) {
       throw toWorkspaceError(error, path, "remove");
+    } finally {
+      await parent.close();
     }
   }
 
@@ -139,10 +152,18 @@ export class FileOps {
     const source = await this.confiner.resolveEntry(from);
     const destination = await this.confiner.resolveEntry(to);
     await this.ensureDirectory(dirname(destination.entry), to);
+    const sourceParent = await pinDirectory(this.confiner, dirname(source.entry), from);
     try {
-      await rename(source.entry, destination.entry);
+      const destinationParent = await pinDirectory(this.confiner, dirname(destination.entry), to);
+      try {
+        await rename(`${sourceParent.path}/${basename(source.entry)}`, `${destinationParent.path}/${basename(destination.entry)}`);
+      } finally {
+        await destinationParent.close();
+      }
     } catch (error) {
       throw toWorkspaceError(error, isErrno(error, "ENOENT") ? from : to, "rename");
+    } finally {
+      await sourceParent.close();
     }
   }
 
