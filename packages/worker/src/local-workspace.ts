@@ -28,7 +28,7 @@ export async function createLocalWorkspace(options: LocalWorkspaceOptions, worke
   const files = new FileOps(confiner);
   const ripgrep = settings.forceJsSearch === true ? undefined : await findRipgrep(workerEnv.path);
 
-  const privateDirectory = await mkdtemp(join(workerEnv.tmpDir, "cairn-ws-"));
+  const privateDirectory = await mkdtemp(join(settings.temporaryDirectory ?? workerEnv.tmpDir, "cairn-ws-"));
   await chmod(privateDirectory, 0o700);
   const home = join(privateDirectory, "home");
   const temporary = join(privateDirectory, "tmp");

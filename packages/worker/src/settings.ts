@@ -26,5 +26,7 @@ export const localWorkspaceOptionsSchema = z.strictObject({
   forceJsSearch: z.boolean().optional(),
   /** Where the server keeps its own state; the sandbox denies reading it. Defaults to $CAIRN_HOME or ~/.cairn. */
   cairnHome: z.string().min(1).optional(),
+  /** Where the workspace's private directory (the shell's HOME and TMPDIR) is made. Defaults to the OS temp dir. */
+  temporaryDirectory: z.string().min(1).optional(),
 });
 export type LocalWorkspaceOptions = z.infer<typeof localWorkspaceOptionsSchema>;

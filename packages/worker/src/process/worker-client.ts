@@ -43,7 +43,7 @@ export async function createWorkerProcessWorkspace(options: WorkerProcessOptions
 
   const connect = (): WorkerConnection => {
     if (connection?.alive === true) return connection;
-    const fresh = new WorkerConnection({ script: workerScript, cwd: root, env: childEnv, options: settings });
+    const fresh = new WorkerConnection({ script: workerScript, cwd: root, env: childEnv, options: settings, temporaryRoot: settings.temporaryDirectory ?? workerEnv.tmpDir });
     connection = fresh;
     // A new child knows nothing of the old one's watchers: register them again.
     for (const watch of watches) startWatch(fresh, watch);

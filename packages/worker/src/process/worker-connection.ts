@@ -1,4 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { WorkspaceError } from "@cairn/core";
 import type { OutputChunk, WatchEvent } from "@cairn/core";
@@ -22,7 +25,7 @@ type Pending = {
   cleanup: () => void;
 };
 
-export type ConnectionOptions = { script: string; cwd: string; env: Record<string, string>; options: LocalWorkspaceOptions };
+export type ConnectionOptions = { script: string; cwd: string; env: Record<string, string>; options: LocalWorkspaceOptions; temporaryRoot: string };
 
 /** One child process and the calls in flight to it. Once the child is gone, the connection is dead for good. */
 export class WorkerConnection {
@@ -35,6 +38,8 @@ export class WorkerConnection {
   private exitReason = "";
 
   constructor(options: ConnectionOptions) {
+    // The child's private directories go in one of ours, so they are removed even when it is killed.
+    const temporaryDirectory = mkdtempSync(join(options.temporaryRoot, "cairn-worker-"));
     // Node runs the tsx loader in bin/worker.js; cwd is the workspace root (the sandbox scans it for files to protect).
     this.child = spawn(process.execPath, [options.script], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
     this.child.stdin.on("error", () => undefined);
@@ -90,13 +95,13 @@ export class WorkerConnection {
             new WorkspaceError("worker_unavailable", `The workspace worker process stopped (${this.exitReason}) during ${pending.method}; the next call starts a new one`),
           );
         }
-        resolve();
+        void rm(temporaryDirectory, { recursive: true, force: true }).catch(() => undefined).finally(resolve);
       });
     });
     this.child.once("error", (error) => {
       failReady(new WorkspaceError("worker_unavailable", `The workspace worker process could not start: ${error.message}`, { cause: error }));
     });
-    this.send({ type: "init", options: options.options });
+    this.send({ type: "init", options: { ...options.options, temporaryDirectory } });
   }
 
   get alive(): boolean {

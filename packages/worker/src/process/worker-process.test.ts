@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { OutputChunk, WatchEvent } from "@cairn/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -8,9 +8,13 @@ import { createWorkerProcessWorkspace, type WorkerProcessWorkspace } from "./wor
 let fixture: Fixture;
 let workspace: WorkerProcessWorkspace;
 
+let temporaryDirectory: string;
+
 beforeEach(async () => {
   fixture = await makeFixture();
-  workspace = await createWorkerProcessWorkspace({ root: fixture.root, sandbox: { enabled: true } });
+  temporaryDirectory = join(fixture.base, "tmp");
+  await mkdir(temporaryDirectory);
+  workspace = await createWorkerProcessWorkspace({ root: fixture.root, sandbox: { enabled: true }, temporaryDirectory });
 });
 
 afterEach(async () => {
@@ -60,6 +64,10 @@ describe("the workspace in a worker process", { timeout: 120_000 }, () => {
     expect(next).toMatchObject({ exitCode: 0, stdout: "back\n" });
     expect(workspace.pid).toBeDefined();
     expect(workspace.pid).not.toBe(firstPid);
+    // The killed worker could not clean up after itself; its parent did: only the new worker's directory is left.
+    expect(await readdir(temporaryDirectory)).toHaveLength(1);
+    await workspace.dispose();
+    expect(await readdir(temporaryDirectory)).toEqual([]);
   });
 
   it("aborts a command in the worker and reports it interrupted", async () => {
