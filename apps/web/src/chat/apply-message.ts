@@ -27,6 +27,9 @@ export function applyWireMessage(state: ChatState, wire: WireMessage, key: strin
 }
 
 export function applyMessage(state: ChatState, message: ConversationMessage): ChatState {
+  // A compaction re-writes the recent messages it keeps after its boundary; one already on screen is not shown twice.
+  const keptFrom = typeof message.keptFrom === "string" ? message.keptFrom : undefined;
+  if (keptFrom && state.items.some((item) => item.id === keptFrom || (item.kind === "assistant" && item.uuid === keptFrom))) return state;
   switch (message.type) {
     case "assistant":
       return applyAssistant(state, message);

@@ -93,6 +93,20 @@ describe("session state and run end", () => {
     }
   });
 
+  it("does not show again the messages a compaction keeps, when their originals are on screen", () => {
+    const original = assistantMessage("msg_1", [{ type: "text", text: "kept answer" }]);
+    const state = applyEvents(initialChatState(), numbered([
+      { type: "message", message: userMessage("u1", "question") },
+      { type: "message", message: original },
+      { type: "message", message: userMessage("u1-copy", "question", { keptFrom: "u1" }) },
+      { type: "message", message: assistantMessage("msg_1#kept-x", [{ type: "text", text: "kept answer" }], { uuid: "x", keptFrom: original.uuid }) },
+    ]));
+    expect(state.items.map((item) => item.id)).toEqual(["u1", "msg_1"]);
+    // Without the originals (a session opened after its compaction) the copies are the conversation.
+    const fresh = applyEvents(initialChatState(), numbered([{ type: "message", message: userMessage("u1-copy", "question", { keptFrom: "u1" }) }]));
+    expect(fresh.items).toEqual([{ kind: "user", id: "u1-copy", text: "question" }]);
+  });
+
   it("ends the run on result, shows why, and keeps an interrupted response marked incomplete", () => {
     const state = applyEvents(initialChatState(), numbered([
       { type: "message-start", messageId: "msg_1", model: "m" },

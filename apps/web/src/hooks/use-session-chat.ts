@@ -17,8 +17,11 @@ const FLUSH_MS = 16;
 /**
  * The chat of one session: the view restored from this tab's sessionStorage (or built from `session.get`),
  * kept current by `session.events` from the last applied event id, so a reload continues the stream.
+ * `isNew` names sessions this tab has just created: they are read from their first event instead.
  */
-export function useSessionChat(sessionId: string | null) {
+export function useSessionChat(sessionId: string | null, options: { isNew(sessionId: string): boolean }) {
+  const isNew = useRef(options.isNew);
+  isNew.current = options.isNew;
   const client = useTRPCClient();
   const [state, setState] = useState<ChatState>(initialChatState);
   const [status, setStatus] = useState<StreamStatus>("idle");
@@ -67,8 +70,11 @@ export function useSessionChat(sessionId: string | null) {
     setStatus("loading");
     setFailure(null);
     (async () => {
-      const restored = loadChat(storage, sessionId);
-      const base = restored ?? stateFromSnapshot(await client.session.get.query({ sessionId }, { signal: controller.signal }));
+      // A session this tab just created is read from its first event (seq 0), so nothing published between
+      // its creation and this subscription (a fast run's result) can fall between a snapshot and the stream.
+      const base =
+        loadChat(storage, sessionId) ??
+        (isNew.current(sessionId) ? initialChatState() : stateFromSnapshot(await client.session.get.query({ sessionId }, { signal: controller.signal })));
       if (controller.signal.aborted) return;
       latest.current = base;
       setState(base);

@@ -2,7 +2,7 @@
 
 import type { PermissionMode } from "@cairn/core/schema";
 import { useMutation } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ChatItem } from "@/chat/chat-types";
 import { useSessionChat } from "@/hooks/use-session-chat";
 import { errorMessage } from "@/lib/errors";
@@ -27,7 +27,8 @@ type Props = {
 /** The agent: conversation, permission questions, todos, context, mode and model, sessions. */
 export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile }: Props) {
   const trpc = useTRPC();
-  const { state, status, failure, showPrompt } = useSessionChat(sessionId);
+  const created = useRef(new Set<string>());
+  const { state, status, failure, showPrompt } = useSessionChat(sessionId, { isNew: (id) => created.current.has(id) });
   const [actionError, setActionError] = useState<string | null>(null);
   const create = useMutation(trpc.session.create.mutationOptions());
   const send = useMutation(trpc.session.send.mutationOptions());
@@ -37,6 +38,14 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
   const compact = useMutation(trpc.session.compact.mutationOptions());
   const fork = useMutation(trpc.session.fork.mutationOptions());
   const respond = useMutation(trpc.permission.respond.mutationOptions());
+
+  /** Sessions made here are read from their first event (see useSessionChat). */
+  const startNew = async (): Promise<string> => {
+    const { sessionId: id } = await create.mutateAsync(undefined);
+    created.current.add(id);
+    onSessionChange(id);
+    return id;
+  };
 
   useEffect(preloadMarkdown, []);
 
@@ -51,10 +60,8 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
     setActionError(null);
     try {
       let target = sessionId;
-      if (!target) {
-        target = (await create.mutateAsync(undefined)).sessionId;
-        onSessionChange(target);
-      } else if (!state.running) showPrompt(prompt);
+      if (!target) target = await startNew();
+      else if (!state.running) showPrompt(prompt);
       await send.mutateAsync({ sessionId: target, prompt });
       return true;
     } catch (error) {
@@ -93,7 +100,7 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
         title={sessionId ? (state.items.find((item) => item.kind === "user")?.text.slice(0, 60) ?? "New session") : "No session yet"}
         canFork={Boolean(sessionId && forkUuid(state.items))}
         onSelect={onSessionChange}
-        onNew={() => create.mutate(undefined, { onSuccess: (result) => onSessionChange(result.sessionId), onError: report("Creating a session") })}
+        onNew={() => void startNew().catch(report("Creating a session"))}
         onFork={() => {
           const uuid = forkUuid(state.items);
           if (uuid) forkAt(uuid);
