@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useTRPC } from "@/trpc/client";
 
 type Props = {
@@ -18,6 +18,10 @@ export function SessionBar({ activeSessionId, title, canFork, onSelect, onNew, o
   const trpc = useTRPC();
   const [open, setOpen] = useState(false);
   const sessions = useQuery({ ...trpc.session.list.queryOptions(), refetchInterval: open ? 3_000 : false });
+  const { refetch } = sessions;
+  useEffect(() => {
+    if (open) void refetch();
+  }, [open, refetch]);
   return (
     <div className="session-bar" data-testid="session-list">
       <div className="session-bar-row">
