@@ -88,7 +88,7 @@ describe("the loop over the real SDK and HTTP, against model-sim", () => {
     const json = events.flatMap((event) => (event.type === "tool-input-delta" ? [event.partialJson] : [])).join("");
     expect(JSON.parse(json)).toEqual({ value: "/workspace/src/a-rather-long-file-name.ts" });
     const assistant = events.find((event) => event.type === "message" && event.message.type === "assistant");
-    expect(assistant?.type === "message" && assistant.message.message.content).toEqual([
+    expect(assistant?.type === "message" && assistant.message.type === "assistant" && assistant.message.message.content).toEqual([
       { type: "thinking", thinking: "I need to read the file first.", signature: "sig-abc" },
       { type: "text", text: "Reading the file now." },
       { type: "tool_use", id: "toolu_1", name: "Read", input: { value: "/workspace/src/a-rather-long-file-name.ts" } },

@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const cairnBin = join(repoRoot, "packages", "cli", "bin", "cairn.js");
 
-export type CliRun = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; lines: Array<Record<string, unknown>> };
+// Lines are parsed JSON from the child: loosely typed on purpose, the assertions check their shape.
+export type CliRun = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; lines: Array<Record<string, any>> };
 
 /** Runs `cairn` as a child process, as a user would, with a clean environment of our choosing. */
 export function runCairn(
@@ -31,7 +32,7 @@ export function runCairn(
       const lines = stdout
         .split("\n")
         .filter((line) => line.startsWith("{"))
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
+        .map((line) => JSON.parse(line) as Record<string, any>);
       resolvePromise({ code, signal, stdout, stderr, lines });
     });
     child.stdin.end(options.stdin ?? "");
