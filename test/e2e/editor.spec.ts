@@ -30,6 +30,8 @@ test("the explorer creates, renames and deletes files; the editor marks unsaved 
   await page.keyboard.press(saveKey);
   await expect(tab(page, created)).toHaveAttribute("data-dirty", "false");
   expect(readFileSync(created, "utf8")).toBe("export const answer = 42;");
+  // One save, no false conflict from a second write.
+  await expect(page.getByTestId("editor-notice")).toHaveCount(0);
 
   await treeItem(page, created).hover();
   await treeItem(page, created).getByTestId("file-tree-rename").click();

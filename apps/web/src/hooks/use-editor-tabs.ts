@@ -35,11 +35,15 @@ export function useEditorTabs() {
     }
   }, [readDisk, say]);
 
+  /** Paths with a save in flight: a second Ctrl+S before the first re-render must not write again. */
+  const saving = useRef(new Set<string>());
+
   const save = useCallback(async (path: string) => {
     const tab = latest.current.tabs.find((candidate) => candidate.path === path);
-    if (!tab || tab.saving || tab.binary) return;
+    if (!tab || saving.current.has(path) || tab.binary) return;
     if (tab.conflict) return say("error", path, "Not saved: settle the conflict first (reload, or keep your version).");
     const content = tab.content;
+    saving.current.add(path);
     dispatch({ type: "save-started", path });
     try {
       const written = await client.workspace.write.mutate({ path, content, ...(tab.mtimeMs > 0 ? { expectedMtimeMs: tab.mtimeMs } : {}) });
@@ -57,6 +61,8 @@ export function useEditorTabs() {
         return;
       }
       say("error", path, `Could not save ${path}: ${errorMessage(error)}`);
+    } finally {
+      saving.current.delete(path);
     }
   }, [client, notice?.path, readDisk, say]);
 

@@ -26,6 +26,8 @@ export function EditorArea({ root, state, dispatch, save, notice, dismissNotice 
     const onKey = (event: KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "s") {
         event.preventDefault();
+        // Inside Monaco its own Ctrl/Cmd+S command saves.
+        if (event.target instanceof Element && event.target.closest(".monaco-editor")) return;
         if (state.active) save(state.active);
       }
     };
