@@ -39,8 +39,12 @@ export default async function run(): Promise<void> {
   report("web.first_load_js_gzip", gzip / 1024, "KiB");
   report("web.first_load_js_chunks", page.firstLoadChunkPaths.length, "files");
   report("web.first_load_gzip_budget_used", (gzip / GZIP_BUDGET_BYTES) * 100, "%");
-  const lazyGzip = lazyMonaco.reduce((sum, name) => sum + gzipSync(readFileSync(join(chunksDir, name)), { level: 9 }).length, 0);
-  report("web.monaco_lazy_js_gzip", lazyGzip / 1024, "KiB");
+  // Everything else loads on demand: Monaco and its workers, xterm, the markdown renderer.
+  const firstLoad = new Set(page.firstLoadChunkPaths.map((chunk) => chunk.split("/").pop()));
+  const lazyGzip = readdirSync(chunksDir)
+    .filter((name) => name.endsWith(".js") && !firstLoad.has(name))
+    .reduce((sum, name) => sum + gzipSync(readFileSync(join(chunksDir, name)), { level: 6 }).length, 0);
+  report("web.lazy_js_gzip", lazyGzip / 1024, "KiB");
   if (raw !== page.firstLoadUncompressedJsBytes) console.log(`# note: chunk files sum to ${raw} B, Next recorded ${page.firstLoadUncompressedJsBytes} B`);
   if (monacoChunks.length > 0) throw new Error(`Monaco is in the first load (${monacoChunks.join(", ")}); it must load lazily`);
   if (gzip > GZIP_BUDGET_BYTES) throw new Error(`first-load JS is ${Math.round(gzip / 1024)} KiB gzipped, over the ${GZIP_BUDGET_BYTES / 1024} KiB budget`);
