@@ -89,8 +89,14 @@ test("a denial with feedback reaches the model in its next request", async ({ id
     { content: [{ type: "text", text: "Understood, I left the file alone." }] },
   ]);
 
-  await page.getByTestId("chat-input").fill("Use single quotes in deny-me.ts");
+  // Shift+Enter makes a new line; only the button (or Enter) sends.
+  await page.getByTestId("chat-input").click();
+  await page.keyboard.type("Use single quotes");
+  await page.keyboard.press("Shift+Enter");
+  await page.keyboard.type("in deny-me.ts");
+  await expect(page.getByTestId("chat-input")).toHaveValue("Use single quotes\nin deny-me.ts");
   await page.getByTestId("chat-send").click();
+  await expect(page.getByTestId("message-user")).toHaveText("Use single quotes\nin deny-me.ts");
 
   const prompt = page.getByTestId("permission-prompt");
   await expect(prompt).toHaveAttribute("data-tool-name", "Edit");
@@ -185,4 +191,21 @@ test("Bash asks with the exact command; allowed for the session, it runs and its
   await expect(card).toContainText("from-bash");
   await expect(page.getByTestId("message-assistant").last()).toContainText("The command ran.");
   await expect.poll(() => readFileSync(join(e2e.workspace, "bash-out.txt"), "utf8")).toBe("from-bash\n");
+});
+
+test("a retried request and a model error both show in the chat", async ({ ide: page, sim }) => {
+  await sim.script([
+    { content: [{ type: "text", text: "Answered after a retry." }], faults: [{ kind: "http", status: 529, retryAfter: 0.2 }] },
+    { content: [{ type: "text", text: "never sent" }], faults: [{ kind: "http", status: 400, message: "scripted bad request" }] },
+  ]);
+  await page.getByTestId("chat-input").fill("first");
+  await page.getByTestId("chat-input").press("Enter");
+  await expect(page.getByTestId("chat-retry")).toContainText("HTTP 529");
+  await expect(page.getByTestId("message-assistant")).toContainText("Answered after a retry.");
+  await expect(page.getByTestId("run-result")).toHaveAttribute("data-reason", "completed");
+
+  await page.getByTestId("chat-input").fill("second");
+  await page.getByTestId("chat-input").press("Enter");
+  await expect(page.getByTestId("chat-error")).toContainText("scripted bad request");
+  await expect(page.getByTestId("run-result").last()).toHaveAttribute("data-reason", "model_error");
 });

@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { realpathSync, rmSync } from "node:fs";
 import { expect, openIde, screenshot, test } from "./support/fixtures.ts";
 import { startCairn, tempDir, type CairnProcess } from "./support/servers.ts";
 import { writeWorkspace } from "./support/workspace-fixture.ts";
@@ -13,6 +13,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await demo?.stop();
+  if (demo) for (const dir of [demo.workspace, demo.cairnHome]) rmSync(dir, { recursive: true, force: true });
 });
 
 test("without ANTHROPIC_API_KEY a banner says the offline demo model answers, and how to set a key", async ({ page }) => {

@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { realpathSync, rmSync } from "node:fs";
 import type { FullConfig } from "@playwright/test";
 import { startCairn, startModelSim, tempDir } from "./support/servers.ts";
 import { writeWorkspace } from "./support/workspace-fixture.ts";
@@ -21,9 +21,11 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
     return async () => {
       await cairn.stop();
       await sim.stop();
+      for (const dir of [workspace, cairn.cairnHome]) rmSync(dir, { recursive: true, force: true });
     };
   } catch (error) {
     await sim.stop();
+    rmSync(workspace, { recursive: true, force: true });
     throw error;
   }
 }

@@ -11,6 +11,7 @@ test("HTML and script in prompts, model output and tool output render as text", 
   await sim.script([
     {
       content: [
+        { type: "thinking", thinking: "Thinking about <script>window.__xss='thinking'</script> first." },
         {
           type: "text",
           text: [
@@ -38,6 +39,13 @@ test("HTML and script in prompts, model output and tool output render as text", 
   await expect(answer.locator("strong")).toHaveText("bold text");
   await expect(answer).toContainText("[image: pixel] http://203.0.113.9/pixel.png");
   await expect(page.locator('[data-testid="tool-call"][data-tool-name="Read"] [data-testid="tool-result"]')).toContainText(`<img src=x onerror="window.__xss='tool'">`);
+
+  // Thinking is collapsed until asked for, and then it is text too.
+  const thinking = answer.getByTestId("thinking");
+  await expect(thinking).toContainText("Thought");
+  await expect(thinking).not.toContainText("Thinking about");
+  await thinking.getByRole("button").click();
+  await expect(thinking).toContainText("Thinking about <script>window.__xss='thinking'</script> first.");
 
   await expect(list.locator("img")).toHaveCount(0);
   await expect(list.locator("script")).toHaveCount(0);

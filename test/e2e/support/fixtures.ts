@@ -12,7 +12,8 @@ type ScriptedBlock =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string }
   | { type: "tool_use"; id?: string; name: string; input: Record<string, unknown> };
-export type ScriptedTurn = { content: ScriptedBlock[]; chunkDelayMs?: number; stop_reason?: "end_turn" | "tool_use" | "max_tokens" };
+type Fault = { kind: "http"; status: number; retryAfter?: number; message?: string } | { kind: "disconnect" | "stream-error"; afterEvents: number };
+export type ScriptedTurn = { content: ScriptedBlock[]; chunkDelayMs?: number; stop_reason?: "end_turn" | "tool_use" | "max_tokens"; faults?: Fault[] };
 export type RecordedRequest = { path: string; body: unknown; turnIndex: number | null };
 
 export type Sim = {
