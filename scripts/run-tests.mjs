@@ -20,7 +20,7 @@ for (const [name, command] of steps) {
   }
   for (const match of output.matchAll(/Tests\s+(\d+) failed\s*\((\d+)\)/g)) failed += Number(match[1]);
   // Playwright: "12 passed (41.2s)", "2 failed".
-  for (const match of output.matchAll(/(\d+) passed \([\d.]+m?s\)/g)) passed += Number(match[1]);
+  for (const match of output.matchAll(/(\d+) passed \([\d.]+(?:ms|s|m|h)\)/g)) passed += Number(match[1]);
   for (const match of output.matchAll(/(\d+) failed\s*$/gm)) failed += Number(match[1]);
   if (output.exitCode !== 0) failedSteps.push(name);
 }
