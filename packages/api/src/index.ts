@@ -45,3 +45,4 @@ export { streamEvents } from "./hub/event-stream.ts";
 export { TerminalManager } from "./terminal/terminal-manager.ts";
 export { TrustStore } from "./server/trust-store.ts";
 export { ensureSampleWorkspace } from "./server/sample-workspace.ts";
+export { checkpointingGate } from "./hub/checkpointing-gate.ts";

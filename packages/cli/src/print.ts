@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { projectDirName } from "@cairn/core/schema";
 import { checkBypassPermissionsAllowed, productionDeps, repairForResume, runPrompt, type AgentEvent, type ConversationMessage } from "@cairn/core";
 import { createCheckpointStore, loadTranscript } from "@cairn/core/node";
-import { createRuntime, type Runtime, type SessionWiring } from "@cairn/api";
+import { checkpointingGate, createRuntime, type Runtime, type SessionWiring } from "@cairn/api";
 import type { PrintArgs } from "./args.ts";
 import type { CliEnv } from "./env.ts";
 import { eventToLine, initLine, resultLine } from "./stream-json.ts";
@@ -100,14 +100,21 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       return await runManualCompaction({ runtime, wiring, history, instructions: compact[1]?.trim(), sessionId, args, io, emit });
     }
 
-    // A checkpoint of the files before this turn, so `cairn rewind` can undo what the turn changes (Bash included).
-    const checkpoint = createCheckpointStore({ cairnHome: runtime.cairnHome, workspaceRoot: runtime.workspaceRoot })
-      .snapshot(`before prompt in session ${sessionId}`, { signal: io.signal })
-      .catch((error: Error) => {
-        io.stderr(`cairn: no file checkpoint for this turn: ${error.message}\n`);
-        return null;
-      });
-    let checkpointRecorded = false;
+    // A checkpoint of the files just before the turn's first change, so `cairn rewind` can undo what the
+    // turn changes (Bash included); a turn that changes nothing spawns no git.
+    const checkpoints = createCheckpointStore({ cairnHome: runtime.cairnHome, workspaceRoot: runtime.workspaceRoot });
+    let promptUuid: string | undefined;
+    let checkpointed: Promise<void> | undefined;
+    const takeCheckpoint = (): Promise<void> => {
+      if (!promptUuid) return Promise.resolve();
+      const messageUuid = promptUuid;
+      checkpointed ??= checkpoints
+        .snapshot(`before prompt ${messageUuid}`, { signal: io.signal })
+        .then((commit) => wiring.sink.appendCheckpoint(messageUuid, commit))
+        .catch((error: Error) => io.stderr(`cairn: no file checkpoint for this turn: ${error.message}\n`));
+      return checkpointed;
+    };
+    const gate = checkpointingGate(runtime.gate, takeCheckpoint);
 
     let finalText = "";
     let result: Extract<AgentEvent, { type: "result" }> | undefined;
@@ -128,19 +135,15 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
         readFileState: new Map(),
         getAppState: runtime.store.getState,
         setAppState: runtime.store.setState,
-        services: runtime.sessionServices({ gate: runtime.gate, hooks: wiring.hooks }),
+        services: runtime.sessionServices({ gate, hooks: wiring.hooks }),
       },
-      gate: runtime.gate,
+      gate,
       hooks: wiring.hooks,
       deps: { ...productionDeps(runtime.model.client), compactor: wiring.compactor },
       config: runtime.queryConfig,
     });
     for await (const event of events) {
-      if (!checkpointRecorded && event.type === "message" && event.message.type === "user") {
-        checkpointRecorded = true;
-        const commit = await checkpoint;
-        if (commit) await wiring.sink.appendCheckpoint(event.message.uuid, commit);
-      }
+      if (!promptUuid && event.type === "message" && event.message.type === "user") promptUuid = event.message.uuid;
       if (event.type === "message" && event.message.type === "assistant") {
         const text = event.message.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
         if (text) finalText = text;
