@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { addLocalPrompt, applyEvents } from "./chat-reducer.ts";
 import { initialChatState, type SessionEvent } from "./chat-types.ts";
-import { assistantMessage, numbered, streamText, userMessage } from "./test-events.ts";
+import { assistantMessage, numbered, resultEvent, streamText, userMessage } from "./test-events.ts";
 
 describe("streaming text", () => {
   it("grows the assistant message delta by delta, then replaces it with the assembled message", () => {
@@ -111,15 +111,11 @@ describe("session state and run end", () => {
     const state = applyEvents(initialChatState(), numbered([
       { type: "message-start", messageId: "msg_1", model: "m" },
       { type: "text-delta", index: 0, text: "half" },
-      {
-        type: "result",
-        terminal: { reason: "aborted_streaming", turnCount: 1 },
+      resultEvent("aborted_streaming", {
         usage: { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-        numTurns: 1,
         durationMs: 900,
         durationApiMs: 800,
-        permissionDenials: [],
-      },
+      }),
     ]));
     expect(state.running).toBe(false);
     expect(state.streamingId).toBeNull();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyEvents } from "./chat-reducer.ts";
 import { initialChatState, type SessionEvent } from "./chat-types.ts";
-import { assistantMessage, numbered, userMessage } from "./test-events.ts";
+import { assistantMessage, numbered, resultEvent, userMessage } from "./test-events.ts";
 
 const record = (toolUseId: string, name: string, isError = false) => ({
   toolUseId,
@@ -94,15 +94,7 @@ describe("tool-call cards", () => {
     const state = applyEvents(initialChatState(), numbered([
       ...toolTurn(),
       { type: "tool-start", toolUseId: "t_glob", name: "Glob", input: {}, startedAt: 1, batch: 0 },
-      {
-        type: "result",
-        terminal: { reason: "aborted_tools", turnCount: 1 },
-        usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-        numTurns: 1,
-        durationMs: 1,
-        durationApiMs: 1,
-        permissionDenials: [],
-      },
+      resultEvent("aborted_tools"),
     ]));
     expect(state.toolCalls.t_glob?.status).toBe("error");
     expect(state.toolCalls.t_read?.status).toBe("error");

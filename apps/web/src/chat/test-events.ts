@@ -27,3 +27,19 @@ export function streamText(index: number, chunks: string[]): SessionEvent[] {
 export function numbered(events: SessionEvent[], start = 1): { id: string; event: SessionEvent }[] {
   return events.map((event, offset) => ({ id: String(start + offset), event }));
 }
+
+type ResultEvent = Extract<SessionEvent, { type: "result" }>;
+
+/** The `result` event that ends a run, with zero usage and timings unless given. */
+export function resultEvent(reason: ResultEvent["terminal"]["reason"], extra: Partial<Omit<ResultEvent, "type" | "terminal">> = {}): ResultEvent {
+  return {
+    type: "result",
+    terminal: { reason, turnCount: 1 },
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+    numTurns: 1,
+    durationMs: 1,
+    durationApiMs: 1,
+    permissionDenials: [],
+    ...extra,
+  };
+}
