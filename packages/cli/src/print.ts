@@ -1,8 +1,6 @@
-import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
-import { projectDirName } from "@cairn/core/schema";
+import { stat } from "node:fs/promises";
 import { checkBypassPermissionsAllowed, productionDeps, repairForResume, runPrompt, type AgentEvent, type ConversationMessage } from "@cairn/core";
-import { createCheckpointStore, loadTranscript } from "@cairn/core/node";
+import { assertSessionId, createCheckpointStore, listTranscriptFiles, loadTranscript, sessionTranscriptPath } from "@cairn/core/node";
 import { checkpointingGate, createRuntime, type Runtime, type SessionWiring } from "@cairn/api";
 import type { PrintArgs } from "./args.ts";
 import type { CliEnv } from "./env.ts";
@@ -181,15 +179,18 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
 }
 
 async function resolveSession(args: PrintArgs, runtime: Runtime): Promise<{ sessionId: string; history: ConversationMessage[] } | undefined> {
-  const projectDir = join(runtime.cairnHome, "projects", projectDirName(runtime.workspaceRoot));
   let sessionId = args.resume;
-  if (!sessionId && args.continueLast) sessionId = await newestSession(projectDir);
+  if (!sessionId && args.continueLast) sessionId = await newestSession(runtime);
   if (!sessionId) {
     if (args.continueLast) throw new Error("--continue: there is no earlier session in this directory");
     return undefined;
   }
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(sessionId)) throw new Error(`--resume: "${sessionId}" is not a session id`);
-  const path = join(projectDir, `${sessionId}.jsonl`);
+  try {
+    assertSessionId(sessionId);
+  } catch {
+    throw new Error(`--resume: "${sessionId}" is not a session id`);
+  }
+  const path = sessionTranscriptPath({ cairnHome: runtime.cairnHome, cwd: runtime.workspaceRoot, sessionId });
   const loaded = await loadTranscript(path, { scope: "since-last-compact" }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") throw new Error(`--resume: no session ${sessionId} in ${runtime.workspaceRoot}`);
     throw error;
@@ -197,13 +198,12 @@ async function resolveSession(args: PrintArgs, runtime: Runtime): Promise<{ sess
   return { sessionId, history: repairForResume(loaded.messages) };
 }
 
-async function newestSession(projectDir: string): Promise<string | undefined> {
-  const names = await readdir(projectDir).catch(() => [] as string[]);
+/** `--continue`: the session of this workspace written to last. */
+async function newestSession(runtime: Runtime): Promise<string | undefined> {
   let newest: { id: string; mtime: number } | undefined;
-  for (const name of names) {
-    if (!name.endsWith(".jsonl")) continue;
-    const info = await stat(join(projectDir, name));
-    if (!newest || info.mtimeMs > newest.mtime) newest = { id: name.slice(0, -".jsonl".length), mtime: info.mtimeMs };
+  for (const file of await listTranscriptFiles(runtime.cairnHome, runtime.workspaceRoot)) {
+    const { mtimeMs } = await stat(file.path);
+    if (!newest || mtimeMs > newest.mtime) newest = { id: file.sessionId, mtime: mtimeMs };
   }
   return newest?.id;
 }
