@@ -201,10 +201,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     memory,
   });
   const runner = createNodeHookRunner();
+  // One retry policy for the loop's requests and the compactor's summary calls.
+  const retry = { ...defaultRetryPolicy, ...(options.maxRetries ? { maxAttempts: options.maxRetries } : {}) };
   const queryConfig: Partial<QueryConfig> = {
     ...(options.maxToolConcurrency ? { maxToolConcurrency: options.maxToolConcurrency } : {}),
     ...(options.promptCaching !== undefined ? { promptCaching: options.promptCaching } : {}),
-    retry: { ...defaultRetryPolicy, ...(options.maxRetries ? { maxAttempts: options.maxRetries } : {}) },
+    retry,
   };
   await mcpStarted;
   return {
@@ -283,7 +285,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           const bytes = await workspace.readFile(path).catch(() => null);
           return bytes ? new TextDecoder().decode(bytes) : null;
         },
-        retry: { ...defaultRetryPolicy, ...(options.maxRetries ? { maxAttempts: options.maxRetries } : {}) },
+        retry,
         ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
         ...(options.autoCompactPct ? { autoCompactPct: options.autoCompactPct } : {}),
       });
