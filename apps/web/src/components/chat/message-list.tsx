@@ -8,7 +8,8 @@ import { MessageView } from "./message-view";
 type Props = {
   items: ChatItem[];
   toolCalls: Record<string, ToolCallView>;
-  onOpenFile(path: string): void;
+  /** Absent in read-only views (a shared session): tool cards then offer no "Open" link. */
+  onOpenFile?: (path: string) => void;
   onFork?: (messageUuid: string) => void;
   empty: React.ReactNode;
 };
@@ -62,7 +63,7 @@ export function MessageList({ items, toolCalls, onOpenFile, onFork, empty }: Pro
                 className="message-row"
                 style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${row.start}px)` }}
               >
-                <MessageView item={item} toolCalls={toolCalls} onOpenFile={onOpenFile} {...(onFork ? { onFork } : {})} />
+                <MessageView item={item} toolCalls={toolCalls} {...(onOpenFile ? { onOpenFile } : {})} {...(onFork ? { onFork } : {})} />
               </div>
             );
           })}

@@ -9,7 +9,7 @@ import { ToolCallCard } from "./tool-call-card";
 type Props = {
   item: ChatItem;
   toolCalls: Record<string, ToolCallView>;
-  onOpenFile(path: string): void;
+  onOpenFile?: (path: string) => void;
   onFork?: (messageUuid: string) => void;
 };
 
@@ -37,7 +37,7 @@ export function MessageView({ item, toolCalls, onOpenFile, onFork }: Props) {
             if (block.type === "text") return block.text ? <MarkdownText key={index} text={block.text} /> : null;
             if (block.type === "thinking") return <Thinking key={index} text={block.text} redacted={block.redacted} streaming={item.streaming} />;
             const call = toolCalls[block.toolUseId];
-            return call ? <ToolCallCard key={block.toolUseId} call={call} onOpenFile={onOpenFile} /> : null;
+            return call ? <ToolCallCard key={block.toolUseId} call={call} {...(onOpenFile ? { onOpenFile } : {})} /> : null;
           })}
           {item.streaming ? <span className="cursor" aria-label="streaming" /> : null}
           {item.partial ? <div className="message-note" data-testid="message-incomplete">This response did not complete.</div> : null}
