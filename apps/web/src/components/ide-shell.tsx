@@ -14,6 +14,21 @@ import { FileTree } from "./files/file-tree";
 import { TerminalPanel } from "./terminal/terminal-panel";
 
 const TRUST_ASKED_KEY = "cairn:trust-asked";
+const SESSION_PARAM = "session";
+const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * `/?session=<id>` (a copy made from a share link, a link from elsewhere) opens that session; the parameter is
+ * removed from the address bar so a reload keeps following this tab's own choice.
+ */
+function takeLinkedSession(): string | null {
+  const url = new URL(window.location.href);
+  const linked = url.searchParams.get(SESSION_PARAM);
+  if (linked === null) return null;
+  url.searchParams.delete(SESSION_PARAM);
+  window.history.replaceState(window.history.state, "", `${url.pathname}${url.search}${url.hash}`);
+  return SESSION_ID.test(linked) ? linked : null;
+}
 
 /** The IDE: explorer | editor + terminal | agent chat. */
 export function IdeShell() {
@@ -28,7 +43,9 @@ export function IdeShell() {
 
   // Client-only state is read after hydration, so the server-rendered shell matches (STACK.md P19).
   useEffect(() => {
-    setSessionId(loadActiveSession(window.sessionStorage));
+    const linked = takeLinkedSession();
+    if (linked) saveActiveSession(window.sessionStorage, linked);
+    setSessionId(linked ?? loadActiveSession(window.sessionStorage));
     setTrustAsked(window.sessionStorage.getItem(TRUST_ASKED_KEY) === "1");
   }, []);
 
