@@ -1,0 +1,30 @@
+import { applyWireMessage } from "../chat/apply-message.ts";
+import { initialChatState, type ChatState, type WireMessage } from "../chat/chat-types.ts";
+
+/** What the share router says about the conversation a link shows (already redacted by the server). */
+export type SharedConversation = {
+  messages: readonly WireMessage[];
+  running: boolean;
+  /** Live shares: the event to continue after (the stream replays from there); absent for snapshots. */
+  lastSeq?: number | null | undefined;
+  /** While a response streams: continue from just before its start, so its text so far is replayed. */
+  streamingFromSeq?: number | null | undefined;
+};
+
+/**
+ * The chat view of a shared conversation. It is the IDE's own `ChatState`, so live events fold in with the
+ * same reducer; nothing here can answer a permission question, so none is kept.
+ */
+export function stateFromSharedConversation(shared: SharedConversation): ChatState {
+  let state = initialChatState();
+  shared.messages.forEach((message, index) => {
+    state = applyWireMessage(state, message, `shared:${index}`);
+  });
+  const from = shared.streamingFromSeq ?? shared.lastSeq;
+  return { ...state, running: shared.running, lastEventId: from === null || from === undefined ? null : String(from) };
+}
+
+/** Live events may carry questions for the owner; a viewer sees the tool call waiting, never the question. */
+export function withoutPermissionRequests(state: ChatState): ChatState {
+  return state.permissionRequests.length === 0 ? state : { ...state, permissionRequests: [] };
+}
