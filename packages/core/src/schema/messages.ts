@@ -3,6 +3,17 @@ import { contentBlockSchema } from "./content.ts";
 import { permissionDecisionRecordSchema } from "./permissions.ts";
 import { usageSchema } from "./usage.ts";
 
+/** One hook command run for a tool call (PreToolUse, PostToolUse, PostToolUseFailure), for the timeline. */
+export const hookRunRecordSchema = z.object({
+  event: z.string(),
+  name: z.string(),
+  startedAt: z.number(),
+  endedAt: z.number(),
+  /** "ok", "blocked", "error", or "exit <code>" for other non-zero exits. */
+  outcome: z.string(),
+});
+export type HookRunRecord = z.infer<typeof hookRunRecordSchema>;
+
 /** Timing and decision of one tool call: what the timeline draws and the transcript keeps. */
 export const toolCallRecordSchema = z.object({
   toolUseId: z.string(),
@@ -16,6 +27,8 @@ export const toolCallRecordSchema = z.object({
   errorClass: z.string().optional(),
   /** Index of the concurrency batch this call ran in; calls sharing a batch ran in parallel. */
   batch: z.number().optional(),
+  /** Hooks that ran for this call, when any did. */
+  hooks: z.array(hookRunRecordSchema).optional(),
 });
 export type ToolCallRecord = z.infer<typeof toolCallRecordSchema>;
 

@@ -3,9 +3,11 @@ import type { HookDispatcher } from "../hooks/port.ts";
 import type { PermissionCheckArgs, PermissionGate, PermissionPrompter } from "../permissions/port.ts";
 import type { ToolResultContent, ToolUseBlock } from "../schema/content.ts";
 import type { AgentEvent } from "../schema/events.ts";
-import type { AssistantMessage, ToolCallRecord, UserMessage } from "../schema/messages.ts";
+import type { HookEventName, HookOutcome } from "../hooks/port.ts";
+import type { AssistantMessage, HookRunRecord, ToolCallRecord, UserMessage } from "../schema/messages.ts";
 import type { DecisionReason, PermissionDecisionRecord } from "../schema/permissions.ts";
 import { classifyToolError, errorMessage } from "./classify-error.ts";
+import { hookRunsOf } from "./hook-runs.ts";
 import { applyResultBudget, DEFAULT_MAX_RESULT_CHARS } from "./result-budget.ts";
 import { findToolByName, type ContextModifier, type Tool, type ToolResult, type ToolUseContext } from "./tool.ts";
 
@@ -45,13 +47,21 @@ export async function* runToolUse(
 ): AsyncGenerator<AgentEvent, ToolRunOutcome> {
   const startedAt = services.now();
   let permissionWaitMs = 0;
+  const hookRuns: HookRunRecord[] = [];
+  /** Runs one hook event for this call and keeps its timing for the transcript. */
+  const dispatchHooks = async (event: HookEventName, input: Record<string, unknown>, matchValue: string): Promise<HookOutcome> => {
+    const dispatchedAt = services.now();
+    const outcome = await services.hooks.dispatch(event, input, { signal: context.signal, matchValue });
+    hookRuns.push(...hookRunsOf(event, dispatchedAt, services.now(), outcome));
+    return outcome;
+  };
   yield { type: "tool-start", toolUseId: block.id, name: block.name, input: block.input, startedAt, batch };
 
   const finish = (
     content: ToolResultContent,
     isError: boolean,
     extra: OutcomeExtra,
-  ): ToolRunOutcome => buildOutcome({ block, assistantMessage, context, services, batch, startedAt, permissionWaitMs }, content, isError, extra);
+  ): ToolRunOutcome => buildOutcome({ block, assistantMessage, context, services, batch, startedAt, permissionWaitMs, hooks: hookRuns }, content, isError, extra);
   const fail = (early: Early): ToolRunOutcome =>
     finish(early.content, true, {
       ...(early.errorClass ? { errorClass: early.errorClass } : {}),
@@ -74,11 +84,7 @@ export async function* runToolUse(
   if ("thrown" in validation) return fail({ content: `Error: ${errorMessage(validation.thrown)}`, errorClass: classifyToolError(validation.thrown) });
   if (!validation.ok) return fail({ content: validation.message, errorClass: validation.code ?? "ValidationError" });
 
-  const pre = await services.hooks.dispatch(
-    "PreToolUse",
-    { tool_name: tool.name, tool_input: input, tool_use_id: block.id },
-    { signal: context.signal, matchValue: tool.name },
-  );
+  const pre = await dispatchHooks("PreToolUse", { tool_name: tool.name, tool_input: input, tool_use_id: block.id }, tool.name);
   for (const hookError of pre.errors) {
     yield { type: "notice", level: "warning", code: "hook_error", message: `${hookError.hookName}: ${hookError.message}` };
   }
@@ -136,21 +142,17 @@ export async function* runToolUse(
   } catch (error) {
     const aborted = context.signal.aborted;
     const content = aborted ? INTERRUPTED_MESSAGE : `Error: ${errorMessage(error)}`;
-    const post = await services.hooks.dispatch(
+    const post = await dispatchHooks(
       "PostToolUseFailure",
       { tool_name: tool.name, tool_input: input, tool_use_id: block.id, error: errorMessage(error), is_interrupt: aborted },
-      { signal: context.signal, matchValue: tool.name },
+      tool.name,
     );
     const extra = [...post.additionalContext, ...(post.blocked ? [post.blocked.reason] : [])];
     return fail({ content: appendText(content, extra) as string, errorClass: aborted ? "Aborted" : classifyToolError(error), decision });
   }
 
   let content = result.content ?? (tool.renderResult ? tool.renderResult(result.output, block.id) : stringify(result.output));
-  const post = await services.hooks.dispatch(
-    "PostToolUse",
-    { tool_name: tool.name, tool_input: input, tool_use_id: block.id, tool_response: result.output },
-    { signal: context.signal, matchValue: tool.name },
-  );
+  const post = await dispatchHooks("PostToolUse", { tool_name: tool.name, tool_input: input, tool_use_id: block.id, tool_response: result.output }, tool.name);
   content = appendText(content, [...(post.blocked ? [`PostToolUse hook feedback: ${post.blocked.reason}`] : []), ...post.additionalContext]);
   const budget = applyResultBudget(content, tool.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
   return finish(budget.content, result.isError ?? false, {
@@ -176,6 +178,8 @@ type OutcomeOrigin = {
   batch: number;
   startedAt: number;
   permissionWaitMs: number;
+  /** Hook runs recorded so far; left out of the record when none ran. */
+  hooks?: readonly HookRunRecord[];
 };
 
 export function buildOutcome(origin: OutcomeOrigin, content: ToolResultContent, isError: boolean, extra: OutcomeExtra): ToolRunOutcome {
@@ -192,6 +196,7 @@ export function buildOutcome(origin: OutcomeOrigin, content: ToolResultContent, 
     batch: origin.batch,
     ...(extra.decision ? { decision: extra.decision } : {}),
     ...(extra.errorClass ? { errorClass: extra.errorClass } : {}),
+    ...(origin.hooks && origin.hooks.length > 0 ? { hooks: [...origin.hooks] } : {}),
   };
   const message: UserMessage = {
     type: "user",
