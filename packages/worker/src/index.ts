@@ -6,3 +6,5 @@ export type { SandboxSettings, LocalWorkspaceOptions } from "./settings.ts";
 export type { SandboxProbe } from "./sandbox/sandbox-host.ts";
 export { prepareTerminalLaunch } from "./sandbox/terminal-launch.ts";
 export type { TerminalLaunch } from "./sandbox/terminal-launch.ts";
+export { createSandboxedCommand, sandboxedCommandOptionsSchema } from "./sandbox/sandboxed-command.ts";
+export type { SandboxedCommand, SandboxedCommandOptions } from "./sandbox/sandboxed-command.ts";
