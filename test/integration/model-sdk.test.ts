@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createAnthropicModelClient,
@@ -178,5 +179,22 @@ describe("the loop over the real SDK and HTTP, against model-sim", () => {
       ["tool_result", "toolu_1", "b"],
       ["tool_result", "toolu_2", "c"],
     ]);
+  });
+
+  it("leaves no abort listener on the caller's signal after each request, however many turns", async () => {
+    sim = await startModelSim({ scenario: { turns: Array.from({ length: 15 }, (_, index) => textTurn(`turn ${index}`)) } });
+    const client = createAnthropicModelClient({ apiKey: "test", baseURL: sim.url });
+    const session = new AbortController();
+    const request = { model: "claude-test", max_tokens: 100, system: [], messages: [{ role: "user" as const, content: "hi" }] };
+    for (let turn = 0; turn < 15; turn++) {
+      const parts = [];
+      for await (const part of client.stream(request as never, { signal: session.signal })) parts.push(part.type);
+      expect(parts).toContain("message-stop");
+    }
+    expect(getEventListeners(session.signal, "abort")).toHaveLength(0);
+    // A request still aborts through the caller's signal.
+    const stream = client.stream(request as never, { signal: session.signal })[Symbol.asyncIterator]();
+    session.abort();
+    await expect(stream.next()).rejects.toMatchObject({ code: "aborted" });
   });
 });

@@ -48,17 +48,42 @@ class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
   private readonly client: Anthropic;
   private readonly request: ModelRequest;
   private readonly signal: AbortSignal;
+  /**
+   * The SDK adds an abort listener to the signal of every request and never removes it; given the
+   * session's signal, a long session would pile up one listener per request. It gets a signal of its
+   * own per request instead, linked to the caller's until the stream is over.
+   */
+  private readonly requestAbort = new AbortController();
+  private readonly forwardAbort = () => this.requestAbort.abort(this.signal.reason);
 
   constructor(client: Anthropic, request: ModelRequest, signal: AbortSignal) {
     this.client = client;
     this.request = request;
     this.signal = signal;
+    if (signal.aborted) this.requestAbort.abort(signal.reason);
+    else signal.addEventListener("abort", this.forwardAbort, { once: true });
   }
 
   async next(): Promise<IteratorResult<ModelStreamPart>> {
+    try {
+      return await this.nextPart();
+    } catch (error) {
+      this.unlink();
+      throw error;
+    }
+  }
+
+  private unlink(): void {
+    this.signal.removeEventListener("abort", this.forwardAbort);
+  }
+
+  private async nextPart(): Promise<IteratorResult<ModelStreamPart>> {
     while (this.head === this.queue.length) {
       if (this.failure) throw this.failure;
-      if (this.ended) return { done: true, value: undefined };
+      if (this.ended) {
+        this.unlink();
+        return { done: true, value: undefined };
+      }
       if (this.reader === null) await this.open();
       this.queue = [];
       this.head = 0;
@@ -80,6 +105,7 @@ class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
 
   async return(): Promise<IteratorResult<ModelStreamPart>> {
     this.ended = true;
+    this.unlink();
     await this.reader?.cancel().catch(() => undefined);
     return { done: true, value: undefined };
   }
@@ -113,7 +139,7 @@ class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
     try {
       response = await this.client.messages
         .create({ ...body, stream: true } as Anthropic.MessageCreateParamsStreaming, {
-          signal: this.signal,
+          signal: this.requestAbort.signal,
           ...(betas?.length ? { headers: { "anthropic-beta": betas.join(",") } } : {}),
         })
         .asResponse();
