@@ -1,6 +1,8 @@
-// Bundles the CLI and the workspace packages it uses (TypeScript sources) into one ES module, so
-// `cairn` starts without compiling TypeScript at run time. npm dependencies stay external.
-import { existsSync, readFileSync } from "node:fs";
+// Bundles the CLI, the workspace packages it uses (TypeScript sources) and its pure-JavaScript npm
+// dependencies into ES modules, so `cairn` starts without compiling TypeScript or resolving and reading
+// a hundred small files at run time. Native addons, packages that find files next to themselves
+// (binaries, wasm) and Next.js stay external.
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -9,8 +11,11 @@ import { build } from "esbuild";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/** Loaded from node_modules at run time: native addons, packages that locate files beside themselves, Next.js. */
+const KEEP_EXTERNAL = /^(node-pty|better-sqlite3|@anthropic-ai\/sandbox-runtime|web-tree-sitter|tree-sitter-bash|next|react|react-dom|typescript|esbuild|tsx)(\/|$)/;
+
 /**
- * Keeps `@cairn/*` in the bundle and every other bare import external. A deep import into a package
+ * Bundles `@cairn/*` and pure-JavaScript packages; keeps the rest external. A deep import into a package
  * without an `exports` map (`picomatch/posix`) only resolves through bundler-style lookup, so it is
  * pointed at the file itself.
  */
@@ -20,6 +25,7 @@ const externals = {
     builder.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith("@cairn/")) return undefined;
       if (args.path.startsWith("node:")) return { path: args.path, external: true };
+      if (!KEEP_EXTERNAL.test(args.path)) return undefined;
       const parts = args.path.split("/");
       const packageName = args.path.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0];
       if (packageName === args.path) return { path: args.path, external: true };
@@ -41,6 +47,9 @@ const ownUrl = {
     });
   },
 };
+
+// Chunk names carry content hashes: clear the old ones instead of piling them up.
+rmSync(join(here, "dist"), { recursive: true, force: true });
 
 await build({
   entryPoints: { cairn: join(here, "src", "main.ts") },

@@ -1,15 +1,17 @@
 // A 30-turn headless session (`cairn -p`, each turn one Read) against model-sim at full speed:
 // whole-process wall and CPU time, and the client's per-turn overhead (end of a response to the next request).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startModelSim } from "@cairn/model-sim";
-import { cairnBin, tempDir } from "../support/cli.ts";
+import { cairnBin, repoRoot, tempDir } from "../support/cli.ts";
 import { median, percentile, report } from "./report.ts";
 
 const TURNS = 30;
 
 export default async function run(): Promise<void> {
+  // Measure what users run: the esbuild bundle (`npm start` builds it), not the TypeScript sources through tsx.
+  execFileSync(process.execPath, [join(repoRoot, "packages", "cli", "build.mjs")], { stdio: "inherit" });
   const workspace = await tempDir("bench-ws");
   const cairnHome = await tempDir("bench-home");
   await mkdir(join(workspace, "src"));
@@ -45,7 +47,7 @@ function timedRun(args: string[], cwd: string, env: Record<string, string>): Pro
     const started = performance.now();
     const child = spawn("bash", ["-c", `${quoted} >/dev/null 2>/tmp/cairn-bench-stderr; code=$?; times; exit $code`], {
       cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env },
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", CAIRN_FROM_BUNDLE: "1", ...env },
     });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
