@@ -2,7 +2,7 @@
 // dependencies into ES modules, so `cairn` starts without compiling TypeScript or resolving and reading
 // a hundred small files at run time. Native addons, packages that find files next to themselves
 // (binaries, wasm) and Next.js stay external.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -51,7 +51,7 @@ const ownUrl = {
 // Chunk names carry content hashes: clear the old ones instead of piling them up.
 rmSync(join(here, "dist"), { recursive: true, force: true });
 
-await build({
+const result = await build({
   entryPoints: { cairn: join(here, "src", "main.ts") },
   outdir: join(here, "dist"),
   outExtension: { ".js": ".mjs" },
@@ -66,4 +66,6 @@ await build({
   logLevel: "warning",
   banner: { js: "import { createRequire as __cairnCreateRequire } from 'node:module'; const require = __cairnCreateRequire(import.meta.url);" },
   chunkNames: "chunks/[name]-[hash]",
+  metafile: Boolean(process.env.CAIRN_METAFILE),
 });
+if (result.metafile) writeFileSync(process.env.CAIRN_METAFILE, JSON.stringify(result.metafile));

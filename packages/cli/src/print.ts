@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { checkBypassPermissionsAllowed, productionDeps, repairForResume, runPrompt, type AgentEvent, type ConversationMessage } from "@cairn/core";
 import { assertSessionId, createCheckpointStore, listTranscriptFiles, loadTranscript, sessionTranscriptPath } from "@cairn/core/node";
-import { checkpointingGate, createRuntime, type Runtime, type SessionWiring } from "@cairn/api";
+import { checkpointingGate, createRuntime, type Runtime, type SessionWiring } from "@cairn/api/runtime";
 import type { PrintArgs } from "./args.ts";
 import type { CliEnv } from "./env.ts";
 import { eventToLine, initLine, resultLine } from "./stream-json.ts";
