@@ -92,11 +92,11 @@ export { agentInputSchema, createAgentTool, type AgentInput, type AgentOutput } 
 export { describeServer, expandEnvVars, expandServerConfig, isStdioServerConfig, mcpServerSources, mergeMcpServers, parseMcpConfigText, parseMcpConfigValue, requiresTrust } from "./mcp/config.ts";
 export type { McpConfigProblem, McpRemoteServerConfig, McpServerEntry, McpServerSource, McpStdioServerConfig } from "./mcp/config.ts";
 export { defaultReconnectPolicy, McpConnection } from "./mcp/connection.ts";
-export type { McpCallOptions, McpReconnectPolicy, McpToolDefinition, McpTransportFactory } from "./mcp/connection.ts";
+export type { McpCallOptions, McpLaunchInfo, McpReconnectPolicy, McpToolDefinition, McpTransportFactory } from "./mcp/connection.ts";
 export { isMcpError, McpError, mcpErrorCodes } from "./mcp/errors.ts";
 export type { McpErrorCode } from "./mcp/errors.ts";
 export { DEFAULT_MCP_CONNECT_TIMEOUT_MS, McpManager } from "./mcp/manager.ts";
-export type { McpManagerOptions, McpServerInfo, McpToolSet } from "./mcp/manager.ts";
+export type { McpManagerOptions, McpServerInfo, McpToolSet, McpTransportKind } from "./mcp/manager.ts";
 export { createMcpTool, DEFAULT_MCP_TOOL_TIMEOUT_MS, MAX_MCP_DESCRIPTION_CHARS } from "./mcp/mcp-tool.ts";
 export type { McpToolOptions, McpToolOutput } from "./mcp/mcp-tool.ts";
 export { buildMcpToolName, findMcpServerConnection, mcpInfoFromString, normalizeNameForMCP } from "./mcp/names.ts";

@@ -8,10 +8,15 @@ import { McpError } from "./errors.ts";
 
 export type { McpToolDefinition };
 
+/** How a stdio server was started: in the sandbox or not, and why not. */
+export type McpLaunchInfo = { sandboxed: boolean; warning?: string };
+
 /** Opens the transport for one server: stdio (Node), Streamable HTTP or SSE. */
 export type McpTransportFactory = ((entry: McpServerEntry) => Promise<Transport>) & {
   /** What the server last wrote to stderr, to explain a failure. */
   stderrTail?(serverName: string): string;
+  /** How the server's process was last started (stdio servers only). */
+  launchInfo?(serverName: string): McpLaunchInfo | undefined;
 };
 
 export type McpReconnectPolicy = {
@@ -56,6 +61,8 @@ export class McpConnection {
   private toolList: readonly McpToolDefinition[] = [];
   private everConnected = false;
   private reconnecting: Promise<void> | undefined;
+  private round: AbortController | undefined;
+  private restarting: Promise<void> | undefined;
 
   constructor(options: McpConnectionOptions) {
     this.options = options;
@@ -82,7 +89,7 @@ export class McpConnection {
     this.setStatus({ state: "connecting" });
     try {
       await this.open();
-      this.setStatus({ state: "connected", toolCount: this.toolList.length });
+      this.setStatus(this.connectedStatus());
     } catch (error) {
       this.setStatus({ state: "failed", reason: this.failureReason(error) });
     }
@@ -195,7 +202,7 @@ export class McpConnection {
           onChanged: (error, tools) => {
             if (error || !tools || this.client !== client) return;
             this.toolList = tools;
-            if (this.state.state === "connected") this.setStatus({ state: "connected", toolCount: tools.length });
+            if (this.state.state === "connected") this.setStatus(this.connectedStatus());
           },
         },
       },
@@ -242,20 +249,23 @@ export class McpConnection {
   private scheduleReconnect(): void {
     if (this.reconnecting) return;
     const { initialDelayMs, maxDelayMs, maxAttempts } = this.options.reconnect;
-    const signal = this.lifetime.signal;
+    const round = new AbortController();
+    this.round = round;
+    const signal = AbortSignal.any([this.lifetime.signal, round.signal]);
     // The round is over before its last status is published, so a listener may start the next one.
     const finish = (status: McpServerStatus) => {
       this.reconnecting = undefined;
       this.setStatus(status);
     };
-    this.reconnecting = (async () => {
+    const running: Promise<void> = (async () => {
       let lastReason = "the connection closed";
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
         await this.options.sleep(Math.min(maxDelayMs, initialDelayMs * 2 ** (attempt - 1)), signal);
         this.setStatus({ state: "connecting" });
         try {
           await this.open();
-          return finish({ state: "connected", toolCount: this.toolList.length });
+          if (signal.aborted) return;
+          return finish(this.connectedStatus());
         } catch (error) {
           if (signal.aborted) return;
           lastReason = this.failureReason(error);
@@ -263,10 +273,44 @@ export class McpConnection {
         }
       }
       finish({ state: "failed", reason: `gave up after ${maxAttempts} reconnect attempts: ${lastReason}` });
-    })().catch(() => {
-      // Aborted by close(): nothing to report.
-      this.reconnecting = undefined;
+    })()
+      // Aborted by close() or restart(): nothing to report.
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.reconnecting === running) this.reconnecting = undefined;
+      });
+    this.reconnecting = running;
+  }
+
+  /**
+   * Drops the current connection, if any, and connects again now (the UI's "Reconnect"): a pending
+   * backoff round is cancelled first. Resolves once connected or failed; never rejects.
+   */
+  restart(): Promise<void> {
+    this.restarting ??= (async () => {
+      if (this.lifetime.signal.aborted || this.state.state === "disabled") return;
+      this.round?.abort();
+      await this.reconnecting;
+      const client = this.client;
+      // No longer current: its close event is not a failure to recover from.
+      this.client = undefined;
+      await client?.close().catch(() => undefined);
+      await this.connect();
+    })().finally(() => {
+      this.restarting = undefined;
     });
+    return this.restarting;
+  }
+
+  /** Connected, with the launcher's warning when a stdio server could not be sandboxed. */
+  private connectedStatus(): McpServerStatus {
+    const warning = this.options.transportFactory.launchInfo?.(this.name)?.warning;
+    return { state: "connected", toolCount: this.toolList.length, ...(warning ? { warning } : {}) };
+  }
+
+  /** How the server's process was started (stdio servers); undefined for remote servers. */
+  get launchInfo(): McpLaunchInfo | undefined {
+    return this.options.transportFactory.launchInfo?.(this.name);
   }
 
   private failureReason(error: unknown): string {

@@ -2,8 +2,16 @@ import type { GetPromptResult, Prompt, ReadResourceResult, Resource } from "@mod
 import type { ConversationMessage } from "../schema/messages.ts";
 import type { AppState, McpServerStatus } from "../state/app-state.ts";
 import type { Tool } from "../tools/tool.ts";
-import { expandServerConfig, requiresTrust, type McpConfigProblem, type McpServerEntry } from "./config.ts";
-import { defaultReconnectPolicy, McpConnection, type McpCallOptions, type McpReconnectPolicy, type McpToolDefinition, type McpTransportFactory } from "./connection.ts";
+import { expandServerConfig, isStdioServerConfig, requiresTrust, type McpConfigProblem, type McpServerEntry } from "./config.ts";
+import {
+  defaultReconnectPolicy,
+  McpConnection,
+  type McpCallOptions,
+  type McpLaunchInfo,
+  type McpReconnectPolicy,
+  type McpToolDefinition,
+  type McpTransportFactory,
+} from "./connection.ts";
 import { McpError } from "./errors.ts";
 import { createMcpTool, DEFAULT_MCP_TOOL_TIMEOUT_MS } from "./mcp-tool.ts";
 import { findMcpServerConnection } from "./names.ts";
@@ -31,7 +39,19 @@ export type McpManagerOptions = {
   problems?: readonly McpConfigProblem[];
 };
 
-export type McpServerInfo = { name: string; source: McpServerEntry["source"]; status: McpServerStatus; tools: string[] };
+export type McpTransportKind = "stdio" | "http" | "sse";
+
+export type McpServerInfo = {
+  name: string;
+  source: McpServerEntry["source"];
+  transport: McpTransportKind;
+  status: McpServerStatus;
+  tools: string[];
+  /** A project server waiting for the workspace to be trusted (its status is `disabled` until then). */
+  needsTrust: boolean;
+  /** How a stdio server's process was last started (sandboxed or not, and why not). */
+  launch?: McpLaunchInfo;
+};
 export type McpToolSet = { tools: Tool[]; deferred: Tool[]; estimatedTokens: number };
 
 /**
@@ -76,14 +96,36 @@ export class McpManager {
   }
 
   servers(): McpServerInfo[] {
-    const active = this.connections.map((connection) => ({
-      name: connection.name,
-      source: connection.entry.source,
-      status: connection.status,
-      tools: connection.tools.map((tool) => tool.name),
-    }));
-    const waiting = this.pendingTrust.map((entry) => ({ name: entry.name, source: entry.source, status: { state: "disabled" } as const, tools: [] }));
+    const active = this.connections.map((connection): McpServerInfo => {
+      const launch = connection.launchInfo;
+      return {
+        name: connection.name,
+        source: connection.entry.source,
+        transport: transportKind(connection.entry),
+        status: connection.status,
+        tools: connection.tools.map((tool) => tool.name),
+        needsTrust: false,
+        ...(launch ? { launch } : {}),
+      };
+    });
+    const waiting = this.pendingTrust.map(
+      (entry): McpServerInfo => ({ name: entry.name, source: entry.source, transport: transportKind(entry), status: { state: "disabled" }, tools: [], needsTrust: true }),
+    );
     return [...active, ...waiting];
+  }
+
+  /**
+   * Drops a server's connection and connects it again now; resolves with its info once connected or
+   * failed. A server waiting for trust, or unknown, is an `unknown_server` / `not_connected` error.
+   */
+  async reconnect(serverName: string): Promise<McpServerInfo> {
+    if (this.pendingTrust.some((entry) => entry.name === serverName)) {
+      throw new McpError("not_connected", `MCP server "${serverName}" starts only once the workspace is trusted.`, { serverName });
+    }
+    await this.connection(serverName).restart();
+    const info = this.servers().find((server) => server.name === serverName);
+    if (!info) throw new McpError("unknown_server", `No MCP server named "${serverName}".`, { serverName });
+    return info;
   }
 
   subscribe(listener: () => void): () => void {
@@ -184,6 +226,11 @@ export class McpManager {
     this.options.setAppState?.((state) => ({ ...state, mcp: { ...state.mcp, servers } }));
     for (const listener of this.listeners) listener();
   }
+}
+
+function transportKind(entry: McpServerEntry): McpTransportKind {
+  if (isStdioServerConfig(entry.config)) return "stdio";
+  return entry.config.type === "sse" ? "sse" : "http";
 }
 
 /** A per-server `timeout` (ms) in the config overrides the default tool-call timeout. */

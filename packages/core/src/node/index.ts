@@ -28,6 +28,6 @@ export type { Checkpoint, CheckpointErrorCode, CheckpointStore, CheckpointStoreO
 export { loadMcpServers } from "./mcp-config.ts";
 export type { LoadMcpServersOptions } from "./mcp-config.ts";
 export { createNodeMcpTransportFactory } from "./mcp-transport.ts";
-export type { NodeMcpTransportFactory, NodeMcpTransportOptions } from "./mcp-transport.ts";
+export type { NodeMcpTransportFactory, NodeMcpTransportOptions, StdioLaunch, StdioLauncher, StdioLaunchRequest } from "./mcp-transport.ts";
 export { createNodeMcpManager } from "./mcp-manager.ts";
 export type { NodeMcpManagerOptions } from "./mcp-manager.ts";

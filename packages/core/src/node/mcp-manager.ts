@@ -2,7 +2,7 @@ import { abortableSleep } from "../loop/deps.ts";
 import { McpManager, type McpManagerOptions } from "../mcp/manager.ts";
 import type { MergedSettings } from "../permissions/settings-merge.ts";
 import { loadMcpServers } from "./mcp-config.ts";
-import { createNodeMcpTransportFactory, type NodeMcpTransportOptions } from "./mcp-transport.ts";
+import { createNodeMcpTransportFactory, type NodeMcpTransportOptions, type StdioLauncher } from "./mcp-transport.ts";
 
 export type NodeMcpManagerOptions = Pick<McpManagerOptions, "trusted" | "setAppState" | "toolTimeoutMs" | "connectTimeoutMs" | "reconnect" | "maxResultChars"> & {
   workspaceRoot: string;
@@ -13,7 +13,9 @@ export type NodeMcpManagerOptions = Pick<McpManagerOptions, "trusted" | "setAppS
   cwd?: string;
   /** Variables for `${VAR}` expansion (default: this process's environment). */
   env?: Readonly<Record<string, string | undefined>>;
-  transport?: Omit<NodeMcpTransportOptions, "cwd">;
+  transport?: Omit<NodeMcpTransportOptions, "cwd" | "wrapStdio">;
+  /** Starts stdio servers another way: the runtime passes the worker's sandbox here. */
+  wrapStdio?: StdioLauncher;
 };
 
 /** Reads the MCP configuration and builds the manager with Node transports; call `start()` to connect. */
@@ -28,7 +30,11 @@ export async function createNodeMcpManager(options: NodeMcpManagerOptions): Prom
     servers: loaded.servers,
     problems: loaded.problems,
     trusted: options.trusted,
-    transportFactory: createNodeMcpTransportFactory({ cwd: options.workspaceRoot, ...options.transport }),
+    transportFactory: createNodeMcpTransportFactory({
+      cwd: options.workspaceRoot,
+      ...options.transport,
+      ...(options.wrapStdio ? { wrapStdio: options.wrapStdio } : {}),
+    }),
     clientInfo: { name: "cairn", version: options.version },
     env: options.env ?? process.env,
     sleep: abortableSleep,

@@ -4,7 +4,8 @@ import type { DeepImmutable } from "./deep-immutable.ts";
 
 export type McpServerStatus =
   | { state: "connecting" }
-  | { state: "connected"; toolCount: number }
+  /** `warning`: e.g. a stdio server that runs outside the sandbox because the sandbox is unavailable. */
+  | { state: "connected"; toolCount: number; warning?: string }
   | { state: "failed"; reason: string }
   | { state: "disabled" };
 
