@@ -2,6 +2,11 @@ import { describe, expect, it } from "vitest";
 import { filePathOf, proposedChange } from "./proposed-change.ts";
 
 describe("proposedChange", () => {
+  it("shows the plan of ExitPlanMode, not its JSON", () => {
+    expect(proposedChange("ExitPlanMode", { plan: "1. Fix <b>it</b>" }, undefined)).toEqual({ kind: "plan", plan: "1. Fix <b>it</b>" });
+    expect(proposedChange("ExitPlanMode", { plan: 3 }, undefined).kind).toBe("input");
+  });
+
   it("applies an Edit to the file's current content (first occurrence only)", () => {
     const change = proposedChange("Edit", { file_path: "/w/a.ts", old_string: "foo", new_string: "bar" }, "foo foo\n");
     expect(change).toEqual({ kind: "file", path: "/w/a.ts", original: "foo foo\n", modified: "bar foo\n", note: undefined });

@@ -1,7 +1,8 @@
-/** What a permission prompt shows: the exact change of a file edit, the exact command, or the raw input. */
+/** What a permission prompt shows: the exact change of a file edit, the exact command, the plan to approve, or the raw input. */
 export type ProposedChange =
   | { kind: "file"; path: string; original: string; modified: string; note: string | undefined }
   | { kind: "command"; command: string; description: string | undefined }
+  | { kind: "plan"; plan: string }
   | { kind: "input"; json: string };
 
 const asRecord = (value: unknown): Record<string, unknown> =>
@@ -39,6 +40,10 @@ export function proposedChange(toolName: string, input: unknown, current: string
     }
     const modified = fields.replace_all === true ? current.split(oldString).join(newString) : current.slice(0, at) + newString + current.slice(at + oldString.length);
     return { kind: "file", path, original: current, modified, note: undefined };
+  }
+  if (toolName === "ExitPlanMode") {
+    const plan = asString(fields.plan);
+    if (plan !== undefined) return { kind: "plan", plan };
   }
   if (toolName === "Bash") {
     const command = asString(fields.command);

@@ -3,6 +3,8 @@ import { createMemoryWorkspace } from "../testing/memory-workspace.ts";
 import { generalPurposeAgent, parseAgentFile } from "./definition.ts";
 import { parseFrontMatter } from "./front-matter.ts";
 import { loadAgentDefinitions } from "./load.ts";
+import { subagentTools } from "./subagent-service.ts";
+import type { Tool } from "../tools/tool.ts";
 
 const reviewer = `---
 name: code-reviewer
@@ -62,5 +64,19 @@ describe("agent definitions", () => {
     const { definitions, problems } = await loadAgentDefinitions(createMemoryWorkspace({}));
     expect(definitions.map((definition) => definition.agentType)).toEqual(["general-purpose"]);
     expect(problems).toEqual([]);
+  });
+});
+
+describe("subagent tools", () => {
+  const tool = (name: string) => ({ name }) as Tool;
+  const parent = ["Read", "Edit", "Bash", "Agent", "Task", "ExitPlanMode", "TodoWrite"].map(tool);
+
+  it("gives the general-purpose agent every parent tool but Agent and ExitPlanMode", () => {
+    expect(subagentTools(generalPurposeAgent, parent).map((t) => t.name)).toEqual(["Read", "Edit", "Bash", "TodoWrite"]);
+  });
+
+  it("narrows to the definition's list and never grants Agent or ExitPlanMode by name", () => {
+    const definition = { ...generalPurposeAgent, tools: ["Read", "ExitPlanMode", "Agent", "Missing"] };
+    expect(subagentTools(definition, parent).map((t) => t.name)).toEqual(["Read"]);
   });
 });

@@ -50,9 +50,12 @@ export function defaultResolveModel(requested: string | undefined, parentModel: 
   return requested.startsWith("claude-") ? requested : parentModel;
 }
 
-/** The tools a subagent gets: the parent's (never the Agent tool), narrowed to the definition's list. */
+/** Tools no subagent gets, as in Claude Code: plan approval belongs to the main conversation. */
+const PARENT_ONLY_TOOLS = ["ExitPlanMode"];
+
+/** The tools a subagent gets: the parent's (never the Agent tool or ExitPlanMode), narrowed to the definition's list. */
 export function subagentTools(definition: AgentDefinition, parentTools: readonly Tool[], extraTools: readonly Tool[] = []): Tool[] {
-  const allowed = (tool: Tool) => !AGENT_TOOL_NAMES.includes(tool.name);
+  const allowed = (tool: Tool) => !AGENT_TOOL_NAMES.includes(tool.name) && !PARENT_ONLY_TOOLS.includes(tool.name);
   if (!definition.tools) return parentTools.filter(allowed);
   const pool = [...parentTools, ...extraTools];
   const chosen: Tool[] = [];

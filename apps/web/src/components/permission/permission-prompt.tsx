@@ -5,6 +5,7 @@ import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { PermissionRequestView } from "@/chat/chat-types";
 import { describeReason } from "@/chat/describe";
+import { MarkdownText } from "@/components/chat/markdown-lazy";
 import { cairnErrorCode, errorMessage } from "@/lib/errors";
 import { filePathOf, proposedChange, type ProposedChange } from "@/permission/proposed-change";
 import { useTRPC } from "@/trpc/client";
@@ -53,8 +54,14 @@ export function PermissionPrompt({ request, pendingCount, onRespond }: Props) {
     <section className="permission-prompt" data-testid="permission-prompt" data-tool-name={request.toolName} data-request-id={request.requestId} aria-label={`Permission for ${request.toolName}`}>
       <header>
         <strong>
-          Allow {request.toolName}
-          {path ? ` on ${path}` : ""}?
+          {request.toolName === "ExitPlanMode" ? (
+            "Approve this plan and leave plan mode?"
+          ) : (
+            <>
+              Allow {request.toolName}
+              {path ? ` on ${path}` : ""}?
+            </>
+          )}
         </strong>
         {pendingCount > 1 ? <span className="muted"> (1 of {pendingCount} waiting)</span> : null}
         <p className="muted small-text">Asked because: {describeReason(request.reason)}</p>
@@ -75,6 +82,11 @@ export function PermissionPrompt({ request, pendingCount, onRespond }: Props) {
           <div className="permission-command">
             {change.description ? <p className="muted">{change.description}</p> : null}
             <pre data-testid="permission-command">{change.command}</pre>
+          </div>
+        ) : null}
+        {change?.kind === "plan" ? (
+          <div className="permission-plan" data-testid="permission-plan">
+            <MarkdownText text={change.plan} />
           </div>
         ) : null}
         {change?.kind === "input" ? <pre data-testid="permission-input">{change.json}</pre> : null}

@@ -17,6 +17,7 @@ const contract: Record<string, { properties: string[]; required: string[]; readO
   BashOutput: { properties: ["bash_id", "filter"], required: ["bash_id"], readOnly: true },
   KillShell: { properties: ["shell_id"], required: ["shell_id"], readOnly: false },
   TodoWrite: { properties: ["todos"], required: ["todos"], readOnly: false },
+  ExitPlanMode: { properties: ["plan"], required: ["plan"], readOnly: false },
 };
 
 describe("builtinTools", () => {
@@ -45,6 +46,7 @@ describe("builtinTools", () => {
       BashOutput: { bash_id: "b" },
       KillShell: { shell_id: "b" },
       TodoWrite: { todos: [] },
+      ExitPlanMode: { plan: "p" },
     };
     for (const tool of builtinTools()) {
       const readOnly = contract[tool.name]?.readOnly;

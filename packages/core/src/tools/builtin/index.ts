@@ -2,6 +2,7 @@ import type { AnyTool } from "../tool.ts";
 import { createBashOutputTool, createKillShellTool } from "./bash-background.ts";
 import { createBashTool, type BashToolOptions } from "./bash.ts";
 import { createEditTool } from "./edit.ts";
+import { createExitPlanModeTool } from "./exit-plan-mode.ts";
 import { createGlobTool } from "./glob.ts";
 import { createGrepTool } from "./grep.ts";
 import { createReadTool } from "./read.ts";
@@ -27,6 +28,7 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] {
     createBashOutputTool(clock),
     createKillShellTool(),
     createTodoWriteTool(),
+    createExitPlanModeTool(),
   ];
 }
 
@@ -37,6 +39,8 @@ export type { BashInput, BashOutput, BashProgress, BashToolOptions } from "./bas
 export { createEditTool, editTool } from "./edit.ts";
 export type { EditInput, EditOutput } from "./edit.ts";
 export type { PatchHunk } from "./edit-apply.ts";
+export { createExitPlanModeTool, exitPlanModeApproved, exitPlanModeTool } from "./exit-plan-mode.ts";
+export type { ExitPlanModeInput, ExitPlanModeOutput } from "./exit-plan-mode.ts";
 export { createGlobTool, globTool } from "./glob.ts";
 export type { GlobInput, GlobOutput } from "./glob.ts";
 export { createGrepTool, grepTool } from "./grep.ts";
