@@ -9,6 +9,8 @@ import type { TerminalOutput } from "../router/types.ts";
 import { OutputLog } from "./output-log.ts";
 
 export const MAX_TERMINALS = 8;
+/** A terminal nobody has watched for this long (its tab closed or lost) is closed. */
+export const TERMINAL_IDLE_MS = 15 * 60_000;
 
 type Terminal = {
   id: string;
@@ -16,6 +18,17 @@ type Terminal = {
   log: OutputLog;
   launch: TerminalLaunch;
   exited: Promise<void>;
+  /** Open output streams; a reconnecting tab opens a new one before the old one ends. */
+  readers: number;
+  /** When the last reader left (or the terminal opened without one); null while someone watches. */
+  unwatchedSince: number | null;
+};
+
+export type TerminalManagerOptions = {
+  launch?: (runtime: Runtime) => Promise<TerminalLaunch>;
+  /** Close terminals nobody has watched for this long. */
+  idleMs?: number;
+  now?: () => number;
 };
 
 /**
@@ -27,10 +40,15 @@ export class TerminalManager implements TerminalsPort {
   private readonly terminals = new Map<string, Terminal>();
   private readonly runtime: Runtime;
   private readonly launch: (runtime: Runtime) => Promise<TerminalLaunch>;
+  private readonly idleMs: number;
+  private readonly now: () => number;
+  private sweeper: ReturnType<typeof setInterval> | null = null;
 
-  constructor(runtime: Runtime, options: { launch?: (runtime: Runtime) => Promise<TerminalLaunch> } = {}) {
+  constructor(runtime: Runtime, options: TerminalManagerOptions = {}) {
     this.runtime = runtime;
     this.launch = options.launch ?? defaultLaunch;
+    this.idleMs = options.idleMs ?? TERMINAL_IDLE_MS;
+    this.now = options.now ?? Date.now;
   }
 
   async open(options: { cols: number; rows: number }): Promise<{ terminalId: string }> {
@@ -59,7 +77,8 @@ export class TerminalManager implements TerminalsPort {
         void launch.release().finally(resolve);
       });
     });
-    this.terminals.set(id, { id, shell, log, launch, exited });
+    this.terminals.set(id, { id, shell, log, launch, exited, readers: 0, unwatchedSince: this.now() });
+    this.startSweeping();
     return { terminalId: id };
   }
 
@@ -80,7 +99,36 @@ export class TerminalManager implements TerminalsPort {
   }
 
   async *output(terminalId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<{ seq: number; output: TerminalOutput }> {
-    yield* this.require(terminalId).log.read(afterSeq, signal);
+    const terminal = this.require(terminalId);
+    terminal.readers++;
+    terminal.unwatchedSince = null;
+    try {
+      yield* terminal.log.read(afterSeq, signal);
+    } finally {
+      terminal.readers--;
+      if (terminal.readers === 0) terminal.unwatchedSince = this.now();
+    }
+  }
+
+  /** Closes the terminals nobody has watched for `idleMs`; returns their ids. Runs on a timer too. */
+  async reapIdle(): Promise<string[]> {
+    const now = this.now();
+    const idle = [...this.terminals.values()].filter((terminal) => terminal.unwatchedSince !== null && now - terminal.unwatchedSince >= this.idleMs);
+    for (const terminal of idle) this.terminals.delete(terminal.id);
+    if (this.terminals.size === 0) this.stopSweeping();
+    await Promise.all(idle.map(stop));
+    return idle.map((terminal) => terminal.id);
+  }
+
+  private startSweeping(): void {
+    if (this.sweeper) return;
+    this.sweeper = setInterval(() => void this.reapIdle(), Math.max(1_000, Math.min(60_000, this.idleMs / 4)));
+    this.sweeper.unref();
+  }
+
+  private stopSweeping(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
   }
 
   get openCount(): number {
@@ -88,6 +136,7 @@ export class TerminalManager implements TerminalsPort {
   }
 
   async closeAll(): Promise<void> {
+    this.stopSweeping();
     const all = [...this.terminals.values()];
     this.terminals.clear();
     await Promise.all(all.map(stop));
