@@ -46,3 +46,25 @@ export { TerminalManager } from "./terminal/terminal-manager.ts";
 export { TrustStore } from "./server/trust-store.ts";
 export { ensureSampleWorkspace } from "./server/sample-workspace.ts";
 export { checkpointingGate } from "./hub/checkpointing-gate.ts";
+export { shareViewRouter } from "./router/share-view.ts";
+export type { ShareViewContext, ShareViewRouter } from "./router/share-view.ts";
+export { createRedactor, maskSecret, redactionMarker } from "./share/redact.ts";
+export type { ExactSecret, RedactionHit, Redactor, RedactorOptions } from "./share/redact.ts";
+export { secretEnvironmentValues } from "./share/env-secrets.ts";
+export { isShareLive, shareModeSchema, ShareStore } from "./share/share-store.ts";
+export type { ShareMode, ShareRecord } from "./share/share-store.ts";
+export { generateShareToken, hashShareToken, SHARE_TOKEN_PREFIX } from "./share/share-token.ts";
+export { SHARE_NOT_FOUND_MESSAGE, ShareError } from "./share/share-errors.ts";
+export type { ShareErrorCode } from "./share/share-errors.ts";
+export type {
+  CreatedShare,
+  ForkedShare,
+  RotatedShare,
+  SharedSessionView,
+  SharePreview,
+  SharePreviewHit,
+  SharesPort,
+  ShareSummary,
+  ShareViewPort,
+} from "./share/share-types.ts";
+export type { ShareOptions } from "./server/start-server.ts";

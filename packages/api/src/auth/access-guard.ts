@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { tokensEqual } from "./access-token.ts";
+import { shareRouteOf } from "../share/share-headers.ts";
 
 /** What to do with a request before it reaches tRPC or Next. */
 export type AccessDecision =
@@ -28,6 +29,9 @@ export class AccessGuard {
   }
 
   check(request: IncomingMessage): AccessDecision {
+    // Share pages, the read-only share router and the page assets they load: the link's token is the
+    // capability, checked by the share router on every read.
+    if (shareRouteOf(request.url) !== undefined) return { kind: "allow" };
     const url = new URL(request.url ?? "/", "http://cairn.invalid");
     const queryToken = url.searchParams.get("token");
     if (queryToken !== null) {

@@ -15,6 +15,7 @@ import type {
   WorkspaceChange,
   WriteResult,
 } from "./types.ts";
+import type { SharesPort } from "../share/share-types.ts";
 
 /** An event with its per-session sequence number (1, 2, 3, … without gaps). */
 export type SequencedEvent = { seq: number; event: SessionEvent };
@@ -76,4 +77,6 @@ export type ApiContext = {
   files: WorkspaceFilesPort;
   settings: SettingsPort;
   terminals: TerminalsPort;
+  /** The owner's share links (the share page itself is served by the separate `shareViewRouter`). */
+  shares: SharesPort;
 };

@@ -1,4 +1,6 @@
 import { realpath } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
@@ -9,6 +11,14 @@ import { SessionHub } from "../hub/session-hub.ts";
 import type { EventBus } from "../hub/event-bus.ts";
 import type { ApiContext } from "../router/context.ts";
 import { appRouter } from "../router/index.ts";
+import { shareViewRouter, type ShareViewContext } from "../router/share-view.ts";
+import { secretEnvironmentValues } from "../share/env-secrets.ts";
+import { FailureRateLimiter, type RateLimiterOptions } from "../share/rate-limiter.ts";
+import { createRedactor } from "../share/redact.ts";
+import { createNonce, passNonceToNext, pinHeaders, sharePageCsp, shareHeaders, shareRouteOf } from "../share/share-headers.ts";
+import { ShareService } from "../share/share-service.ts";
+import { ShareStore } from "../share/share-store.ts";
+import { ShareViewService, type TimelineSourceLoader } from "../share/share-view-service.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/create-runtime.ts";
 import { TerminalManager } from "../terminal/terminal-manager.ts";
 import { MetaService, sandboxStatus } from "./meta-service.ts";
@@ -20,6 +30,7 @@ import { WorkspaceFiles } from "./workspace-files.ts";
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 3000;
 const TRPC_PREFIX = "/api/trpc/";
+const SHARE_API_PREFIX = "/api/share/";
 /** A file saved from the editor (10 MB) plus JSON escaping. */
 const MAX_BODY_BYTES = 24 * 1024 * 1024;
 
@@ -47,6 +58,17 @@ export type StartServerOptions = Omit<RuntimeOptions, "workspaceRoot" | "trusted
   idleTimeoutMs?: number;
   bus?: EventBus;
   deps?: (runtime: Runtime) => QueryDeps;
+  /** Share links: clock, environment whose secret-looking values are redacted (default the process's), limits (tests). */
+  share?: ShareOptions;
+};
+
+export type ShareOptions = {
+  now?: () => number;
+  environment?: Readonly<Record<string, string | undefined>>;
+  rateLimit?: RateLimiterOptions;
+  /** How often an open live-share stream re-checks expiry (default 500 ms). */
+  recheckMs?: number;
+  timeline?: TimelineSourceLoader;
 };
 
 export type CairnServer = {
@@ -60,6 +82,8 @@ export type CairnServer = {
   hub: SessionHub;
   terminals: TerminalManager;
   files: WorkspaceFiles;
+  /** Share links (`$CAIRN_HOME/shares.db`). */
+  shares: ShareStore;
   /** Open HTTP connections (SSE streams included). */
   connectionCount(): number;
   close(): Promise<void>;
@@ -79,7 +103,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
 
   const trustStore = new TrustStore(options.cairnHome);
   // Everything but the server's own options configures the runtime.
-  const { workspace, host: _host, port: _port, token: _token, webDir, checkpoints, idleTimeoutMs, bus, deps, ...runtimeOptions } = options;
+  const { workspace, host: _host, port: _port, token: _token, webDir, checkpoints, idleTimeoutMs, bus, deps, share: shareOptions, ...runtimeOptions } = options;
   // Trust is decided before the runtime starts: project MCP servers start with it, or not at all.
   const trusted = await trustStore.isTrusted(await realpath(workspace));
   const runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted });
@@ -87,6 +111,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
   let hub: SessionHub | undefined;
   let terminals: TerminalManager | undefined;
   let server: Server | undefined;
+  let shares: ShareStore | undefined;
   try {
     const sandbox = await sandboxStatus(runtime);
     hub = new SessionHub({
@@ -100,14 +125,45 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     terminals = new TerminalManager(runtime);
     const sessionHub = hub;
     const files = new WorkspaceFiles(runtime.workspace);
+    const now = shareOptions?.now ?? Date.now;
+    const shareStore = new ShareStore({ path: join(runtime.cairnHome, "shares.db"), now });
+    shares = shareStore;
+    const redactor = createRedactor({
+      extraSecrets: [
+        { kind: "cairn-access-token", value: token },
+        ...secretEnvironmentValues(shareOptions?.environment ?? process.env),
+        ...secretEnvironmentValues(runtime.settings.merged.env ?? {}),
+        ...(runtimeOptions.apiKey ? [{ kind: "env-secret", value: runtimeOptions.apiKey }] : []),
+      ],
+      workspaceRoot: runtime.workspaceRoot,
+      homeDir: homedir(),
+    });
+    const shareView = new ShareViewService({
+      store: shareStore,
+      sessions: sessionHub,
+      redactor,
+      limiter: new FailureRateLimiter({ now, ...shareOptions?.rateLimit }),
+      workspaceRoot: runtime.workspaceRoot,
+      now,
+      ...(shareOptions?.recheckMs !== undefined ? { recheckMs: shareOptions.recheckMs } : {}),
+      ...(shareOptions?.timeline ? { timeline: shareOptions.timeline } : {}),
+    });
     const context: ApiContext = {
       meta: new MetaService(runtime, trustStore),
       sessions: sessionHub,
       files,
       settings: new SettingsService(runtime, (sessionId) => sessionHub.sessionRules(sessionId), options.managedSettingsPath),
       terminals,
+      shares: new ShareService({ store: shareStore, sessions: sessionHub, redactor, workspaceRoot: runtime.workspaceRoot, now }),
     };
     const trpc = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context, maxBodySize: MAX_BODY_BYTES });
+    // A second handler for the read-only share router: its context holds the share view alone.
+    const shareTrpc = createHTTPHandler({
+      router: shareViewRouter,
+      basePath: SHARE_API_PREFIX,
+      createContext: ({ req }): ShareViewContext => ({ view: shareView, client: req.socket.remoteAddress ?? "unknown" }),
+      maxBodySize: 64 * 1024,
+    });
 
     server = createServer();
     const sockets = new Set<Socket>();
@@ -120,7 +176,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const guard = new AccessGuard({ token, port });
     const webHandler = web;
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-      route(request, response, { guard, trpc, web: webHandler });
+      route(request, response, { guard, trpc, shareTrpc, web: webHandler });
     });
 
     const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
@@ -128,6 +184,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const openServer = server;
     const openHub = hub;
     const openTerminals = terminals;
+    const openShares = shareStore;
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -138,14 +195,15 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       hub: openHub,
       terminals: openTerminals,
       files,
+      shares: openShares,
       connectionCount: () => sockets.size,
       close() {
-        closing ??= shutdown({ server: openServer, hub: openHub, terminals: openTerminals, web: webHandler, runtime });
+        closing ??= shutdown({ server: openServer, hub: openHub, terminals: openTerminals, web: webHandler, runtime, shares: openShares });
         return closing;
       },
     };
   } catch (error) {
-    await shutdown({ server, hub, terminals, web, runtime }).catch(() => undefined);
+    await shutdown({ server, hub, terminals, web, runtime, shares }).catch(() => undefined);
     throw error;
   }
 }
@@ -153,12 +211,19 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
 type Routes = {
   guard: AccessGuard;
   trpc: (request: IncomingMessage, response: ServerResponse) => void;
+  shareTrpc: (request: IncomingMessage, response: ServerResponse) => void;
   web: WebHandler | undefined;
 };
 
 function route(request: IncomingMessage, response: ServerResponse, routes: Routes): void {
   response.setHeader("Referrer-Policy", "no-referrer");
   response.setHeader("X-Content-Type-Options", "nosniff");
+  const shareRoute = shareRouteOf(request.url);
+  if (shareRoute === "api" || shareRoute === "page") {
+    const nonce = shareRoute === "page" ? createNonce() : undefined;
+    pinHeaders(response, shareHeaders(shareRoute, nonce));
+    if (nonce !== undefined) passNonceToNext(request, sharePageCsp(nonce));
+  }
   const decision = routes.guard.check(request);
   switch (decision.kind) {
     case "login":
@@ -177,6 +242,17 @@ function route(request: IncomingMessage, response: ServerResponse, routes: Route
       break;
   }
   const path = (request.url ?? "/").split("?")[0] ?? "/";
+  if (shareRoute === "api") {
+    // The share router has no mutation; refuse every other method before tRPC sees it.
+    const method = (request.method ?? "GET").toUpperCase();
+    if (method !== "GET" && method !== "HEAD") {
+      response.writeHead(405, { Allow: "GET, HEAD", "Content-Type": "text/plain; charset=utf-8" });
+      response.end("405 Method Not Allowed: share links are read-only\n");
+      return;
+    }
+    routes.shareTrpc(request, response);
+    return;
+  }
   if (path.startsWith(TRPC_PREFIX)) {
     response.setHeader("Cache-Control", "no-store");
     // tRPC's non-batched JSON parser fails on an empty body (httpLink sends none for an undefined
@@ -207,7 +283,7 @@ function listen(server: Server, host: string, port: number): Promise<number> {
   });
 }
 
-async function shutdown(parts: { server: Server | undefined; hub: SessionHub | undefined; terminals: TerminalManager | undefined; web: WebHandler | undefined; runtime: Runtime }): Promise<void> {
+async function shutdown(parts: { server: Server | undefined; hub: SessionHub | undefined; terminals: TerminalManager | undefined; web: WebHandler | undefined; runtime: Runtime; shares?: ShareStore | undefined }): Promise<void> {
   const { server } = parts;
   const closed = server?.listening
     ? new Promise<void>((resolve) => {
@@ -217,6 +293,7 @@ async function shutdown(parts: { server: Server | undefined; hub: SessionHub | u
   // SSE streams never end on their own; dropping them aborts their subscriptions.
   server?.closeAllConnections();
   await Promise.allSettled([parts.hub?.close(), parts.terminals?.closeAll()]);
+  parts.shares?.close();
   await closed;
   await parts.web?.close().catch(() => undefined);
   await parts.runtime.close();

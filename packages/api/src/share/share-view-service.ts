@@ -1,0 +1,129 @@
+import type { SessionSnapshot } from "../router/types.ts";
+import type { SequencedEvent } from "../router/context.ts";
+import { ApiError } from "../router/errors.ts";
+import { LiveEventRedactor } from "./live-redaction.ts";
+import type { FailureRateLimiter } from "./rate-limiter.ts";
+import type { Redactor } from "./redact.ts";
+import { ShareError } from "./share-errors.ts";
+import { iso } from "./share-service.ts";
+import { isShareLive, type ShareRecord, type ShareStore } from "./share-store.ts";
+import type { SharedSessionView, ShareSessionSource, ShareViewPort } from "./share-types.ts";
+import { sharedMessages } from "./shared-messages.ts";
+
+/** Builds what the timeline shows of a session (the timeline's `loadTimelineSource`), given its messages. */
+export type TimelineSourceLoader = (input: { sessionId: string; messages: SessionSnapshot["messages"]; signal?: AbortSignal }) => Promise<unknown>;
+
+export type ShareViewServiceOptions = {
+  store: ShareStore;
+  sessions: Pick<ShareSessionSource, "get" | "events">;
+  redactor: Redactor;
+  limiter: FailureRateLimiter;
+  workspaceRoot: string;
+  timeline?: TimelineSourceLoader;
+  now?: () => number;
+  /** How often an open stream re-checks its share (expiry); rotate and revoke cut it at once. Default 500 ms. */
+  recheckMs?: number;
+};
+
+/**
+ * The read side of share links, for the unauthenticated router. Every call resolves the token again
+ * (hash lookup, expiry, revocation, workspace) and reaches only the one session the share names.
+ * Unknown, malformed, expired and revoked tokens all fail the same way, and each failure costs the
+ * client one token of its rate-limit bucket.
+ */
+export class ShareViewService implements ShareViewPort {
+  private readonly options: ShareViewServiceOptions;
+  private readonly now: () => number;
+
+  constructor(options: ShareViewServiceOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+  }
+
+  async session(token: string, client: string): Promise<SharedSessionView> {
+    const record = this.resolve(token, client);
+    const snapshot = await this.snapshotOf(record);
+    const messages = sharedMessages(snapshot.messages, record.pinnedMessageUuid);
+    this.options.store.recordView(record.shareId);
+    const live = record.mode === "live";
+    return {
+      title: this.options.redactor.redactText(snapshot.title).text,
+      mode: record.mode,
+      createdAt: iso(record.createdAt),
+      expiresAt: iso(record.expiresAt),
+      running: live && snapshot.running,
+      pinnedMessageUuid: record.pinnedMessageUuid,
+      messages: this.options.redactor.redactValue(messages).value,
+      lastEventId: live ? String(snapshot.streamingFromSeq ?? snapshot.lastSeq) : null,
+    };
+  }
+
+  async timelineSource(token: string, client: string): Promise<unknown> {
+    const record = this.resolve(token, client);
+    const snapshot = await this.snapshotOf(record);
+    const messages = sharedMessages(snapshot.messages, record.pinnedMessageUuid);
+    const source = this.options.timeline ? await this.options.timeline({ sessionId: record.sessionId, messages }) : { sessionId: null, title: snapshot.title, messages };
+    return this.options.redactor.redactValue(source).value;
+  }
+
+  async *events(token: string, client: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<SequencedEvent> {
+    const record = this.resolve(token, client);
+    if (record.mode !== "live") throw ShareError.notFound();
+    const stream = new AbortController();
+    let died = false;
+    const recheck = () => {
+      if (died || this.stillLive(token, record)) return;
+      died = true;
+      stream.abort();
+    };
+    const onAbort = () => stream.abort();
+    signal.addEventListener("abort", onAbort);
+    const unsubscribe = this.options.store.onChange((change) => {
+      if (change.shareId === record.shareId) recheck();
+    });
+    const timer = setInterval(recheck, this.options.recheckMs ?? 500);
+    const redactor = new LiveEventRedactor(this.options.redactor);
+    try {
+      if (signal.aborted) return;
+      for await (const item of this.options.sessions.events(record.sessionId, afterSeq, stream.signal)) {
+        for (const event of redactor.redact(item.event)) yield { seq: item.seq, event };
+        // Checked between events too, so a busy stream never outlives its share by more than one event.
+        recheck();
+        if (died) break;
+      }
+      if (died) throw ShareError.notFound();
+    } finally {
+      clearInterval(timer);
+      unsubscribe();
+      signal.removeEventListener("abort", onAbort);
+      stream.abort();
+    }
+  }
+
+  /** The live share a token opens, or the one error every failure gets. */
+  private resolve(token: string, client: string): ShareRecord {
+    if (!this.options.limiter.allowed(client)) throw new ShareError("rate_limited", "Too many failed share lookups from this address; try again in a minute");
+    // Always a hash lookup, whatever the token looks like: the same path for every failure.
+    const record = this.options.store.findByToken(token);
+    if (!record || !isShareLive(record, this.now()) || record.workspaceRoot !== this.options.workspaceRoot) {
+      this.options.limiter.fail(client);
+      throw ShareError.notFound();
+    }
+    return record;
+  }
+
+  private stillLive(token: string, opened: ShareRecord): boolean {
+    const record = this.options.store.findByToken(token);
+    return record !== undefined && record.shareId === opened.shareId && isShareLive(record, this.now());
+  }
+
+  private async snapshotOf(record: ShareRecord): Promise<SessionSnapshot> {
+    try {
+      return await this.options.sessions.get(record.sessionId);
+    } catch (error) {
+      // The session's transcript is gone: to a viewer, the share is.
+      if (error instanceof ApiError && error.code === "session_not_found") throw ShareError.notFound();
+      throw error;
+    }
+  }
+}

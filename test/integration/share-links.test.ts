@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { SHARE_NOT_FOUND_MESSAGE } from "@cairn/api";
+import { errorCode, errorOf, prompt, startShareFixture, text } from "./share-support.ts";
+
+const DAY = 86_400_000;
+const GITHUB_TOKEN = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+
+describe("share links over HTTP", () => {
+  it("creates a snapshot share pinned at the last message, lists it, and serves it redacted to a viewer without a cookie", async () => {
+    await using fixture = await startShareFixture();
+    const { client, viewer } = fixture;
+    fixture.sim.setScenario({ turns: [text(`Your token is ${GITHUB_TOKEN}; the config is in ${fixture.root}/.env`), text("after the snapshot")] });
+    const { sessionId } = await client.session.create.mutate();
+    await prompt(fixture, sessionId, "where is my token?");
+    const messages = (await client.session.get.query({ sessionId })).messages;
+
+    const preview = await client.share.preview.query({ sessionId, mode: "snapshot" });
+    expect(preview).toEqual({ messageCount: 2, hits: [{ kind: "github-token", count: 1, examples: ["ghp_AbC…89"] }] });
+
+    const created = await client.share.create.mutate({ sessionId, mode: "snapshot" });
+    expect(created.token).toMatch(/^cairn_shr_[A-Za-z0-9_-]{43}$/);
+    expect(created.url).toBe(`/share/${created.token}`);
+    expect(created.pinnedMessageUuid).toBe(messages.at(-1)?.uuid);
+    expect(Date.parse(created.expiresAt) - Date.now()).toBeGreaterThan(29.9 * DAY);
+
+    // The session goes on; the snapshot does not.
+    await prompt(fixture, sessionId, "and then?");
+    const view = await viewer.view.session.query({ token: created.token });
+    expect(view).toMatchObject({ title: "where is my token?", mode: "snapshot", running: false, pinnedMessageUuid: created.pinnedMessageUuid, lastEventId: null });
+    expect(view.messages.map((message) => message.uuid)).toEqual(messages.map((message) => message.uuid));
+    const shown = JSON.stringify(view.messages);
+    expect(shown).not.toContain(GITHUB_TOKEN);
+    expect(shown).toContain("[REDACTED:github-token]");
+    expect(shown).not.toContain(fixture.root);
+    expect(shown).toContain("./.env");
+
+    const listed = await client.share.list.query();
+    expect(listed).toEqual([
+      expect.objectContaining({ shareId: created.shareId, sessionId, title: "where is my token?", mode: "snapshot", status: "active", viewCount: 1, revokedAt: null }),
+    ]);
+    expect(listed[0]?.lastAccessAt).not.toBeNull();
+    expect(JSON.stringify(listed)).not.toContain(created.token);
+  });
+
+  it("gives wrong, malformed, expired and revoked tokens the same NOT_FOUND", async () => {
+    await using fixture = await startShareFixture({ scenario: { turns: [text("hello")] } });
+    const { client, viewer } = fixture;
+    const { sessionId } = await client.session.create.mutate();
+    await prompt(fixture, sessionId, "hi");
+    const expiring = await client.share.create.mutate({ sessionId, mode: "live", expiresInDays: 1 });
+    const revoked = await client.share.create.mutate({ sessionId, mode: "live" });
+    const kept = await client.share.create.mutate({ sessionId, mode: "live", expiresInDays: 365 });
+    expect(await client.share.revoke.mutate({ shareId: revoked.shareId })).toEqual({ revoked: true });
+    expect(await client.share.revoke.mutate({ shareId: revoked.shareId })).toEqual({ revoked: false });
+    expect(await errorCode(viewer.view.session.query({ token: expiring.token }))).toBe("resolved");
+    fixture.advance(DAY);
+
+    const failures = [
+      await errorOf(viewer.view.session.query({ token: `cairn_shr_${"A".repeat(43)}` })),
+      await errorOf(viewer.view.session.query({ token: "not-a-token" })),
+      await errorOf(viewer.view.session.query({ token: expiring.token })),
+      await errorOf(viewer.view.session.query({ token: revoked.token })),
+      await errorOf(viewer.view.timelineSource.query({ token: revoked.token })),
+    ];
+    for (const failure of failures) expect(failure).toEqual({ code: "NOT_FOUND", message: SHARE_NOT_FOUND_MESSAGE, httpStatus: 404 });
+    expect(await errorCode(viewer.view.session.query({ token: kept.token }))).toBe("resolved");
+
+    const statuses = Object.fromEntries((await client.share.list.query()).map((share) => [share.shareId, share.status]));
+    expect(statuses).toEqual({ [expiring.shareId]: "expired", [revoked.shareId]: "revoked", [kept.shareId]: "active" });
+  });
+
+  it("rotates: the old token fails at once, the new one opens the same share", async () => {
+    await using fixture = await startShareFixture({ scenario: { turns: [text("hello")] } });
+    const { client, viewer } = fixture;
+    const { sessionId } = await client.session.create.mutate();
+    await prompt(fixture, sessionId, "hi");
+    const created = await client.share.create.mutate({ sessionId, mode: "snapshot" });
+    const rotated = await client.share.rotate.mutate({ shareId: created.shareId });
+    expect(rotated.token).not.toBe(created.token);
+    expect(rotated.url).toBe(`/share/${rotated.token}`);
+    expect(await errorCode(viewer.view.session.query({ token: created.token }))).toBe("NOT_FOUND");
+    expect((await viewer.view.session.query({ token: rotated.token })).pinnedMessageUuid).toBe(created.pinnedMessageUuid);
+    const [listed] = await client.share.list.query();
+    expect(listed?.shareId).toBe(created.shareId);
+
+    await client.share.revoke.mutate({ shareId: created.shareId });
+    expect(await errorCode(client.share.rotate.mutate({ shareId: created.shareId }))).toBe("NOT_FOUND");
+    expect(await errorCode(client.share.rotate.mutate({ shareId: "no-such-share" }))).toBe("NOT_FOUND");
+  });
+
+  it("rate-limits failed lookups per client address with 429, even for a valid token", async () => {
+    await using fixture = await startShareFixture({ scenario: { turns: [text("hello")] }, share: { rateLimit: { capacity: 5, refillPerMinute: 5 } } });
+    const { client, viewer } = fixture;
+    const { sessionId } = await client.session.create.mutate();
+    await prompt(fixture, sessionId, "hi");
+    const created = await client.share.create.mutate({ sessionId, mode: "snapshot" });
+    for (let attempt = 0; attempt < 5; attempt++) expect(await errorCode(viewer.view.session.query({ token: `cairn_shr_guess${attempt}` }))).toBe("NOT_FOUND");
+    const limited = await errorOf(viewer.view.session.query({ token: created.token }));
+    expect(limited).toMatchObject({ code: "TOO_MANY_REQUESTS", httpStatus: 429 });
+    // A minute later the bucket has refilled.
+    fixture.advance(60_000);
+    expect(await errorCode(viewer.view.session.query({ token: created.token }))).toBe("resolved");
+  });
+
+  it("refuses a snapshot of an empty session, an unknown message, and expiries outside 1..365 days", async () => {
+    await using fixture = await startShareFixture();
+    const { client } = fixture;
+    const { sessionId } = await client.session.create.mutate();
+    expect(await errorCode(client.share.create.mutate({ sessionId, mode: "snapshot" }))).toBe("BAD_REQUEST");
+    expect(await errorCode(client.share.create.mutate({ sessionId, mode: "live", expiresInDays: 0 }))).toBe("BAD_REQUEST");
+    expect(await errorCode(client.share.create.mutate({ sessionId, mode: "live", expiresInDays: 366 }))).toBe("BAD_REQUEST");
+    expect(await errorCode(client.share.preview.query({ sessionId, mode: "snapshot", messageUuid: "nope" }))).toBe("NOT_FOUND");
+    const live = await client.share.create.mutate({ sessionId, mode: "live" });
+    expect(live.pinnedMessageUuid).toBeNull();
+  });
+});
