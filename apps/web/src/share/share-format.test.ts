@@ -1,23 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { absoluteShareUrl, describeRedactions, formatWhen, shareStatus } from "./share-format.ts";
-
-const now = Date.parse("2026-11-29T12:00:00Z");
-
-describe("shareStatus", () => {
-  it("is active before its expiry and without one", () => {
-    expect(shareStatus({ expiresAt: "2026-11-30T00:00:00Z", revokedAt: null }, now)).toBe("active");
-    expect(shareStatus({ expiresAt: null, revokedAt: null }, now)).toBe("active");
-  });
-
-  it("is expired at and after its expiry, given as an ISO string or epoch ms", () => {
-    expect(shareStatus({ expiresAt: "2026-11-29T12:00:00Z", revokedAt: null }, now)).toBe("expired");
-    expect(shareStatus({ expiresAt: now - 1, revokedAt: null }, now)).toBe("expired");
-  });
-
-  it("says revoked even when the link has also expired", () => {
-    expect(shareStatus({ expiresAt: now - 1, revokedAt: now - 5 }, now)).toBe("revoked");
-  });
-});
+import { absoluteShareUrl, describeRedactions, formatWhen } from "./share-format.ts";
 
 describe("absoluteShareUrl", () => {
   it("joins the page origin and the server's path", () => {

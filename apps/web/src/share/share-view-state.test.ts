@@ -14,20 +14,19 @@ const messages = [
 
 describe("a shared conversation as chat state", () => {
   it("shows the prompts, answers and tool results it was given, as they are", () => {
-    const state = stateFromSharedConversation({ messages, running: false });
+    const state = stateFromSharedConversation({ messages, running: false, lastEventId: null });
     expect(state.items.map((item) => item.kind)).toEqual(["user", "assistant"]);
     expect(state.items[0]).toMatchObject({ kind: "user", text: "show me [REDACTED:anthropic-key]" });
     expect(state.toolCalls.t_read).toMatchObject({ status: "completed", input: { file_path: "/w/<img src=x>.md" }, result: { text: "1\t<script>x</script>" } });
     expect(state.lastEventId).toBeNull();
   });
 
-  it("continues a live share after its last event, or from the start of a streaming answer", () => {
-    expect(stateFromSharedConversation({ messages, running: false, lastSeq: 42 }).lastEventId).toBe("42");
-    expect(stateFromSharedConversation({ messages, running: true, lastSeq: 42, streamingFromSeq: 30 })).toMatchObject({ lastEventId: "30", running: true });
+  it("continues a live share after the event the server named", () => {
+    expect(stateFromSharedConversation({ messages, running: true, lastEventId: "42" })).toMatchObject({ lastEventId: "42", running: true });
   });
 
   it("folds live events in with the IDE's reducer", () => {
-    const base = stateFromSharedConversation({ messages, running: true, lastSeq: 10 });
+    const base = stateFromSharedConversation({ messages, running: true, lastEventId: "10" });
     const next = applyEvents(base, numbered([{ type: "message-start", messageId: "msg_2", model: "claude-test" }, ...streamText(0, ["New ", "answer"])], 11));
     const last = next.items.at(-1);
     expect(last).toMatchObject({ kind: "assistant", id: "msg_2", streaming: true, blocks: [{ type: "text", text: "New answer" }] });
@@ -35,7 +34,7 @@ describe("a shared conversation as chat state", () => {
   });
 
   it("drops questions meant for the owner", () => {
-    const base = stateFromSharedConversation({ messages, running: true, lastSeq: 1 });
+    const base = stateFromSharedConversation({ messages, running: true, lastEventId: "1" });
     const asked = applyEvents(base, [
       {
         id: "2",

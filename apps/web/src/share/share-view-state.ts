@@ -5,10 +5,8 @@ import { initialChatState, type ChatState, type WireMessage } from "../chat/chat
 export type SharedConversation = {
   messages: readonly WireMessage[];
   running: boolean;
-  /** Live shares: the event to continue after (the stream replays from there); absent for snapshots. */
-  lastSeq?: number | null | undefined;
-  /** While a response streams: continue from just before its start, so its text so far is replayed. */
-  streamingFromSeq?: number | null | undefined;
+  /** Live shares: the event id to continue after (the server picks it, before a streaming answer's start); null for snapshots. */
+  lastEventId: string | null;
 };
 
 /**
@@ -20,8 +18,7 @@ export function stateFromSharedConversation(shared: SharedConversation): ChatSta
   shared.messages.forEach((message, index) => {
     state = applyWireMessage(state, message, `shared:${index}`);
   });
-  const from = shared.streamingFromSeq ?? shared.lastSeq;
-  return { ...state, running: shared.running, lastEventId: from === null || from === undefined ? null : String(from) };
+  return { ...state, running: shared.running, lastEventId: shared.lastEventId };
 }
 
 /** Live events may carry questions for the owner; a viewer sees the tool call waiting, never the question. */

@@ -3,6 +3,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTRPC } from "@/trpc/client";
+import { ShareButton } from "../share/share-button";
+import { TimelineLink } from "../share/timeline-link";
 
 type Props = {
   activeSessionId: string | null;
@@ -13,7 +15,7 @@ type Props = {
   onFork(): void;
 };
 
-/** Sessions: switch (resume), start a new one, fork the current one; share and timeline are announced, not built. */
+/** Sessions: switch (resume), start a new one, fork the current one, share it, open its timeline. */
 export function SessionBar({ activeSessionId, title, canFork, onSelect, onNew, onFork }: Props) {
   const trpc = useTRPC();
   const [open, setOpen] = useState(false);
@@ -35,12 +37,8 @@ export function SessionBar({ activeSessionId, title, canFork, onSelect, onNew, o
           <button type="button" className="small" data-testid="session-fork" onClick={onFork} disabled={!canFork} title="Fork this session at its latest message">
             Fork
           </button>
-          <button type="button" className="small soon" data-testid="share-button" aria-disabled="true" title="Read-only share links are coming soon" onClick={(event) => event.preventDefault()}>
-            Share <span className="soon-tag">coming soon</span>
-          </button>
-          <button type="button" className="small soon" data-testid="timeline-link" aria-disabled="true" title="The session timeline is coming soon" onClick={(event) => event.preventDefault()}>
-            Timeline <span className="soon-tag">coming soon</span>
-          </button>
+          <ShareButton sessionId={activeSessionId} />
+          <TimelineLink sessionId={activeSessionId} />
         </span>
       </div>
       {open ? (

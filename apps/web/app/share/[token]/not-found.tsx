@@ -1,0 +1,5 @@
+import { ShareNotFound } from "@/components/share/share-not-found";
+
+export default function NotFound() {
+  return <ShareNotFound />;
+}

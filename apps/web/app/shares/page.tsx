@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { SharesPage } from "@/components/share/shares-page";
+
+export const metadata: Metadata = { title: "My shares · Cairn" };
+
+export default function Page() {
+  return <SharesPage />;
+}
