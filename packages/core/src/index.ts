@@ -77,6 +77,7 @@ export { partitionToolCalls } from "./tools/partition.ts";
 export { classifyToolError } from "./tools/classify-error.ts";
 export { applyResultBudget } from "./tools/result-budget.ts";
 export { noCompaction } from "./compact/port.ts";
+export { forgetUnseenFiles } from "./compact/read-file-state.ts";
 export type { CompactionInput, CompactionResult, Compactor } from "./compact/port.ts";
 export { compactNow, createCompactor } from "./compact/compactor.ts";
 export type { CairnCompactor, CompactorState, ContextUsageInput, ManualCompaction } from "./compact/compactor.ts";

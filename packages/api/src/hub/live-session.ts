@@ -253,6 +253,7 @@ export class LiveSession {
       lastInputTokens: this.contextTokens,
       instructions,
       signal,
+      readFileState: this.readFileState,
     });
     while (true) {
       const step = await steps.next();

@@ -1,4 +1,4 @@
-import type { AgentEvent, CairnCompactor, ModelClient, TranscriptSink } from "@cairn/core";
+import { forgetUnseenFiles, type AgentEvent, type CairnCompactor, type ModelClient, type ReadFileState, type TranscriptSink } from "@cairn/core";
 import type { ConversationMessage } from "@cairn/core/schema";
 import { ApiError } from "../router/errors.ts";
 import type { CompactResult } from "../router/types.ts";
@@ -14,6 +14,8 @@ export type ManualCompactionInput = {
   lastInputTokens: number | null;
   instructions: string | undefined;
   signal: AbortSignal;
+  /** The session's read state: files the model no longer sees are forgotten. */
+  readFileState: ReadFileState;
 };
 
 /**
@@ -37,6 +39,7 @@ export async function* manualCompaction(input: ManualCompactionInput): AsyncGene
     return new ApiError("compaction_failed", `The conversation was not compacted (${outcome.error.code}): ${outcome.error.message}`, { cause: outcome.error });
   }
   yield* outcome.result.events;
+  forgetUnseenFiles(input.readFileState, outcome.result);
   for (const message of outcome.result.added) {
     await input.sink.appendMessage(message);
     yield { type: "message", message };

@@ -89,6 +89,16 @@ export async function collectRecentFiles(options: {
   return files;
 }
 
+/**
+ * The files whose content the model still sees after a compaction: those read in the kept messages
+ * and those re-attached whole. Edit and Write must see a fresh Read of any other file first.
+ */
+export function visibleFilePaths(kept: readonly ConversationMessage[], attached: readonly RecentFile[], readToolName: string): string[] {
+  const paths = new Set(recentReads(kept, readToolName).map((read) => read.path));
+  for (const file of attached) if (!file.truncated) paths.add(file.path);
+  return [...paths];
+}
+
 /** The text of the meta message re-attaching the todo list and recent files; null when there is neither. */
 export function attachmentText(todos: readonly TodoItem[], files: readonly RecentFile[]): string | null {
   if (todos.length === 0 && files.length === 0) return null;

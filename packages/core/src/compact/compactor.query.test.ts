@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { query } from "../loop/query.ts";
 import { baseParams } from "../loop/query-test-params.ts";
 import { ModelError } from "../model/port.ts";
-import { collectEvents, createScriptedModel, eventsOf, testDeps } from "../testing/index.ts";
+import { collectEvents, createScriptedModel, eventsOf, testContext, testDeps } from "../testing/index.ts";
 import { createCompactor } from "./compactor.ts";
 import { conversationBuilder } from "./test-conversation.ts";
 
@@ -41,6 +41,19 @@ describe("the compactor inside the loop", () => {
     // The file read before the compaction comes back in the attachment.
     expect(main).toContain("CONFIG_CONTENT");
     expect(JSON.stringify(model.requests[0]!.messages)).toContain("EARLY-CONTENT");
+  });
+
+  it("forgets the read state of files the model no longer sees, so Edit needs a fresh Read", async () => {
+    const model = createScriptedModel([summaryTurn, { content: [{ type: "text", text: "Validation added." }] }]);
+    const compactor = createCompactor({ ...limits, keep: { turns: 1 } });
+    const context = testContext();
+    const read = { mtimeMs: 1, size: 10, readAt: 1, partial: false };
+    // config.ts comes back whole in the attachment; gone.ts was read in a part that is summarised away.
+    context.readFileState.set("/w/config.ts", read);
+    context.readFileState.set("/w/gone.ts", read);
+    const { terminal } = await collectEvents(query(baseParams({ messages: history(9_000), context, deps: testDeps(model, { compactor }) })));
+    expect(terminal.reason).toBe("completed");
+    expect([...context.readFileState.keys()]).toEqual(["/w/config.ts"]);
   });
 
   it("recovers from prompt-too-long with one reactive compaction, then retries", async () => {

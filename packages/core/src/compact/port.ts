@@ -22,6 +22,11 @@ export type CompactionResult = {
   /** Messages to persist and show: the boundary, the summary, notices. Empty for snip and micro-compact, which change nothing on disk. */
   added: ConversationMessage[];
   events: AgentEvent[];
+  /**
+   * Set by a summarising compaction: the files whose content the model still sees (read in the kept
+   * messages, or re-attached whole). The loop forgets every other file's read state.
+   */
+  visibleFiles?: string[];
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { CompactionInput, CompactionResult } from "../compact/port.ts";
+import { forgetUnseenFiles } from "../compact/read-file-state.ts";
 import { noHooks, type HookDispatcher } from "../hooks/port.ts";
 import { callModel, type CallModelResult } from "../model/call-model.ts";
 import type { ThinkingConfig } from "../model/port.ts";
@@ -146,6 +147,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       const compacted = await deps.compactor[stage](compactionInput(messages));
       if (!compacted) continue;
       yield* emitCompaction(compacted);
+      forgetUnseenFiles(state.context.readFileState, compacted);
       messages = compacted.messages;
       lastUuid = messages.at(-1)?.uuid ?? lastUuid;
     }
@@ -248,6 +250,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
         const compacted = await deps.compactor.reactive(compactionInput(messages));
         if (compacted) {
           yield* emitCompaction(compacted);
+          forgetUnseenFiles(state.context.readFileState, compacted);
           lastUuid = compacted.messages.at(-1)?.uuid ?? lastUuid;
           state = { ...state, messages: compacted.messages, hasAttemptedReactiveCompact: true, transition: { reason: "reactive_compact" } };
           continue;
