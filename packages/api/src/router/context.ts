@@ -15,6 +15,7 @@ import type {
   WorkspaceChange,
   WriteResult,
 } from "./types.ts";
+import type { McpServerSummary, McpServerView } from "./mcp-types.ts";
 import type { SharesPort } from "../share/share-types.ts";
 
 /** An event with its per-session sequence number (1, 2, 3, … without gaps). */
@@ -70,6 +71,13 @@ export interface MetaPort {
   trust(): Promise<{ trusted: boolean }>;
 }
 
+/** MCP servers for the panel (implemented by `McpService` over the runtime's `McpManager`). */
+export interface McpPort {
+  servers(signal: AbortSignal): Promise<McpServerView[]>;
+  reconnect(name: string, signal: AbortSignal): Promise<McpServerView>;
+  changes(signal: AbortSignal): AsyncIterable<McpServerSummary[]>;
+}
+
 /** What every procedure receives: the server's services, built once per server. */
 export type ApiContext = {
   meta: MetaPort;
@@ -79,4 +87,5 @@ export type ApiContext = {
   terminals: TerminalsPort;
   /** The owner's share links (the share page itself is served by the separate `shareViewRouter`). */
   shares: SharesPort;
+  mcp: McpPort;
 };

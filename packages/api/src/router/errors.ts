@@ -20,6 +20,7 @@ export const apiErrorCodes = [
   "untrusted_workspace",
   "mode_not_allowed",
   "compaction_failed",
+  "mcp_server_not_found",
 ] as const;
 export type ApiErrorCode = (typeof apiErrorCodes)[number];
 
@@ -42,6 +43,7 @@ const trpcCodeOf: Record<ApiErrorCode, TRPC_ERROR_CODE_KEY> = {
   untrusted_workspace: "PRECONDITION_FAILED",
   mode_not_allowed: "FORBIDDEN",
   compaction_failed: "PRECONDITION_FAILED",
+  mcp_server_not_found: "NOT_FOUND",
 };
 
 /** Details a client can act on, e.g. the current mtime after a write conflict. JSON only. */

@@ -2,6 +2,7 @@ import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { permissionAnswerSchema, permissionBehaviorSchema, permissionModeSchema } from "@cairn/core/schema";
 import { procedure, router } from "./trpc.ts";
+import { mcpRouter } from "./mcp.ts";
 import { shareRouter } from "./share.ts";
 
 const sessionId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "not a session id");
@@ -159,5 +160,5 @@ const terminal = router({
   }),
 });
 
-export const appRouter = router({ meta, session, permission, workspace, settings, terminal, share: shareRouter });
+export const appRouter = router({ meta, session, permission, workspace, settings, terminal, share: shareRouter, mcp: mcpRouter });
 export type AppRouter = typeof appRouter;

@@ -45,6 +45,7 @@ import {
 } from "@cairn/core/node";
 import type { PermissionMode } from "@cairn/core/schema";
 import { createLocalWorkspace } from "@cairn/worker";
+import { createMcpSandboxLauncher } from "./mcp-sandbox.ts";
 import { resolveModelSource, type ModelSource } from "./model-source.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 
@@ -142,15 +143,17 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   let trusted = options.trusted;
   const merged = settings.merged;
   const model = await resolveModelSource({ apiKey: options.apiKey, baseURL: options.baseURL, model: options.model ?? merged.model });
+  // One sandbox policy for the agent's Bash and the stdio MCP servers.
+  const sandbox = {
+    enabled: merged.sandbox.enabled ?? true,
+    ...(merged.sandbox.allowNetwork !== undefined ? { allowNetwork: merged.sandbox.allowNetwork } : {}),
+    ...(merged.sandbox.allowedDomains ? { allowedDomains: merged.sandbox.allowedDomains } : {}),
+    denyRead: [options.cairnHome],
+  };
   const workspace = await createLocalWorkspace({
     root: options.workspaceRoot,
     additionalDirectories: merged.permissions.additionalDirectories,
-    sandbox: {
-      enabled: merged.sandbox.enabled ?? true,
-      ...(merged.sandbox.allowNetwork !== undefined ? { allowNetwork: merged.sandbox.allowNetwork } : {}),
-      ...(merged.sandbox.allowedDomains ? { allowedDomains: merged.sandbox.allowedDomains } : {}),
-      denyRead: [options.cairnHome],
-    },
+    sandbox,
     env: merged.env,
   });
   const parser = await createNodeShellParser();
@@ -162,6 +165,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     settingsServers: merged.mcpServers,
     ...(options.mcpConfig ? { mcpConfig: options.mcpConfig } : {}),
     setAppState: store.setState,
+    wrapStdio: createMcpSandboxLauncher({
+      root: workspace.root,
+      additionalDirectories: merged.permissions.additionalDirectories,
+      sandbox,
+      cairnHome: options.cairnHome,
+    }),
     ...(options.mcp?.toolTimeoutMs ? { toolTimeoutMs: options.mcp.toolTimeoutMs } : {}),
     ...(options.mcp?.connectTimeoutMs ? { connectTimeoutMs: options.mcp.connectTimeoutMs } : {}),
     ...(options.mcp?.env ? { env: options.mcp.env } : {}),

@@ -21,6 +21,7 @@ import { ShareStore } from "../share/share-store.ts";
 import { ShareViewService, type TimelineSourceLoader } from "../share/share-view-service.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/create-runtime.ts";
 import { TerminalManager } from "../terminal/terminal-manager.ts";
+import { McpService } from "./mcp-service.ts";
 import { MetaService, sandboxStatus } from "./meta-service.ts";
 import { loadNextHandler, type WebHandler } from "./next-handler.ts";
 import { SettingsService } from "./settings-service.ts";
@@ -155,6 +156,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       settings: new SettingsService(runtime, (sessionId) => sessionHub.sessionRules(sessionId), options.managedSettingsPath),
       terminals,
       shares: new ShareService({ store: shareStore, sessions: sessionHub, redactor, workspaceRoot: runtime.workspaceRoot, now }),
+      mcp: new McpService(runtime.mcp),
     };
     const trpc = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context, maxBodySize: MAX_BODY_BYTES });
     // A second handler for the read-only share router: its context holds the share view alone.

@@ -1,0 +1,58 @@
+import { WorkspaceError } from "@cairn/core";
+import type { StdioLaunch, StdioLauncher, StdioLaunchRequest } from "@cairn/core/node";
+import { createSandboxedCommand, type SandboxSettings } from "@cairn/worker";
+
+export type McpSandboxOptions = {
+  root: string;
+  additionalDirectories?: readonly string[];
+  /** The same `sandbox` settings the agent's Bash runs under. */
+  sandbox: SandboxSettings;
+  cairnHome: string;
+};
+
+/**
+ * Starts stdio MCP servers inside the worker's sandbox, under the Bash policy: writes only to the
+ * workspace and a private HOME/TMPDIR per server process, the same reads, the same network rules
+ * (none unless `allowNetwork` or `allowedDomains`). When the administrator turned the sandbox off, or
+ * it cannot start here, the server runs directly with the scrubbed environment and its status
+ * carries a warning saying so.
+ */
+export function createMcpSandboxLauncher(options: McpSandboxOptions): StdioLauncher {
+  return async (request) => {
+    if (!options.sandbox.enabled) return direct(request, 'not sandboxed: the settings turn the sandbox off ("sandbox": { "enabled": false }); it runs with a scrubbed environment only');
+    try {
+      const command = await createSandboxedCommand({
+        command: request.command,
+        args: request.args,
+        root: options.root,
+        additionalDirectories: [...(options.additionalDirectories ?? [])],
+        cwd: request.cwd,
+        env: request.serverEnv,
+        policy: {
+          ...(options.sandbox.allowNetwork !== undefined ? { allowNetwork: options.sandbox.allowNetwork } : {}),
+          ...(options.sandbox.allowedDomains ? { allowedDomains: options.sandbox.allowedDomains } : {}),
+          ...(options.sandbox.denyRead ? { denyRead: options.sandbox.denyRead } : {}),
+        },
+        cairnHome: options.cairnHome,
+        label: `mcp-${request.serverName}`,
+      });
+      return { command: command.command, args: command.args, env: command.env, cwd: command.cwd, info: { sandboxed: true }, dispose: command.dispose };
+    } catch (error) {
+      if (error instanceof WorkspaceError && error.code === "sandbox_unavailable") {
+        return direct(request, `not sandboxed: ${error.message} It runs with a scrubbed environment only.`);
+      }
+      throw error;
+    }
+  };
+}
+
+function direct(request: StdioLaunchRequest, warning: string): StdioLaunch {
+  return {
+    command: request.command,
+    args: request.args,
+    env: { ...request.baseEnv, ...request.serverEnv },
+    cwd: request.cwd,
+    info: { sandboxed: false, warning },
+    dispose: async () => undefined,
+  };
+}
