@@ -1,0 +1,22 @@
+// The session timeline: pure and browser-safe (the web app, the share page and the exported HTML file use it).
+export { buildTimeline, totalsAt } from "./build-timeline.ts";
+export { editDiff } from "./edit-diff.ts";
+export type { DiffLine, EditDiff } from "./edit-diff.ts";
+export { syntheticTimelineSource } from "./synthetic-source.ts";
+export type { SyntheticSourceOptions } from "./synthetic-source.ts";
+export { timelineEventKinds, timelineLaneKinds, timelineStatuses } from "./types.ts";
+export type {
+  HookRunDetail,
+  Timeline,
+  TimelineDamage,
+  TimelineDetail,
+  TimelineEvent,
+  TimelineEventKind,
+  TimelineLane,
+  TimelineLaneKind,
+  TimelineSidechain,
+  TimelineSource,
+  TimelineStatus,
+  TokenCounts,
+  TotalsSeries,
+} from "./types.ts";
