@@ -248,7 +248,9 @@ function route(request: IncomingMessage, response: ServerResponse, routes: Route
     // The share router has no mutation; refuse every other method before tRPC sees it.
     const method = (request.method ?? "GET").toUpperCase();
     if (method !== "GET" && method !== "HEAD") {
-      response.writeHead(405, { Allow: "GET, HEAD", "Content-Type": "text/plain; charset=utf-8" });
+      // Drain the body: an unread body would otherwise break the next request on a kept-alive connection.
+      request.resume();
+      response.writeHead(405, { Allow: "GET, HEAD", "Content-Type": "text/plain; charset=utf-8", Connection: "close" });
       response.end("405 Method Not Allowed: share links are read-only\n");
       return;
     }
