@@ -71,10 +71,10 @@ export async function indexTranscriptFile(path: string, signal?: AbortSignal): P
   return index;
 }
 
-type LineVisitor = (line: string, byteOffset: number, byteLength: number) => boolean | void;
+export type LineVisitor = (line: string, byteOffset: number, byteLength: number) => boolean | void;
 
 /** Streams `file` (and closes it). The visitor returns `true` to stop early. */
-async function forEachLine(file: FileHandle, signal: AbortSignal | undefined, visit: LineVisitor): Promise<void> {
+export async function forEachLine(file: FileHandle, signal: AbortSignal | undefined, visit: LineVisitor): Promise<void> {
   const input = file.createReadStream({ encoding: "utf8" });
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   const onAbort = (): void => {

@@ -1,0 +1,75 @@
+import { open } from "node:fs/promises";
+import { basename } from "node:path";
+import { transcriptLineSchema, type TranscriptLine } from "../schema/transcript.ts";
+import { forEachLine } from "./transcript-reader.ts";
+
+export interface TranscriptLinesReport {
+  /** Non-blank lines seen. */
+  lines: number;
+  /** Lines that are not JSON objects, or known line types that fail their schema. */
+  malformedLines: number;
+  /** The last line was cut short (no newline after it and not whole JSON) and was skipped. */
+  tornTail: boolean;
+  /** Well-formed lines of types Cairn does not model (`attachment`, `api-request`, …), skipped. */
+  unknownLines: number;
+}
+
+const KNOWN_TYPES = new Set(["user", "assistant", "system", "tombstone", "cairn-session", "cairn-checkpoint"]);
+
+/**
+ * Every line of a transcript as written, in file order, tombstones and all: what a timeline draws
+ * (the conversation loader, by contrast, rebuilds one chain and drops what tombstones name). Uses
+ * the loader's line streaming; never throws on bad content: damaged lines are skipped and counted.
+ */
+export async function readTranscriptLines(
+  path: string,
+  options: { signal?: AbortSignal; sessionId?: string } = {},
+): Promise<{ lines: TranscriptLine[]; report: TranscriptLinesReport }> {
+  // Hand-written and some older lines carry no sessionId: they belong to the file's session.
+  const sessionId = options.sessionId ?? basename(path, ".jsonl");
+  options.signal?.throwIfAborted();
+  const file = await open(path, "r");
+  let endsWithNewline = true;
+  try {
+    const { size } = await file.stat();
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await file.read(last, 0, 1, size - 1);
+      endsWithNewline = last[0] === 0x0a;
+    }
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
+  const lines: TranscriptLine[] = [];
+  const report: TranscriptLinesReport = { lines: 0, malformedLines: 0, tornTail: false, unknownLines: 0 };
+  let lastWasBad = false;
+  await forEachLine(file, options.signal, (text) => {
+    if (text.trim() === "") return;
+    report.lines++;
+    lastWasBad = false;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      report.malformedLines++;
+      lastWasBad = true;
+      return;
+    }
+    const type = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as { type?: unknown }).type : undefined;
+    if (typeof type === "string" && !KNOWN_TYPES.has(type)) {
+      report.unknownLines++;
+      return;
+    }
+    const record = value as Record<string, unknown>;
+    const parsed = transcriptLineSchema.safeParse(typeof record.sessionId === "string" ? record : { ...record, sessionId });
+    if (parsed.success) lines.push(parsed.data);
+    else report.malformedLines++;
+  });
+  // A bad last line with no newline after it is a write cut short by a crash, not a malformed line.
+  if (lastWasBad && !endsWithNewline) {
+    report.malformedLines--;
+    report.tornTail = true;
+  }
+  return { lines, report };
+}
