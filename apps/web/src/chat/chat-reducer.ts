@@ -1,5 +1,6 @@
 import type { AssistantBlockView, ChatItem, ChatState, SessionEvent, ToolCallView } from "./chat-types.ts";
 import { applyWireMessage, DRAFT_PREFIX, LOCAL_PREFIX, newToolCall } from "./apply-message.ts";
+import { applySubagentProgress } from "./subagent.ts";
 import { progressText, tryParseJson } from "./tool-text.ts";
 
 /**
@@ -81,7 +82,7 @@ function reduce(state: ChatState, event: SessionEvent, key: string): ChatState {
     case "tool-start":
       return upsertTool(state, event.toolUseId, event.name, (call) => ({ ...call, status: "running", input: event.input }));
     case "tool-progress":
-      return upsertTool(state, event.toolUseId, event.name, (call) => ({ ...call, progress: call.progress + progressText(event.data) }));
+      return upsertTool(state, event.toolUseId, event.name, (call) => applySubagentProgress(call, event.data) ?? { ...call, progress: call.progress + progressText(event.data) });
     case "tool-end":
       return upsertTool(state, event.record.toolUseId, event.record.name, (call) => ({
         ...call,

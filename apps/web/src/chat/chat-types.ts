@@ -22,6 +22,22 @@ export type ToolDecisionView = {
   waitedMs: number;
 };
 
+/** One tool call a subagent made, as its Agent card lists it. */
+export type SubagentStepView = { toolUseId: string; name: string; summary: string; status: ToolStatus; durationMs?: number };
+
+/** The subagent an Agent call runs: what it is doing, from the Agent tool's progress events. */
+export type SubagentView = {
+  agentId: string;
+  agentType: string;
+  description: string;
+  /** Its tool calls, in the order they appeared. */
+  steps: SubagentStepView[];
+  /** Its latest text (the final answer once it is done; the card also shows the tool result). */
+  text: string;
+  done: boolean;
+  reason?: string;
+};
+
 /** One tool call as the chat shows it: a small state machine pending → running → completed | error. */
 export type ToolCallView = {
   toolUseId: string;
@@ -36,6 +52,8 @@ export type ToolCallView = {
   record: ToolCallRecord | undefined;
   decision: ToolDecisionView | undefined;
   awaitingPermission: boolean;
+  /** Agent calls: the subagent's progress. */
+  subagent?: SubagentView;
 };
 
 export type AssistantBlockView =

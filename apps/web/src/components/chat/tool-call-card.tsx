@@ -4,6 +4,7 @@ import { useState } from "react";
 import type { ToolCallView } from "@/chat/chat-types";
 import { describeDecision, formatDuration, toolSummary } from "@/chat/describe";
 import { safeJson } from "@/chat/tool-text";
+import { SubagentProgress } from "./subagent-progress";
 
 const RESULT_PREVIEW = 4_000;
 
@@ -48,6 +49,7 @@ export function ToolCallCard({ call, onOpenFile }: { call: ToolCallView; onOpenF
           {call.record && call.record.permissionWaitMs > 0 ? <p className="tool-note">Waited {formatDuration(call.record.permissionWaitMs)} for permission.</p> : null}
         </div>
       ) : null}
+      {call.subagent ? <SubagentProgress subagent={call.subagent} /> : null}
       {call.progress ? <Section label="Output" testId="tool-progress">{tail(call.progress, RESULT_PREVIEW)}</Section> : null}
       {call.result ? <ToolResult text={call.result.text} isError={call.result.isError} /> : null}
     </div>
