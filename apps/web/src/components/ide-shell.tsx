@@ -11,6 +11,7 @@ import { TrustDialog } from "./banner/trust-dialog";
 import { ChatPanel } from "./chat/chat-panel";
 import { EditorArea } from "./editor/editor-area";
 import { FileTree } from "./files/file-tree";
+import { McpPanel } from "./mcp/mcp-panel";
 import { TerminalPanel } from "./terminal/terminal-panel";
 
 const TRUST_ASKED_KEY = "cairn:trust-asked";
@@ -103,6 +104,7 @@ export function IdeShell() {
       <div className="ide-columns">
         <aside className="sidebar">
           <FileTree root={info.workspaceRoot} activePath={editor.state.active} onOpen={(path) => void editor.open(path)} {...ops} />
+          <McpPanel />
           <footer className="sidebar-footer muted" title={info.workspaceRoot}>
             Cairn {info.version} · {info.trusted ? "trusted" : "untrusted"} workspace
           </footer>
