@@ -9,6 +9,7 @@ export const EXPIRY_CHOICES: readonly { days: number; label: string }[] = [
   { days: 7, label: "7 days" },
   { days: 30, label: "30 days" },
   { days: 90, label: "90 days" },
+  { days: 365, label: "1 year" },
 ];
 
 export const DEFAULT_EXPIRY_DAYS = 30;
