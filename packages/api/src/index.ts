@@ -68,3 +68,9 @@ export type {
   ShareViewPort,
 } from "./share/share-types.ts";
 export type { ShareOptions } from "./server/start-server.ts";
+export { loadTimelineSource } from "./timeline/source.ts";
+export type { LoadTimelineSourceOptions, TimelineStoreLocation } from "./timeline/source.ts";
+export { importTranscriptText, MAX_TRANSCRIPT_CHARS } from "./timeline/import-transcript.ts";
+export type { ImportedTranscript } from "./timeline/import-transcript.ts";
+export { TimelineService } from "./timeline/timeline-service.ts";
+export type { TimelinePort } from "./timeline/timeline-service.ts";

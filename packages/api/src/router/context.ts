@@ -1,3 +1,4 @@
+import type { TimelinePort } from "../timeline/timeline-service.ts";
 import type { PermissionAnswer, PermissionBehavior, PermissionMode } from "@cairn/core/schema";
 import type {
   CompactResult,
@@ -88,4 +89,6 @@ export type ApiContext = {
   /** The owner's share links (the share page itself is served by the separate `shareViewRouter`). */
   shares: SharesPort;
   mcp: McpPort;
+  /** Session timelines and transcript upload (optional: contexts built for other tests leave it out). */
+  timeline?: TimelinePort;
 };

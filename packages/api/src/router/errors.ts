@@ -21,6 +21,7 @@ export const apiErrorCodes = [
   "mode_not_allowed",
   "compaction_failed",
   "mcp_server_not_found",
+  "invalid_transcript",
 ] as const;
 export type ApiErrorCode = (typeof apiErrorCodes)[number];
 
@@ -44,6 +45,7 @@ const trpcCodeOf: Record<ApiErrorCode, TRPC_ERROR_CODE_KEY> = {
   mode_not_allowed: "FORBIDDEN",
   compaction_failed: "PRECONDITION_FAILED",
   mcp_server_not_found: "NOT_FOUND",
+  invalid_transcript: "BAD_REQUEST",
 };
 
 /** Details a client can act on, e.g. the current mtime after a write conflict. JSON only. */

@@ -4,6 +4,7 @@ import { permissionAnswerSchema, permissionBehaviorSchema, permissionModeSchema 
 import { procedure, router } from "./trpc.ts";
 import { mcpRouter } from "./mcp.ts";
 import { shareRouter } from "./share.ts";
+import { timelineRouter } from "./timeline.ts";
 
 const sessionId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "not a session id");
 const messageUuid = z.string().min(1).max(200);
@@ -160,5 +161,5 @@ const terminal = router({
   }),
 });
 
-export const appRouter = router({ meta, session, permission, workspace, settings, terminal, share: shareRouter, mcp: mcpRouter });
+export const appRouter = router({ meta, session, permission, workspace, settings, terminal, share: shareRouter, mcp: mcpRouter, timeline: timelineRouter });
 export type AppRouter = typeof appRouter;

@@ -21,6 +21,8 @@ import { ShareStore } from "../share/share-store.ts";
 import { ShareViewService, type TimelineSourceLoader } from "../share/share-view-service.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/create-runtime.ts";
 import { TerminalManager } from "../terminal/terminal-manager.ts";
+import { loadTimelineSource } from "../timeline/source.ts";
+import { TimelineService } from "../timeline/timeline-service.ts";
 import { McpService } from "./mcp-service.ts";
 import { MetaService, sandboxStatus } from "./meta-service.ts";
 import { loadNextHandler, type WebHandler } from "./next-handler.ts";
@@ -32,8 +34,8 @@ export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 3000;
 const TRPC_PREFIX = "/api/trpc/";
 const SHARE_API_PREFIX = "/api/share/";
-/** A file saved from the editor (10 MB) plus JSON escaping. */
-const MAX_BODY_BYTES = 24 * 1024 * 1024;
+/** The largest request: an uploaded Claude Code transcript (50 MB of JSONL) plus its JSON escaping. */
+const MAX_BODY_BYTES = 80 * 1024 * 1024;
 
 export class ServerConfigError extends Error {
   override readonly name = "ServerConfigError";
@@ -147,7 +149,8 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       workspaceRoot: runtime.workspaceRoot,
       now,
       ...(shareOptions?.recheckMs !== undefined ? { recheckMs: shareOptions.recheckMs } : {}),
-      ...(shareOptions?.timeline ? { timeline: shareOptions.timeline } : {}),
+      // A shared timeline shows what the share shows: the lines of its (possibly pinned) messages.
+      timeline: shareOptions?.timeline ?? ((input) => loadTimelineSource(runtime, input.sessionId, { messageUuids: new Set(input.messages.map((message) => message.uuid)), ...(input.signal ? { signal: input.signal } : {}) })),
     });
     const context: ApiContext = {
       meta: new MetaService(runtime, trustStore),
@@ -157,6 +160,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       terminals,
       shares: new ShareService({ store: shareStore, sessions: sessionHub, redactor, workspaceRoot: runtime.workspaceRoot, now }),
       mcp: new McpService(runtime.mcp),
+      timeline: new TimelineService(runtime),
     };
     const trpc = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context, maxBodySize: MAX_BODY_BYTES });
     // A second handler for the read-only share router: its context holds the share view alone.
