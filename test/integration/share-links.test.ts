@@ -114,3 +114,26 @@ describe("share links over HTTP", () => {
     expect(live.pinnedMessageUuid).toBeNull();
   });
 });
+
+describe("the shared timeline", () => {
+  it("holds the shared lines only (up to the pin), redacted", async () => {
+    await using fixture = await startShareFixture();
+    const { client, viewer } = fixture;
+    fixture.sim.setScenario({ turns: [text(`token ${GITHUB_TOKEN} in ${fixture.root}/x`), text("after the pin")] });
+    const { sessionId } = await client.session.create.mutate();
+    await prompt(fixture, sessionId, "first");
+    const share = await client.share.create.mutate({ sessionId, mode: "snapshot" });
+    await prompt(fixture, sessionId, "second");
+    const shared = (await viewer.view.session.query({ token: share.token })).messages.map((message) => message.uuid);
+
+    const source = await viewer.view.timelineSource.query({ token: share.token });
+    const messageLines = source.lines.flatMap((line) => (line.type === "user" || line.type === "assistant" || line.type === "system" ? [line.uuid] : []));
+    expect(messageLines).toEqual(shared);
+    expect(source.sidechains).toEqual([]);
+    const serialized = JSON.stringify(source);
+    expect(serialized).not.toContain(GITHUB_TOKEN);
+    expect(serialized).toContain("[REDACTED:github-token]");
+    expect(serialized).not.toContain(fixture.root);
+    expect(serialized).not.toContain("after the pin");
+  });
+});

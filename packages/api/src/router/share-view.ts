@@ -1,4 +1,4 @@
-import { initTRPC, tracked } from "@trpc/server";
+import { initTRPC, tracked, TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { ShareError } from "../share/share-errors.ts";
 import type { ShareViewPort } from "../share/share-types.ts";
@@ -19,9 +19,12 @@ const t = initTRPC.context<ShareViewContext>().create({
   },
 });
 
+/** Share errors keep their code and message; anything else reaches an anonymous viewer as a bare 500. */
 const procedure = t.procedure.use(async ({ next }) => {
   const result = await next();
-  if (!result.ok && result.error.cause instanceof ShareError) throw result.error.cause.toTRPCError();
+  if (result.ok) return result;
+  if (result.error.cause instanceof ShareError) throw result.error.cause.toTRPCError();
+  if (result.error.code === "INTERNAL_SERVER_ERROR") throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "The share could not be read" });
   return result;
 });
 
@@ -47,7 +50,9 @@ const view = t.router({
       }
     } catch (error) {
       if (signal?.aborted) return;
-      throw error instanceof ShareError ? error.toTRPCError() : error;
+      if (error instanceof ShareError) throw error.toTRPCError();
+      if (error instanceof TRPCError && error.code !== "INTERNAL_SERVER_ERROR") throw error;
+      throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "The share could not be read" });
     }
   }),
 });

@@ -1,4 +1,5 @@
 import type { ConversationMessage } from "@cairn/core/schema";
+import type { TimelineSource } from "@cairn/core/timeline";
 import type { SequencedEvent } from "../router/context.ts";
 import type { RewindMode, RewindResult, SessionSnapshot } from "../router/types.ts";
 import type { ShareMode } from "./share-store.ts";
@@ -79,7 +80,8 @@ export interface SharesPort {
  */
 export interface ShareViewPort {
   session(token: string, client: string): Promise<SharedSessionView>;
-  timelineSource(token: string, client: string): Promise<unknown>;
+  /** What the timeline draws of the shared part of the session (its lines up to the pin), redacted. */
+  timelineSource(token: string, client: string): Promise<TimelineSource>;
   /** Live shares only: the session's events after `afterSeq`, redacted; ends (NOT_FOUND) when the share dies. */
   events(token: string, client: string, afterSeq: number, signal: AbortSignal): AsyncIterable<SequencedEvent>;
 }

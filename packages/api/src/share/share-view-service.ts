@@ -1,3 +1,4 @@
+import type { TimelineSource } from "@cairn/core/timeline";
 import type { SessionSnapshot } from "../router/types.ts";
 import type { SequencedEvent } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
@@ -10,8 +11,8 @@ import { isShareLive, type ShareRecord, type ShareStore } from "./share-store.ts
 import type { SharedSessionView, ShareSessionSource, ShareViewPort } from "./share-types.ts";
 import { sharedMessages } from "./shared-messages.ts";
 
-/** Builds what the timeline shows of a session (the timeline's `loadTimelineSource`), given its messages. */
-export type TimelineSourceLoader = (input: { sessionId: string; messages: SessionSnapshot["messages"]; signal?: AbortSignal }) => Promise<unknown>;
+/** Builds what the timeline shows of a session (the timeline's `loadTimelineSource`), limited to the shared messages. */
+export type TimelineSourceLoader = (input: { sessionId: string; messages: SessionSnapshot["messages"]; signal?: AbortSignal }) => Promise<TimelineSource>;
 
 export type ShareViewServiceOptions = {
   store: ShareStore;
@@ -58,11 +59,18 @@ export class ShareViewService implements ShareViewPort {
     };
   }
 
-  async timelineSource(token: string, client: string): Promise<unknown> {
+  async timelineSource(token: string, client: string): Promise<TimelineSource> {
     const record = this.resolve(token, client);
     const snapshot = await this.snapshotOf(record);
     const messages = sharedMessages(snapshot.messages, record.pinnedMessageUuid);
-    const source = this.options.timeline ? await this.options.timeline({ sessionId: record.sessionId, messages }) : { sessionId: null, title: snapshot.title, messages };
+    const loader = this.options.timeline;
+    const source: TimelineSource =
+      loader && messages.length > 0
+        ? await loader({ sessionId: record.sessionId, messages }).catch((error: unknown) => {
+            throw error instanceof ApiError && error.code === "session_not_found" ? ShareError.notFound() : error;
+          })
+        : // Without the transcript reader (or before the first line is written): the shared messages alone, as lines.
+          { sessionId: record.sessionId, title: snapshot.title, cwd: null, imported: false, lines: messages.map((message) => ({ ...message, sessionId: record.sessionId })), sidechains: [] };
     return this.options.redactor.redactValue(source).value;
   }
 
