@@ -8,6 +8,8 @@ export type McpSandboxOptions = {
   /** The same `sandbox` settings the agent's Bash runs under. */
   sandbox: SandboxSettings;
   cairnHome: string;
+  /** The worker's sandbox wrapper (tests pass one that fails). */
+  createSandboxedCommand?: typeof createSandboxedCommand;
 };
 
 /**
@@ -21,7 +23,7 @@ export function createMcpSandboxLauncher(options: McpSandboxOptions): StdioLaunc
   return async (request) => {
     if (!options.sandbox.enabled) return direct(request, 'not sandboxed: the settings turn the sandbox off ("sandbox": { "enabled": false }); it runs with a scrubbed environment only');
     try {
-      const command = await createSandboxedCommand({
+      const command = await (options.createSandboxedCommand ?? createSandboxedCommand)({
         command: request.command,
         args: request.args,
         root: options.root,
