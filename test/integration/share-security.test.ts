@@ -139,6 +139,12 @@ describe("what a share token can reach", () => {
       expect({ path, status: (await send(`${url}${path}`)).status }).toEqual({ path, status: 401 });
     }
     expect((await send(`${url}/api/trpc/session.list`)).headers["x-robots-tag"]).toBeUndefined();
+    // Page assets load without the cookie (404 here: no web app); writes to page paths need it (server actions).
+    expect((await send(`${url}/_next/static/chunks/main.js`)).status).toBe(404);
+    for (const method of ["POST", "PUT", "DELETE"]) {
+      expect((await send(`${url}/share/${token}`, { method, headers: { "next-action": "x" }, body: "[]" })).status).toBe(401);
+      expect((await send(`${url}/_next/static/chunks/main.js`, { method, body: "[]" })).status).toBe(401);
+    }
   });
 });
 

@@ -116,7 +116,9 @@ export type RawResponse = { status: number; headers: Record<string, string | str
 /** A raw HTTP request (no redirects followed, any method, any headers). */
 export function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method: options.method ?? "GET", headers: options.headers ?? {} }, (response) => {
+    // Node sends a DELETE body without a length unless told: give one, or the bytes read as the next request.
+    const length = options.body !== undefined ? { "content-length": String(Buffer.byteLength(options.body)) } : {};
+    const outgoing = request(url, { method: options.method ?? "GET", headers: { ...length, ...options.headers } }, (response) => {
       let body = "";
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => (body += chunk));

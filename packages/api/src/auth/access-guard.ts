@@ -11,6 +11,7 @@ export type AccessDecision =
   | { kind: "forbidden"; reason: string };
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+const SAFE_READS = new Set(["GET", "HEAD"]);
 
 /**
  * Jupyter-style access: the token from the printed URL becomes an HttpOnly, SameSite=Strict cookie;
@@ -30,8 +31,10 @@ export class AccessGuard {
 
   check(request: IncomingMessage): AccessDecision {
     // Share pages, the read-only share router and the page assets they load: the link's token is the
-    // capability, checked by the share router on every read.
-    if (shareRouteOf(request.url) !== undefined) return { kind: "allow" };
+    // capability, checked by the share router on every read. Pages and assets only for reading: a POST
+    // to a page path could reach Next.js server actions.
+    const shareRoute = shareRouteOf(request.url);
+    if (shareRoute === "api" || (shareRoute !== undefined && SAFE_READS.has((request.method ?? "GET").toUpperCase()))) return { kind: "allow" };
     const url = new URL(request.url ?? "/", "http://cairn.invalid");
     const queryToken = url.searchParams.get("token");
     if (queryToken !== null) {
