@@ -10,7 +10,8 @@ import { everythingServer } from "./mcp-support.ts";
 
 /** The `mcp` router over real HTTP, with server-everything started over stdio by the server's runtime. */
 
-type Summary = { name: string; status: string };
+type Summary = { name: string; status: string; toolCount: number };
+const statuses = (servers: Summary[] | undefined) => servers?.map(({ name, status }) => ({ name, status }));
 const everything = { command: process.execPath, args: [everythingServer, "stdio"] };
 
 async function startMcpServer(options: { mcpConfig?: object; projectMcp?: object } = {}) {
@@ -85,11 +86,11 @@ describe("mcp router", () => {
     await using fixture = await startMcpServer({ mcpConfig: { mcpServers: { everything } } });
     const watcher = watchChanges(fixture.server.url, fixture.server.token);
     try {
-      await vi.waitFor(() => expect(watcher.received[0]).toEqual([{ name: "everything", status: "connected" }]), { timeout: 10_000 });
+      await vi.waitFor(() => expect(watcher.received[0]).toEqual([{ name: "everything", status: "connected", toolCount: expect.any(Number) }]), { timeout: 10_000 });
       const reconnected = await fixture.client.mcp.reconnect.mutate({ name: "everything" });
       expect(reconnected).toMatchObject({ name: "everything", status: "connected" });
       await vi.waitFor(() => expect(watcher.received.map((servers) => servers[0]?.status)).toEqual(expect.arrayContaining(["connecting", "connected"])), { timeout: 10_000 });
-      expect(watcher.received.at(-1)).toEqual([{ name: "everything", status: "connected" }]);
+      expect(statuses(watcher.received.at(-1))).toEqual([{ name: "everything", status: "connected" }]);
     } finally {
       await watcher.stop();
     }
@@ -109,7 +110,7 @@ describe("mcp router", () => {
     try {
       await vi.waitFor(() => expect(watcher.received.length).toBeGreaterThan(0), { timeout: 10_000 });
       await fixture.client.meta.trust.mutate();
-      await vi.waitFor(() => expect(watcher.received.at(-1)).toEqual([{ name: "proj", status: "connected" }]), { timeout: 20_000 });
+      await vi.waitFor(() => expect(statuses(watcher.received.at(-1))).toEqual([{ name: "proj", status: "connected" }]), { timeout: 20_000 });
     } finally {
       await watcher.stop();
     }

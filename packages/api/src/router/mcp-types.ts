@@ -23,4 +23,5 @@ export type McpServerView = {
   listError?: string;
 };
 
-export type McpServerSummary = { name: string; status: McpServerStatusView };
+/** What `mcp.changes` yields per server: enough to tell that something moved (status, or the tool list). */
+export type McpServerSummary = { name: string; status: McpServerStatusView; toolCount: number };

@@ -28,7 +28,7 @@ export class McpService implements McpPort {
     }
   }
 
-  /** Yields every server's name and status now, then again after each change (changes in a burst come as one). */
+  /** Yields every server's name, status and tool count now, then again after each change (changes in a burst come as one). */
   async *changes(signal: AbortSignal): AsyncGenerator<McpServerSummary[]> {
     let dirty = true;
     let wake: (() => void) | undefined;
@@ -44,7 +44,7 @@ export class McpService implements McpPort {
         wake = undefined;
         if (signal.aborted) return;
         dirty = false;
-        yield this.manager.servers().map((server) => ({ name: server.name, status: statusView(server).status }));
+        yield this.manager.servers().map((server) => ({ name: server.name, status: statusView(server).status, toolCount: server.tools.length }));
       }
     } finally {
       stop();

@@ -20,13 +20,12 @@ export function useMcpServers() {
   useEffect(() => {
     let last = "";
     const subscription = client.mcp.changes.subscribe(undefined, {
+      // The first message may already differ from what the query fetched (a server connected in between): refetch on it too.
       onData: (summary) => {
-        // The first message repeats what the query fetched; refetch only when something differs.
         const key = JSON.stringify(summary);
         if (key === last) return;
-        const first = last === "";
         last = key;
-        if (!first) void queryClient.invalidateQueries({ queryKey: trpc.mcp.servers.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.mcp.servers.queryKey() });
       },
       onError: () => void queryClient.invalidateQueries({ queryKey: trpc.mcp.servers.queryKey() }),
     });
