@@ -1,9 +1,10 @@
 import type { SessionEvent } from "../router/types.ts";
 import type { Redactor } from "./redact.ts";
 
-type TextDelta = Extract<SessionEvent, { type: "text-delta" }>;
-type ThinkingDelta = Extract<SessionEvent, { type: "thinking-delta" }>;
-type Block = { kind: "text" | "thinking"; raw: string; emitted: number };
+type ToolProgress = Extract<SessionEvent, { type: "tool-progress" }>;
+/** Text accumulated for one stream (a content block, or one output stream of a Bash call), and how to send a piece of it. */
+type Stream = { raw: string; emitted: number; event: (text: string) => SessionEvent };
+type BashProgress = { type: "bash_progress"; stream: string; chunk: string };
 
 /** Past this many characters without a newline, the text up to the last space is let through. */
 const DEFAULT_MAX_HELD = 2_000;
@@ -12,71 +13,82 @@ const OPEN_KEY = /-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----/g;
 /**
  * Redacts one subscriber's live events. Whole events (messages, tool calls, permission requests,
  * state) go through the redactor as JSON values. Streamed text cannot be redacted piece by piece —
- * a key may arrive in two deltas — so each block's text is accumulated and only complete lines are
- * let out, redacted (every secret shape but a PEM block is one line long; an open PEM block is held
- * until its END line). The rest of a block comes out at its `block-stop`. Tool input deltas (partial
- * JSON) are not forwarded: `tool-start` and the `message` carry the whole input, redacted.
+ * a key may arrive in two deltas — so each block's text (and each Bash call's output) is accumulated
+ * and only complete lines are let out, redacted (every secret shape but a PEM block is one line long;
+ * an open PEM block is held until its END line). The rest comes out at the block's `block-stop` (the
+ * call's `tool-end`). Not forwarded: tool input deltas (partial JSON; `tool-start` and the `message`
+ * carry the whole input, redacted) and other tools' progress (subagent sidechains, which a share does
+ * not show; their results arrive with the tool result).
  */
 export class LiveEventRedactor {
   private readonly redactor: Redactor;
   private readonly maxHeld: number;
-  private blocks = new Map<number, Block>();
+  private streams = new Map<string, Stream>();
 
   constructor(redactor: Redactor, options: { maxHeldChars?: number } = {}) {
     this.redactor = redactor;
     this.maxHeld = options.maxHeldChars ?? DEFAULT_MAX_HELD;
   }
 
-  /** What to send for one published event: none, one, or (at a block's end) the held text then the event. */
+  /** What to send for one published event: none, one, or (at a stream's end) the held text then the event. */
   redact(event: SessionEvent): SessionEvent[] {
     switch (event.type) {
       case "message-start":
-        this.blocks = new Map();
+        for (const key of [...this.streams.keys()]) if (key.startsWith("block:")) this.streams.delete(key);
         return [this.redactor.redactValue(event).value];
       case "block-start":
-        this.blocks.delete(event.index);
+        this.streams.delete(`block:${event.index}`);
         return [this.redactor.redactValue(event).value];
-      case "text-delta": {
-        const text = this.append(event.index, "text", event.text, false);
-        return text ? [textDelta(event.index, text)] : [];
-      }
-      case "thinking-delta": {
-        const thinking = this.append(event.index, "thinking", event.thinking, false);
-        return thinking ? [thinkingDelta(event.index, thinking)] : [];
-      }
+      case "text-delta":
+        return this.append(`block:${event.index}`, event.text, (text) => ({ type: "text-delta", index: event.index, text }));
+      case "thinking-delta":
+        return this.append(`block:${event.index}`, event.thinking, (thinking) => ({ type: "thinking-delta", index: event.index, thinking }));
       case "tool-input-delta":
         return [];
-      case "block-stop": {
-        const block = this.blocks.get(event.index);
-        this.blocks.delete(event.index);
-        if (!block) return [event];
-        const rest = this.settle(block, true);
-        if (!rest) return [event];
-        return [block.kind === "text" ? textDelta(event.index, rest) : thinkingDelta(event.index, rest), event];
+      case "block-stop":
+        return [...this.finish(`block:${event.index}`), event];
+      case "tool-progress": {
+        if (!isBashProgress(event.data)) return [];
+        const data = event.data;
+        return this.append(`bash:${event.toolUseId}:${data.stream}`, data.chunk, (chunk): ToolProgress => ({ ...event, data: { ...data, chunk } }));
+      }
+      case "tool-end": {
+        const prefix = `bash:${event.record.toolUseId}:`;
+        const held = [...this.streams.keys()].filter((key) => key.startsWith(prefix)).flatMap((key) => this.finish(key));
+        return [...held, this.redactor.redactValue(event).value];
       }
       default:
         return [this.redactor.redactValue(event).value];
     }
   }
 
-  private append(index: number, kind: Block["kind"], text: string, final: boolean): string {
-    let block = this.blocks.get(index);
-    if (!block || block.kind !== kind) {
-      block = { kind, raw: "", emitted: 0 };
-      this.blocks.set(index, block);
+  private append(key: string, text: string, event: (text: string) => SessionEvent): SessionEvent[] {
+    let stream = this.streams.get(key);
+    if (!stream) {
+      stream = { raw: "", emitted: 0, event };
+      this.streams.set(key, stream);
     }
-    block.raw += text;
-    return this.settle(block, final);
+    stream.raw += text;
+    const out = this.settle(stream, false);
+    return out ? [stream.event(out)] : [];
   }
 
-  /** The redacted text of the block's settled part not sent yet. */
-  private settle(block: Block, final: boolean): string {
-    const end = final ? block.raw.length : this.settledLength(block.raw);
+  private finish(key: string): SessionEvent[] {
+    const stream = this.streams.get(key);
+    this.streams.delete(key);
+    if (!stream) return [];
+    const out = this.settle(stream, true);
+    return out ? [stream.event(out)] : [];
+  }
+
+  /** The redacted text of the stream's settled part not sent yet. */
+  private settle(stream: Stream, final: boolean): string {
+    const end = final ? stream.raw.length : this.settledLength(stream.raw);
     if (end === 0) return "";
-    const redacted = this.redactor.redactText(block.raw.slice(0, end)).text;
-    if (redacted.length <= block.emitted) return "";
-    const out = redacted.slice(block.emitted);
-    block.emitted = redacted.length;
+    const redacted = this.redactor.redactText(stream.raw.slice(0, end)).text;
+    if (redacted.length <= stream.emitted) return "";
+    const out = redacted.slice(stream.emitted);
+    stream.emitted = redacted.length;
     return out;
   }
 
@@ -92,6 +104,12 @@ export class LiveEventRedactor {
   }
 }
 
+function isBashProgress(data: unknown): data is BashProgress {
+  if (typeof data !== "object" || data === null) return false;
+  const record = data as Record<string, unknown>;
+  return record.type === "bash_progress" && typeof record.chunk === "string" && typeof record.stream === "string";
+}
+
 /** Where an unterminated private key block starts, if the text has one. */
 function openPrivateKeyStart(raw: string): number | undefined {
   if (!raw.includes("PRIVATE KEY")) return undefined;
@@ -99,12 +117,4 @@ function openPrivateKeyStart(raw: string): number | undefined {
   for (const match of raw.matchAll(OPEN_KEY)) last = match.index;
   if (last === undefined) return undefined;
   return /-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----/.test(raw.slice(last)) ? undefined : last;
-}
-
-function textDelta(index: number, text: string): TextDelta {
-  return { type: "text-delta", index, text };
-}
-
-function thinkingDelta(index: number, thinking: string): ThinkingDelta {
-  return { type: "thinking-delta", index, thinking };
 }
