@@ -70,7 +70,7 @@ export type {
 export type { ShareOptions } from "./server/start-server.ts";
 export { loadTimelineSource } from "./timeline/source.ts";
 export type { LoadTimelineSourceOptions, TimelineStoreLocation } from "./timeline/source.ts";
-export { importTranscriptText, MAX_TRANSCRIPT_CHARS } from "./timeline/import-transcript.ts";
-export type { ImportedTranscript } from "./timeline/import-transcript.ts";
+export { importTranscriptText } from "./timeline/import-transcript.ts";
 export { TimelineService } from "./timeline/timeline-service.ts";
-export type { TimelinePort } from "./timeline/timeline-service.ts";
+export { MAX_TRANSCRIPT_CHARS } from "./timeline/timeline-port.ts";
+export type { ImportedTranscript, TimelinePort } from "./timeline/timeline-port.ts";

@@ -1,4 +1,4 @@
-import type { TimelinePort } from "../timeline/timeline-service.ts";
+import type { TimelinePort } from "../timeline/timeline-port.ts";
 import type { PermissionAnswer, PermissionBehavior, PermissionMode } from "@cairn/core/schema";
 import type {
   CompactResult,

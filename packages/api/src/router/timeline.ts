@@ -1,8 +1,7 @@
 import { z } from "zod";
 import { ApiError } from "./errors.ts";
 import { procedure, router } from "./trpc.ts";
-import { MAX_TRANSCRIPT_CHARS } from "../timeline/import-transcript.ts";
-import type { TimelinePort } from "../timeline/timeline-service.ts";
+import { MAX_TRANSCRIPT_CHARS, type TimelinePort } from "../timeline/timeline-port.ts";
 
 const sessionId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "not a session id");
 

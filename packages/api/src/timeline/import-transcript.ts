@@ -5,16 +5,8 @@ import { join } from "node:path";
 import { importClaudeCodeTranscript, indexTranscriptFile } from "@cairn/core/node";
 import { ApiError } from "../router/errors.ts";
 import type { TimelineStoreLocation } from "./source.ts";
+import { MAX_TRANSCRIPT_CHARS, type ImportedTranscript } from "./timeline-port.ts";
 
-export type ImportedTranscript = {
-  sessionId: string;
-  messageCount: number;
-  /** What the importer could not use: reported, never fatal while something was importable. */
-  report: { lines: number; malformedLines: number; tornTail: boolean; skippedLines: number; brokenLinks: number };
-};
-
-/** The upload limit: a long Claude Code session is a few MB; far past that is not a transcript. */
-export const MAX_TRANSCRIPT_CHARS = 50 * 1024 * 1024;
 
 /**
  * An uploaded Claude Code transcript (JSONL text) as a new session of this workspace, through the

@@ -1,18 +1,15 @@
 import type { TimelineSource } from "@cairn/core/timeline";
-import type { Runtime } from "../runtime/create-runtime.ts";
-import { importTranscriptText, type ImportedTranscript } from "./import-transcript.ts";
-import { loadTimelineSource } from "./source.ts";
+import { importTranscriptText } from "./import-transcript.ts";
+import { loadTimelineSource, type TimelineStoreLocation } from "./source.ts";
+import type { ImportedTranscript, TimelinePort } from "./timeline-port.ts";
 
-/** What the `timeline` router needs. */
-export interface TimelinePort {
-  source(sessionId: string, signal?: AbortSignal): Promise<TimelineSource>;
-  importTranscript(jsonl: string, name: string | undefined, signal?: AbortSignal): Promise<ImportedTranscript>;
-}
+type Where = TimelineStoreLocation & { version: string };
 
+/** The timeline port over this workspace's transcripts (a `Runtime` is a `Where`). */
 export class TimelineService implements TimelinePort {
-  private readonly runtime: Pick<Runtime, "cairnHome" | "workspaceRoot" | "version">;
+  private readonly runtime: Where;
 
-  constructor(runtime: Pick<Runtime, "cairnHome" | "workspaceRoot" | "version">) {
+  constructor(runtime: Where) {
     this.runtime = runtime;
   }
 
