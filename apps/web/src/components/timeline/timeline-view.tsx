@@ -1,0 +1,182 @@
+"use client";
+
+import { buildTimeline, type TimelineSource } from "@cairn/core/timeline";
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+import { filterEvents, isFiltered, noFilters, positionsOf, type TimelineFilters } from "../../timeline/filter";
+import { formatCost, formatDuration, formatTokens } from "../../timeline/format";
+import { fitViewport, revealTime, zoomViewport, type Viewport } from "../../timeline/viewport";
+import { TimelineAxis } from "./timeline-axis";
+import { TimelineDetailPanel } from "./timeline-detail";
+import { TimelineList } from "./timeline-list";
+import { TimelineToolbar } from "./timeline-toolbar";
+import styles from "./timeline.module.css";
+
+export type TimelineViewProps = {
+  source: TimelineSource;
+  /** Extra controls in the header (export, upload, links): the page decides, the view stays embeddable. */
+  actions?: ReactNode;
+};
+
+/**
+ * A session's timeline: lanes on a zoomable time axis, a virtualised event list kept in step with
+ * it, filters, search, keyboard navigation and a detail panel. Pure client code over a
+ * `TimelineSource`; the IDE page, the share page and the exported HTML file all render it.
+ */
+export function TimelineView({ source, actions }: TimelineViewProps) {
+  const timeline = useMemo(() => buildTimeline(source), [source]);
+  const [viewport, setViewport] = useState<Viewport>(() => fitViewport(timeline));
+  const [filters, setFilters] = useState<TimelineFilters>(noFilters);
+  const [selected, setSelected] = useState<number | null>(null);
+  const [detailOpen, setDetailOpen] = useState(true);
+  const [expanded, setExpanded] = useState(false);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const listFocus = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    setViewport(fitViewport(timeline));
+    setSelected(null);
+  }, [timeline]);
+
+  // Typing stays responsive: the list and axis catch up with the filters a frame later.
+  const deferredFilters = useDeferredValue(filters);
+  const filtered = isFiltered(deferredFilters);
+  const matches = useMemo(() => (filtered ? filterEvents(timeline, deferredFilters) : timeline.events.map((event) => event.index)), [timeline, deferredFilters, filtered]);
+  const positions = useMemo(() => positionsOf(matches, timeline.events.length), [matches, timeline]);
+  const matchMask = useMemo(() => {
+    if (!filtered) return null;
+    const mask = new Uint8Array(timeline.events.length);
+    for (const index of matches) mask[index] = 1;
+    return mask;
+  }, [filtered, matches, timeline]);
+
+  const select = useCallback(
+    (index: number) => {
+      setSelected(index);
+      setDetailOpen(true);
+      const event = timeline.events[index];
+      if (event) setViewport((current) => revealTime(current, event.at, event.end ?? event.at));
+    },
+    [timeline],
+  );
+
+  const selectedPosition = selected === null ? -1 : (positions[selected] ?? -1);
+  const move = (step: number) => {
+    if (matches.length === 0) return;
+    const next = selectedPosition < 0 ? (step > 0 ? 0 : matches.length - 1) : Math.min(matches.length - 1, Math.max(0, selectedPosition + step));
+    select(matches[next]!);
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+    const target = event.target as HTMLElement;
+    const typing = target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA";
+    if (typing) return;
+    switch (event.key) {
+      case "/":
+        event.preventDefault();
+        searchRef.current?.focus();
+        searchRef.current?.select();
+        return;
+      case "ArrowDown":
+      case "j":
+        event.preventDefault();
+        move(1);
+        return;
+      case "ArrowUp":
+      case "k":
+        event.preventDefault();
+        move(-1);
+        return;
+      case "PageDown":
+        event.preventDefault();
+        move(20);
+        return;
+      case "PageUp":
+        event.preventDefault();
+        move(-20);
+        return;
+      case "Enter":
+        event.preventDefault();
+        if (selected === null) move(1);
+        else setDetailOpen(true);
+        return;
+      case "Escape":
+        event.preventDefault();
+        if (detailOpen && selected !== null) setDetailOpen(false);
+        else setSelected(null);
+        return;
+      default:
+    }
+  };
+
+  const onSearchKey = (key: string) => {
+    if (key === "Escape" && filters.query !== "") {
+      setFilters({ ...filters, query: "" });
+      return;
+    }
+    // Leave the search for the list: arrows and Enter work on the results from there.
+    listFocus.current?.querySelector<HTMLElement>("[data-testid=timeline-event-list]")?.focus();
+    if (key === "ArrowDown" || key === "Enter") move(selectedPosition < 0 ? 1 : 0);
+  };
+
+  const selectedEvent = selected === null ? null : (timeline.events[selected] ?? null);
+  const { summary } = timeline;
+  const span = timeline.endMs - timeline.startMs;
+  return (
+    <div className={styles.root} data-testid="timeline" data-timing-known={timeline.timingKnown} data-events={timeline.events.length} onKeyDown={onKeyDown}>
+      <header className={styles.header}>
+        <h1 className={styles.title}>{timeline.title ?? "Untitled session"}</h1>
+        <div className={styles.stats} data-testid="timeline-summary">
+          <span>{timeline.events.length.toLocaleString()} events</span>
+          <span>{summary.modelCalls} model calls</span>
+          <span>{summary.toolCalls} tool calls</span>
+          {summary.errors > 0 ? <span className={styles.badError}>{summary.errors} errors</span> : null}
+          {summary.compactions > 0 ? <span>{summary.compactions} compactions</span> : null}
+          <span>{timeline.timingKnown ? formatDuration(span) : `${formatDuration(span)} between first and last line`}</span>
+          <span>
+            tokens in {formatTokens(summary.tokens.input)} · out {formatTokens(summary.tokens.output)} · cache r {formatTokens(summary.tokens.cacheRead)} w {formatTokens(summary.tokens.cacheWrite)}
+          </span>
+          <span title="An estimate from public per-token prices">{formatCost(summary.costUsd)}</span>
+        </div>
+        <div className={styles.actions}>{actions}</div>
+      </header>
+      {!timeline.timingKnown && timeline.events.length > 0 ? (
+        <div className={styles.notice} data-testid="timeline-no-durations" role="note">
+          {timeline.imported ? "Imported from Claude Code, which records no durations: " : "This transcript records no durations: "}
+          events are drawn as points at the time their lines were written. No durations, waits or overlaps are invented.
+        </div>
+      ) : null}
+      {timeline.damage && (timeline.damage.malformedLines > 0 || timeline.damage.tornTail) ? (
+        <div className={`${styles.notice} ${styles.warning}`} data-testid="timeline-damage" role="note">
+          {timeline.damage.malformedLines > 0 ? `${timeline.damage.malformedLines} damaged line(s) skipped. ` : ""}
+          {timeline.damage.tornTail ? "The last line was cut short (a crash while writing) and was skipped." : ""}
+        </div>
+      ) : null}
+      <TimelineToolbar
+        filters={filters}
+        onFilters={setFilters}
+        toolNames={summary.toolNames}
+        searchRef={searchRef}
+        onSearchKey={onSearchKey}
+        onFit={() => setViewport(fitViewport(timeline))}
+        onZoom={(factor) => setViewport((current) => zoomViewport(current, factor))}
+        expanded={expanded}
+        onExpanded={setExpanded}
+      />
+      <div className={styles.body}>
+        <div className={styles.axisPane}>
+          <TimelineAxis timeline={timeline} viewport={viewport} onViewportChange={setViewport} selected={selected} onSelect={select} matchMask={matchMask} />
+        </div>
+        <div className={styles.listPane} ref={listFocus}>
+          <div className={styles.listHead}>
+            <span data-testid="timeline-match-count">
+              {filtered ? `${matches.length.toLocaleString()} of ${timeline.events.length.toLocaleString()} events` : `${timeline.events.length.toLocaleString()} events`}
+            </span>
+            <span>↑/↓ move · Enter details · Esc close · / search</span>
+          </div>
+          <TimelineList timeline={timeline} matches={matches} selectedPosition={selectedPosition} selected={selected} expanded={expanded} onSelect={select} />
+        </div>
+        <div className={styles.detailPane}>{detailOpen ? <TimelineDetailPanel timeline={timeline} event={selectedEvent} onClose={() => setDetailOpen(false)} /> : <TimelineDetailPanel timeline={timeline} event={null} onClose={() => undefined} />}</div>
+      </div>
+    </div>
+  );
+}

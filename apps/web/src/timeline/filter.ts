@@ -1,0 +1,51 @@
+import type { Timeline, TimelineEventKind, TimelineStatus } from "@cairn/core/timeline";
+
+export type TimelineFilters = {
+  /** Kinds shown; every kind when empty. */
+  kinds: ReadonlySet<TimelineEventKind>;
+  /** A tool name, or null for every tool (and every non-tool event). */
+  tool: string | null;
+  status: TimelineStatus | "problems" | null;
+  query: string;
+};
+
+export const noFilters: TimelineFilters = { kinds: new Set(), tool: null, status: null, query: "" };
+
+export function isFiltered(filters: TimelineFilters): boolean {
+  return filters.kinds.size > 0 || filters.tool !== null || filters.status !== null || filters.query.trim() !== "";
+}
+
+/** Regex special characters, escaped so a query matches as typed. */
+function literal(text: string): RegExp {
+  return new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i");
+}
+
+/**
+ * The indices (into `timeline.events`, in time order) of the events the filters let through. One
+ * pass; the text search is a case-insensitive literal match on each event's search text, done last
+ * so the cheap filters narrow it first.
+ */
+export function filterEvents(timeline: Timeline, filters: TimelineFilters): number[] {
+  const query = filters.query.trim();
+  const pattern = query === "" ? null : literal(query);
+  const matches: number[] = [];
+  for (const event of timeline.events) {
+    if (filters.kinds.size > 0 && !filters.kinds.has(event.kind)) continue;
+    if (filters.tool !== null && event.toolName !== filters.tool) continue;
+    if (filters.status === "problems") {
+      if (event.status === "ok") continue;
+    } else if (filters.status !== null && event.status !== filters.status) continue;
+    if (pattern && !pattern.test(event.searchText)) continue;
+    matches.push(event.index);
+  }
+  return matches;
+}
+
+/** For each event index, its position in `matches` (or -1): the list's row of an event chosen on the axis. */
+export function positionsOf(matches: readonly number[], eventCount: number): Int32Array {
+  const positions = new Int32Array(eventCount).fill(-1);
+  matches.forEach((index, position) => {
+    positions[index] = position;
+  });
+  return positions;
+}
