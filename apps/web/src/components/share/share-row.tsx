@@ -23,60 +23,64 @@ export function ShareRow({ share, onChanged }: Props) {
   const failure = rotate.error ?? revoke.error;
   const active = status === "active";
   return (
-    <tr data-testid="share-row" data-share-id={share.shareId} data-status={status}>
-      <td className="title">
-        <div>{share.title}</div>
-        <div className="muted">{share.sessionId}</div>
-        {rotate.data ? (
-          <div className="share-new-url" data-testid="share-rotated">
+    <>
+      <tr data-testid="share-row" data-share-id={share.shareId} data-status={status}>
+        <td className="title">
+          <div>{share.title}</div>
+          <div className="muted">{share.sessionId}</div>
+          {failure ? <p className="form-error" role="alert">{errorMessage(failure)}</p> : null}
+        </td>
+        <td>{share.mode}</td>
+        <td>{formatWhen(share.createdAt)}</td>
+        <td>{formatWhen(share.expiresAt)}</td>
+        <td>{formatWhen(share.lastAccessAt, "not yet")}</td>
+        <td data-testid="share-views">{share.viewCount}</td>
+        <td>
+          <span className={`badge status-${status}`} data-testid="share-status">
+            {status}
+          </span>
+        </td>
+        <td>
+          {confirming === null ? (
+            <span className="toolbar">
+              <button type="button" className="small" data-testid="share-rotate" disabled={!active} onClick={() => setConfirming("rotate")}>
+                Rotate
+              </button>
+              <button type="button" className="small danger" data-testid="share-revoke" disabled={status === "revoked"} onClick={() => setConfirming("revoke")}>
+                Revoke
+              </button>
+            </span>
+          ) : (
+            <span className="toolbar" role="group" aria-label={confirming === "rotate" ? "Confirm rotating" : "Confirm revoking"}>
+              <span>{confirming === "rotate" ? "Stop the old address and make a new one?" : "Stop this link for good?"}</span>
+              <button
+                type="button"
+                className={`small ${confirming === "revoke" ? "danger" : "primary"}`}
+                data-testid={`share-${confirming}-confirm`}
+                disabled={rotate.isPending || revoke.isPending}
+                onClick={() => {
+                  const done = { onSettled: () => setConfirming(null) };
+                  if (confirming === "rotate") rotate.mutate({ shareId: share.shareId }, done);
+                  else revoke.mutate({ shareId: share.shareId }, done);
+                }}
+              >
+                {confirming === "rotate" ? "Rotate" : "Revoke"}
+              </button>
+              <button type="button" className="small" onClick={() => setConfirming(null)}>
+                Cancel
+              </button>
+            </span>
+          )}
+        </td>
+      </tr>
+      {rotate.data ? (
+        <tr className="share-new-url" data-testid="share-rotated" data-share-id={share.shareId}>
+          <td colSpan={8}>
             <CopyField value={absoluteShareUrl(window.location.origin, rotate.data.url)} label="New share link" testId="share-url" />
             <div className="share-once">The new link is shown only once; the old one no longer works.</div>
-          </div>
-        ) : null}
-        {failure ? <p className="form-error" role="alert">{errorMessage(failure)}</p> : null}
-      </td>
-      <td>{share.mode}</td>
-      <td>{formatWhen(share.createdAt)}</td>
-      <td>{formatWhen(share.expiresAt)}</td>
-      <td>{formatWhen(share.lastAccessAt, "not yet")}</td>
-      <td data-testid="share-views">{share.viewCount}</td>
-      <td>
-        <span className={`badge status-${status}`} data-testid="share-status">
-          {status}
-        </span>
-      </td>
-      <td>
-        {confirming === null ? (
-          <span className="toolbar">
-            <button type="button" className="small" data-testid="share-rotate" disabled={!active} onClick={() => setConfirming("rotate")}>
-              Rotate
-            </button>
-            <button type="button" className="small danger" data-testid="share-revoke" disabled={status === "revoked"} onClick={() => setConfirming("revoke")}>
-              Revoke
-            </button>
-          </span>
-        ) : (
-          <span className="toolbar" role="group" aria-label={confirming === "rotate" ? "Confirm rotating" : "Confirm revoking"}>
-            <span>{confirming === "rotate" ? "Stop the old address and make a new one?" : "Stop this link for good?"}</span>
-            <button
-              type="button"
-              className={`small ${confirming === "revoke" ? "danger" : "primary"}`}
-              data-testid={`share-${confirming}-confirm`}
-              disabled={rotate.isPending || revoke.isPending}
-              onClick={() => {
-                const done = { onSettled: () => setConfirming(null) };
-                if (confirming === "rotate") rotate.mutate({ shareId: share.shareId }, done);
-                else revoke.mutate({ shareId: share.shareId }, done);
-              }}
-            >
-              {confirming === "rotate" ? "Rotate" : "Revoke"}
-            </button>
-            <button type="button" className="small" onClick={() => setConfirming(null)}>
-              Cancel
-            </button>
-          </span>
-        )}
-      </td>
-    </tr>
+          </td>
+        </tr>
+      ) : null}
+    </>
   );
 }
