@@ -1,5 +1,7 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SHARE_NOT_FOUND_MESSAGE } from "@cairn/api";
+import { hashShareToken, SHARE_NOT_FOUND_MESSAGE } from "@cairn/api";
 import { errorCode, errorOf, prompt, startShareFixture, text } from "./share-support.ts";
 
 const DAY = 86_400_000;
@@ -22,6 +24,10 @@ describe("share links over HTTP", () => {
     expect(created.url).toBe(`/share/${created.token}`);
     expect(created.pinnedMessageUuid).toBe(messages.at(-1)?.uuid);
     expect(Date.parse(created.expiresAt) - Date.now()).toBeGreaterThan(29.9 * DAY);
+    // On disk: the token's SHA-256, never the token.
+    const stored = ["", "-wal"].map((suffix) => join(fixture.cairnHome, `shares.db${suffix}`)).filter((path) => existsSync(path)).map((path) => readFileSync(path).toString("latin1")).join("");
+    expect(stored).toContain(hashShareToken(created.token));
+    expect(stored).not.toContain(created.token.slice("cairn_shr_".length));
 
     // The session goes on; the snapshot does not.
     await prompt(fixture, sessionId, "and then?");
