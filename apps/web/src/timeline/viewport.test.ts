@@ -62,5 +62,7 @@ describe("viewport", () => {
   it("puts ticks on round times", () => {
     const ticks = timeTicks({ t0: 0, t1: 10_000 }, 1000);
     expect(ticks[1]! - ticks[0]!).toBe(1000);
+    // Round since the session's start, not since 1970.
+    expect(timeTicks({ t0: 1_000_003, t1: 1_010_003 }, 1000, 1_000_003)[0]).toBe(1_000_003);
   });
 });

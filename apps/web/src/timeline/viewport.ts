@@ -98,13 +98,13 @@ export function laneBars(lane: TimelineLane, events: readonly TimelineEvent[], v
   return bars;
 }
 
-/** Round tick spacings: 1, 2, 5 × 10^n ms. */
-export function timeTicks(viewport: Viewport, width: number, minGapPx = 90): number[] {
+/** Ticks at round times since `origin` (the session's start), spaced 1, 2 or 5 × 10^n ms apart. */
+export function timeTicks(viewport: Viewport, width: number, origin = 0, minGapPx = 90): number[] {
   const span = viewport.t1 - viewport.t0;
   const rough = (span / Math.max(1, width)) * minGapPx;
   const power = 10 ** Math.floor(Math.log10(Math.max(rough, 1e-3)));
   const step = [1, 2, 5, 10].map((multiple) => multiple * power).find((candidate) => candidate >= rough) ?? power * 10;
   const ticks: number[] = [];
-  for (let tick = Math.ceil(viewport.t0 / step) * step; tick <= viewport.t1 && ticks.length < 200; tick += step) ticks.push(tick);
+  for (let tick = origin + Math.ceil((viewport.t0 - origin) / step) * step; tick <= viewport.t1 && ticks.length < 200; tick += step) ticks.push(tick);
   return ticks;
 }

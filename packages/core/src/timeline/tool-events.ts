@@ -94,7 +94,9 @@ function applyRecord(detail: Extract<TimelineDetail, { kind: "tool" }>, record: 
   detail.errorClass = asString(record.errorClass) ?? null;
   detail.batch = asNumber(record.batch) ?? null;
   const decision = asRecord(record.decision);
-  detail.decision = decision && (decision.behavior === "allow" || decision.behavior === "deny") ? (decision as unknown as PermissionDecisionRecord) : null;
+  const reason = asRecord(decision?.reason);
+  const wellFormed = decision && (decision.behavior === "allow" || decision.behavior === "deny") && typeof reason?.type === "string";
+  detail.decision = wellFormed ? (decision as unknown as PermissionDecisionRecord) : null;
   const start = asNumber(record.startedAt);
   const end = asNumber(record.endedAt);
   if (start === undefined || end === undefined || end < start) return undefined;

@@ -98,7 +98,7 @@ export function TimelineAxis({ timeline, viewport, onViewportChange, selected, o
   }, [timeline]);
   const lanesBottom = layout.length > 0 ? layout[layout.length - 1]!.top + layout[layout.length - 1]!.height : AXIS_HEIGHT;
   const height = lanesBottom + TOTALS_HEIGHT;
-  const ticks = timeTicks(viewport, chartWidth);
+  const ticks = timeTicks(viewport, chartWidth, timeline.startMs);
   const scale = chartWidth / (viewport.t1 - viewport.t0);
 
   const clickBar = (index: number) => {

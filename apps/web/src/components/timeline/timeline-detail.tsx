@@ -138,7 +138,8 @@ function DetailBody({ detail }: { detail: TimelineDetail }) {
         <>
           {diff ? (
             <>
-              <div className={styles.section}>Change to {diff.path}</div>
+              <div className={styles.section}>Change</div>
+              <p className={styles.rowSummary}>{diff.path}</p>
               {diff.note ? <p className={styles.rowSummary}>{diff.note}</p> : null}
               <pre className={styles.block} data-testid="timeline-detail-diff">
                 {diff.lines.map((line, position) => (

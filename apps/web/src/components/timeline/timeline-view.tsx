@@ -1,6 +1,6 @@
 "use client";
 
-import { buildTimeline, type TimelineSource } from "@cairn/core/timeline";
+import { buildTimeline, type Timeline, type TimelineSource } from "@cairn/core/timeline";
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { filterEvents, isFiltered, noFilters, positionsOf, type TimelineFilters } from "../../timeline/filter";
 import { formatCost, formatDuration, formatTokens } from "../../timeline/format";
@@ -66,10 +66,10 @@ export function TimelineView({ source, actions }: TimelineViewProps) {
     select(matches[next]!);
   };
 
-  const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+  const onKeyDown = (event: KeyboardEvent<HTMLElement> | globalThis.KeyboardEvent) => {
     const target = event.target as HTMLElement;
-    const typing = target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA";
-    if (typing) return;
+    const typing = target.tagName === "INPUT" || target.tagName === "SELECT" || target.tagName === "TEXTAREA" || target.isContentEditable;
+    if (typing || event.altKey || event.ctrlKey || event.metaKey) return;
     switch (event.key) {
       case "/":
         event.preventDefault();
@@ -108,6 +108,17 @@ export function TimelineView({ source, actions }: TimelineViewProps) {
     }
   };
 
+  // Keys pressed with nothing focused (just after the page loads) reach the body, not the view.
+  const keyHandler = useRef(onKeyDown);
+  keyHandler.current = onKeyDown;
+  useEffect(() => {
+    const onDocumentKey = (event: globalThis.KeyboardEvent) => {
+      if (event.target === document.body || event.target === document.documentElement) keyHandler.current(event);
+    };
+    document.addEventListener("keydown", onDocumentKey);
+    return () => document.removeEventListener("keydown", onDocumentKey);
+  }, []);
+
   const onSearchKey = (key: string) => {
     if (key === "Escape" && filters.query !== "") {
       setFilters({ ...filters, query: "" });
@@ -124,7 +135,9 @@ export function TimelineView({ source, actions }: TimelineViewProps) {
   return (
     <div className={styles.root} data-testid="timeline" data-timing-known={timeline.timingKnown} data-events={timeline.events.length} onKeyDown={onKeyDown}>
       <header className={styles.header}>
-        <h1 className={styles.title}>{timeline.title ?? "Untitled session"}</h1>
+        <h1 className={styles.title} data-testid="timeline-title">
+          {timeline.title ?? firstPrompt(timeline) ?? "Untitled session"}
+        </h1>
         <div className={styles.stats} data-testid="timeline-summary">
           <span>{timeline.events.length.toLocaleString()} events</span>
           <span>{summary.modelCalls} model calls</span>
@@ -179,4 +192,10 @@ export function TimelineView({ source, actions }: TimelineViewProps) {
       </div>
     </div>
   );
+}
+
+/** A session without a title is named by what was first asked. */
+function firstPrompt(timeline: Timeline): string | null {
+  const prompt = timeline.events.find((event) => event.kind === "prompt" && event.agentId === null);
+  return prompt ? prompt.summary.slice(0, 80) : null;
 }

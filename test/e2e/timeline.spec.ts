@@ -1,0 +1,108 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot } from "./support/servers.ts";
+import { expect, screenshot, test } from "./support/fixtures.ts";
+
+const claudeCodeFixture = join(repoRoot, "packages", "core", "src", "timeline", "__fixtures__", "claude-code-explore-edit.jsonl");
+
+test("timeline: parallel read-only calls overlap on the axis, search filters the list, details show a tool's output, the HTML export works offline", async ({ ide: page, e2e, sim, browser }) => {
+  await sim.script([
+    {
+      content: [
+        { type: "text", text: "Let me look at two files at once." },
+        { type: "tool_use", name: "Read", input: { file_path: join(e2e.workspace, "README.md") } },
+        { type: "tool_use", name: "Read", input: { file_path: join(e2e.workspace, "src", "math.ts") } },
+      ],
+    },
+    { content: [{ type: "text", text: "Both files are short." }] },
+  ]);
+  await page.getByTestId("chat-input").fill("Read the readme and math.ts");
+  await page.getByTestId("chat-input").press("Enter");
+  await expect(page.getByTestId("message-assistant").last()).toContainText("Both files are short.");
+  await expect(page.getByTestId("chat")).toHaveAttribute("data-running", "false");
+  const sessionId = await page.getByTestId("chat").getAttribute("data-session-id");
+  expect(sessionId).toBeTruthy();
+
+  await page.goto(`${e2e.url}/sessions/${sessionId}/timeline`);
+  const timeline = page.getByTestId("timeline");
+  await expect(timeline).toHaveAttribute("data-timing-known", "true");
+  for (const lane of ["model", "tools", "permission", "hooks", "compaction", "errors"]) {
+    await expect(page.locator(`[data-testid="timeline-lane"][data-lane="${lane}"]`)).toHaveCount(1);
+  }
+  const toolBars = page.locator('[data-testid="timeline-bar"][data-kind="tool"]');
+  await expect(toolBars).toHaveCount(2);
+  await expect(page.locator('[data-testid="timeline-bar"][data-kind="tool"][data-tool-name="Read"]')).toHaveCount(2);
+  // The two calls ran in one concurrent batch: their bars share part of the x axis, on separate rows.
+  await page.getByTestId("timeline-zoom-in").click();
+  await page.getByTestId("timeline-fit").click();
+  const boxes = await Promise.all([toolBars.nth(0).boundingBox(), toolBars.nth(1).boundingBox()]);
+  const [first, second] = boxes.map((box) => box!);
+  expect(first!.x < second!.x + second!.width && second!.x < first!.x + first!.width).toBe(true);
+  expect(first!.y).not.toBe(second!.y);
+  await expect(page.locator('[data-testid="timeline-bar"][data-kind="model"]')).toHaveCount(2);
+  await screenshot(page, "timeline-parallel");
+
+  // Search narrows the list; the detail of a match shows the tool's output as text.
+  const list = page.getByTestId("timeline-event-list");
+  const allCount = Number(await list.getAttribute("data-count"));
+  await page.keyboard.press("/");
+  await expect(page.getByTestId("timeline-search")).toBeFocused();
+  await page.keyboard.type("math.ts");
+  await expect.poll(async () => Number(await list.getAttribute("data-count"))).toBeLessThan(allCount);
+  const readRow = list.locator('[data-testid="timeline-event"][data-kind="tool"]');
+  await expect(readRow).toHaveCount(1);
+  await readRow.click();
+  const detail = page.getByTestId("timeline-detail");
+  await expect(detail).toHaveAttribute("data-kind", "tool");
+  await expect(detail.getByTestId("timeline-detail-output")).toContainText("export const add");
+  await expect(detail.getByTestId("timeline-detail-input")).toContainText("math.ts");
+  // Keyboard: Escape closes the detail, Enter opens it again.
+  await list.focus();
+  await page.keyboard.press("Escape");
+  await expect(detail).toHaveAttribute("data-empty", "true");
+  await page.keyboard.press("Enter");
+  await expect(detail).toHaveAttribute("data-kind", "tool");
+
+  // Export: one HTML file that renders with every request refused.
+  const download = page.waitForEvent("download");
+  await page.getByTestId("timeline-export").click();
+  const file = await (await download).path();
+  const html = readFileSync(file, "utf8");
+  expect(html).toContain("Content-Security-Policy");
+  expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)=/i);
+  const offline = await browser.newContext({ offline: true });
+  const requests: string[] = [];
+  await offline.route("**/*", async (route) => {
+    requests.push(route.request().url());
+    await route.abort();
+  });
+  try {
+    const exported = await offline.newPage();
+    await exported.setContent(html);
+    await expect(exported.getByTestId("timeline")).toHaveAttribute("data-timing-known", "true");
+    await expect(exported.locator('[data-testid="timeline-bar"][data-kind="tool"]')).toHaveCount(2);
+    await exported.locator('[data-testid="timeline-event"][data-kind="tool"]').first().click();
+    await expect(exported.getByTestId("timeline-detail-output")).not.toBeEmpty();
+    expect(requests).toEqual([]);
+  } finally {
+    await offline.close();
+  }
+});
+
+test("timeline: an uploaded Claude Code transcript opens with the no-durations notice", async ({ ide: page, e2e }) => {
+  await page.goto(`${e2e.url}/timeline/import`);
+  await page.getByTestId("timeline-upload-input").setInputFiles(claudeCodeFixture);
+  await page.waitForURL(/\/sessions\/[^/]+\/timeline/);
+  await expect(page.getByTestId("timeline")).toHaveAttribute("data-timing-known", "false");
+  await expect(page.getByTestId("timeline-no-durations")).toContainText("no durations");
+  // Every tool call is a point at its line's time: nothing drawn as a duration.
+  const tools = page.locator('[data-testid="timeline-bar"][data-kind="tool"]');
+  await expect(tools).not.toHaveCount(0);
+  expect(await page.locator('[data-testid="timeline-bar"][data-kind="tool"]:not([data-point="true"])').count()).toBe(0);
+  await page.getByTestId("timeline-filter-tool").selectOption("Edit");
+  const edit = page.locator('[data-testid="timeline-event"][data-tool-name="Edit"]');
+  await expect(edit).toHaveCount(1);
+  await edit.click();
+  await expect(page.getByTestId("timeline-detail-diff")).toBeVisible();
+  await screenshot(page, "timeline-imported");
+});
