@@ -210,3 +210,24 @@ describe("the share redactor: paths and values", () => {
     expect(tiny.redactText("abc abc").text).toBe("abc abc");
   });
 });
+
+describe("the share redactor on pathological input", () => {
+  it("stays linear: no pattern backtracks quadratically on long runs", () => {
+    const cases: Record<string, string> = {
+      upper: "A".repeat(200_000),
+      "secret word repeated": "PASSWORD".repeat(25_000),
+      "assignments without values": "PASSWORD=".repeat(20_000),
+      "dashed words": `sk-${"a-".repeat(100_000)}`,
+      "scheme-like run": `http://${"a:".repeat(100_000)}`,
+      "unterminated keys": "-----BEGIN PRIVATE KEY-----\n".repeat(5_000),
+      "bearer words": "Bearer ".repeat(30_000),
+      "open quote": `password: "${"x".repeat(200_000)}`,
+      "JWT-like halves": `eyJ${"a".repeat(100_000)}.eyJ${"b".repeat(100_000)}`,
+    };
+    for (const [name, text] of Object.entries(cases)) {
+      const started = performance.now();
+      redactor.redactText(text);
+      expect({ name, slow: performance.now() - started > 1_500 }).toEqual({ name, slow: false });
+    }
+  });
+});

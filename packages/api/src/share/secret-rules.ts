@@ -6,7 +6,8 @@
  * scanners (secretlint) are asynchronous file linters that report ranges per rule package.
  *
  * Every pattern except the PEM block stays on one line ([ \t], never \s): the live stream redacts
- * line by line and relies on that.
+ * line by line and relies on that. Repetitions before a pattern's fixed part are bounded, so no input
+ * makes a pattern backtrack quadratically (redact.test.ts times pathological inputs).
  */
 
 export type SecretRule = {
@@ -60,13 +61,13 @@ export const SECRET_RULES: readonly SecretRule[] = [
   { kind: "bearer-token", pattern: /\bBearer[ \t]+(?<secret>[A-Za-z0-9._~+/-]{16,}=*)/g, accept: mixed },
   {
     kind: "url-credentials",
-    pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@'"`[\]]+:(?<secret>[^\s:/@'"`]+)@/gi,
+    pattern: /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s:/@'"`[\]]+:(?<secret>[^\s:/@'"`]+)@/gi,
     accept: (secret) => !isPlaceholder(secret),
   },
   {
     kind: "secret-assignment",
     pattern: new RegExp(
-      `(?<![A-Za-z0-9_])(?:export[ \\t]+)?["']?(?<name>[A-Z0-9_]*${SECRET_NAME_WORD}[A-Z0-9_]*)["']?[ \\t]*[:=][ \\t]*(?<quote>["']?)(?<secret>[^\\s"'\`]{6,})\\k<quote>`,
+      `(?<![A-Za-z0-9_])(?:export[ \\t]+)?["']?(?<name>[A-Z0-9_]{0,40}${SECRET_NAME_WORD}[A-Z0-9_]{0,40})["']?[ \\t]*[:=][ \\t]*(?<quote>["']?)(?<secret>[^\\s"'\`]{6,})\\k<quote>`,
       "g",
     ),
     accept: (secret, name) => !isPlaceholder(secret) && (name === undefined || namesASecret(name)),
