@@ -74,4 +74,15 @@ describe("live redaction of streamed text", () => {
     expect(JSON.stringify(out)).not.toContain("subagent text");
     expect(out.at(-1)?.type).toBe("tool-end");
   });
+
+  it("redacts each streamed character once, however long the block grows", () => {
+    let scanned = 0;
+    const counting = { ...redactor, redactText: (input: string) => ((scanned += input.length), redactor.redactText(input)) };
+    const live = new LiveEventRedactor(counting);
+    const line = "a line of streamed output that is fifty characters\n";
+    live.redact({ type: "block-start", index: 0, blockType: "text" });
+    for (let index = 0; index < 2_000; index++) live.redact({ type: "text-delta", index: 0, text: line });
+    live.redact({ type: "block-stop", index: 0 });
+    expect(scanned).toBe(line.length * 2_000);
+  });
 });

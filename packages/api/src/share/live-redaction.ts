@@ -3,7 +3,7 @@ import type { Redactor } from "./redact.ts";
 
 type ToolProgress = Extract<SessionEvent, { type: "tool-progress" }>;
 /** Text accumulated for one stream (a content block, or one output stream of a Bash call), and how to send a piece of it. */
-type Stream = { raw: string; emitted: number; event: (text: string) => SessionEvent };
+type Stream = { pending: string; event: (text: string) => SessionEvent };
 type BashProgress = { type: "bash_progress"; stream: string; chunk: string };
 
 /** Past this many characters without a newline, the text up to the last space is let through. */
@@ -65,10 +65,10 @@ export class LiveEventRedactor {
   private append(key: string, text: string, event: (text: string) => SessionEvent): SessionEvent[] {
     let stream = this.streams.get(key);
     if (!stream) {
-      stream = { raw: "", emitted: 0, event };
+      stream = { pending: "", event };
       this.streams.set(key, stream);
     }
-    stream.raw += text;
+    stream.pending += text;
     const out = this.settle(stream, false);
     return out ? [stream.event(out)] : [];
   }
@@ -81,14 +81,16 @@ export class LiveEventRedactor {
     return out ? [stream.event(out)] : [];
   }
 
-  /** The redacted text of the stream's settled part not sent yet. */
+  /**
+   * Redacts and takes the settled part of what is pending. It starts at a line start outside any open
+   * key block, and secrets do not span lines, so redacting it alone is the same as redacting it in
+   * context — and each character is redacted once, however long the block grows.
+   */
   private settle(stream: Stream, final: boolean): string {
-    const end = final ? stream.raw.length : this.settledLength(stream.raw);
+    const end = final ? stream.pending.length : this.settledLength(stream.pending);
     if (end === 0) return "";
-    const redacted = this.redactor.redactText(stream.raw.slice(0, end)).text;
-    if (redacted.length <= stream.emitted) return "";
-    const out = redacted.slice(stream.emitted);
-    stream.emitted = redacted.length;
+    const out = this.redactor.redactText(stream.pending.slice(0, end)).text;
+    stream.pending = stream.pending.slice(end);
     return out;
   }
 
