@@ -138,6 +138,10 @@ test("a snapshot link: the preview lists the secret, a browser without the cooki
     await expect(viewer.page.getByTestId("share-not-found")).toHaveText(/This link is not available/);
     await expect(viewer.page.getByTestId("message-user")).toHaveCount(0);
     expect(await viewer.page.evaluate(() => (window as XssWindow).__xss)).toBeUndefined();
+    // Something that cannot be a token is a plain 404 from the server.
+    const bogus = await viewer.page.goto(new URL("/share/not-a-token", first.url).toString());
+    expect(bogus?.status()).toBe(404);
+    await expect(viewer.page.getByTestId("share-not-found")).toBeVisible();
     expect(viewer.mainApiRequests, "a shared page calls the main API only for Continue as copy").toHaveLength(1);
   } finally {
     await viewer.context.close();
