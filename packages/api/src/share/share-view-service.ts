@@ -1,3 +1,4 @@
+import type { ConversationMessage } from "@cairn/core/schema";
 import type { TimelineSource } from "@cairn/core/timeline";
 import type { SessionSnapshot } from "../router/types.ts";
 import type { SequencedEvent } from "../router/context.ts";
@@ -35,6 +36,7 @@ export type ShareViewServiceOptions = {
 export class ShareViewService implements ShareViewPort {
   private readonly options: ShareViewServiceOptions;
   private readonly now: () => number;
+  private readonly redactedMessages = new WeakMap<ConversationMessage, ConversationMessage>();
 
   constructor(options: ShareViewServiceOptions) {
     this.options = options;
@@ -54,7 +56,7 @@ export class ShareViewService implements ShareViewPort {
       expiresAt: iso(record.expiresAt),
       running: live && snapshot.running,
       pinnedMessageUuid: record.pinnedMessageUuid,
-      messages: this.options.redactor.redactValue(messages).value,
+      messages: messages.map((message) => this.redacted(message)),
       lastEventId: live ? String(snapshot.streamingFromSeq ?? snapshot.lastSeq) : null,
     };
   }
@@ -106,6 +108,16 @@ export class ShareViewService implements ShareViewPort {
       signal.removeEventListener("abort", onAbort);
       stream.abort();
     }
+  }
+
+  /** Messages never change once held, so each is redacted once (per loaded session object), not per view. */
+  private redacted(message: ConversationMessage): ConversationMessage {
+    let cached = this.redactedMessages.get(message);
+    if (!cached) {
+      cached = this.options.redactor.redactValue(message).value;
+      this.redactedMessages.set(message, cached);
+    }
+    return cached;
   }
 
   /** The live share a token opens, or the one error every failure gets. */
