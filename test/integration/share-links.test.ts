@@ -64,6 +64,7 @@ describe("share links over HTTP", () => {
     const failures = [
       await errorOf(viewer.view.session.query({ token: `cairn_shr_${"A".repeat(43)}` })),
       await errorOf(viewer.view.session.query({ token: "not-a-token" })),
+      await errorOf(viewer.view.session.query({ token: `cairn_shr_${"x".repeat(5_000)}` })),
       await errorOf(viewer.view.session.query({ token: expiring.token })),
       await errorOf(viewer.view.session.query({ token: revoked.token })),
       await errorOf(viewer.view.timelineSource.query({ token: revoked.token })),

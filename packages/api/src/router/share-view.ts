@@ -29,7 +29,7 @@ const procedure = t.procedure.use(async ({ next }) => {
 });
 
 /** Any string: a malformed token gets the same NOT_FOUND as an unknown one. */
-const token = z.string().max(200);
+const token = z.string().max(16_384);
 const lastEventId = z.string().regex(/^\d{1,15}$/).nullish();
 const neverAborted = new AbortController().signal;
 

@@ -8,7 +8,7 @@ const sessionId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "not a session id")
 const messageUuid = z.string().min(1).max(200);
 const shareId = z.string().min(1).max(100);
 /** Any string: a malformed token is answered like an unknown one. */
-const token = z.string().max(200);
+const token = z.string().max(16_384);
 
 /** Share errors become tRPC errors (NOT_FOUND, TOO_MANY_REQUESTS, BAD_REQUEST). */
 async function shareCall<T>(call: () => Promise<T>): Promise<T> {
