@@ -35,11 +35,11 @@ export class NotSignedInError extends Error {
  * The main router as a shared page may use it: only for "Continue as copy", on a click. The access guard
  * answers 401 in plain text, which tRPC's JSON links cannot read; it becomes a `NotSignedInError` instead.
  */
-export function createSignedInClient() {
+export function createSignedInClient(url = "/api/trpc") {
   return createTRPCClient<AppRouter>({
     links: [
       httpLink({
-        url: "/api/trpc",
+        url,
         fetch: async (input, init) => {
           const response = await fetch(input, init);
           if (response.status === 401) throw new NotSignedInError();
