@@ -74,6 +74,7 @@ describe("share links over HTTP", () => {
 
     const statuses = Object.fromEntries((await client.share.list.query()).map((share) => [share.shareId, share.status]));
     expect(statuses).toEqual({ [expiring.shareId]: "expired", [revoked.shareId]: "revoked", [kept.shareId]: "active" });
+    expect(await errorCode(client.share.rotate.mutate({ shareId: expiring.shareId }))).toBe("NOT_FOUND");
   });
 
   it("rotates: the old token fails at once, the new one opens the same share", async () => {

@@ -72,9 +72,11 @@ export class ShareService implements SharesPort {
   }
 
   async rotate(shareId: string): Promise<RotatedShare> {
-    this.own(shareId);
+    const record = this.own(shareId);
+    // A new address for a dead share would be a dead link.
+    if (!isShareLive(record, this.now())) throw new ShareError("share_not_found", "An expired or revoked share cannot be rotated");
     const token = this.options.store.rotate(shareId);
-    if (token === undefined) throw new ShareError("share_not_found", "A revoked share cannot be rotated");
+    if (token === undefined) throw new ShareError("share_not_found", "An expired or revoked share cannot be rotated");
     return { token, url: sharePath(token) };
   }
 
