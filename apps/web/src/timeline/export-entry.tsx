@@ -8,7 +8,9 @@ const root = document.getElementById("timeline-root");
 const data = document.getElementById("timeline-data")?.textContent;
 if (root && data) {
   // The file's own embedded JSON; buildTimeline checks every field of every line.
+  const started = performance.now();
   const source = JSON.parse(data) as TimelineSource;
+  performance.measure("timeline-parse", { start: started, end: performance.now() });
   root.dataset.exported = "true";
   createRoot(root).render(<TimelineView source={source} />);
 }

@@ -1,5 +1,5 @@
 import { estimateCostUsd } from "../model/pricing.ts";
-import { asArray, asNumber, asRecord, asString, clip, contentText, oneLine, THINKING_ONLY, type LooseRecord } from "./line-fields.ts";
+import { asArray, asNumber, asRecord, asString, contentText, THINKING_ONLY, type LooseRecord } from "./line-fields.ts";
 import { type ModelDraft, type PendingTool, type Push, type TimelineDraft } from "./thread-reader.ts";
 import type { TimelineDetail, TimelineEvent, TokenCounts } from "./types.ts";
 
@@ -9,7 +9,7 @@ export function readAssistantLine(
   at: number,
   key: string,
   uuid: string | null,
-  responses: Map<string, ModelDraft>,
+  responses: ModelDraft[],
   pending: Map<string, PendingTool>,
   push: Push,
   mainLane: (fallback: string) => string,
@@ -18,7 +18,14 @@ export function readAssistantLine(
 ): void {
   const message = asRecord(line.message);
   const messageId = asString(message?.id) ?? key;
-  let response = responses.get(messageId);
+  // A response's lines are adjacent, or interleaved with a few tool results: the last few responses are enough.
+  let response: ModelDraft | undefined;
+  for (let back = responses.length - 1; back >= 0 && back >= responses.length - RECENT_RESPONSES; back--) {
+    if (responses[back]!.detail.messageId === messageId) {
+      response = responses[back];
+      break;
+    }
+  }
   if (!response) {
     const detail: Extract<TimelineDetail, { kind: "model" }> = {
       kind: "model",
@@ -36,9 +43,10 @@ export function readAssistantLine(
       toolUseIds: [],
       errorMessage: null,
     };
-    const event = push({ id: `model:${messageId}`, kind: "model", lane: mainLane("model"), at, title: detail.model, summary: "", lineUuid: uuid, detail });
+    const event = push({ id: `model:${messageId}`, kind: "model", lane: mainLane("model"), at, title: detail.model, lineUuid: uuid, detail });
     response = { event, detail };
-    responses.set(messageId, response);
+    responses.push(response);
+    if (responses.length > RECENT_RESPONSES * 4) responses.splice(0, responses.length - RECENT_RESPONSES);
   }
   const { event, detail } = response;
   const blocks = asArray(message?.content);
@@ -77,12 +85,6 @@ export function readAssistantLine(
   if (tombstoned) event.status = "tombstoned";
 }
 
-/** The summary of a response, once all its lines are read. */
-export function finishModelEvent(response: ModelDraft): void {
-  const { event, detail } = response;
-  event.summary = modelSummary(detail);
-}
-
 function applyModelCall(detail: Extract<TimelineDetail, { kind: "model" }>, event: TimelineEvent, call: LooseRecord | undefined, draft: TimelineDraft): void {
   if (!call) return;
   const start = asNumber(call.startedAt);
@@ -100,6 +102,8 @@ function applyModelCall(detail: Extract<TimelineDetail, { kind: "model" }>, even
   detail.durationMs = end - start;
   detail.ttftMs = firstToken !== undefined && firstToken >= start ? firstToken - start : null;
 }
+
+const RECENT_RESPONSES = 16;
 
 type Prices = { input: number; output: number; cacheRead: number; cacheWrite: number };
 const priceCache = new Map<string, Prices>();
@@ -119,18 +123,4 @@ function pricesOf(model: string): Prices {
 function costOf(model: string, tokens: TokenCounts): number {
   const prices = pricesOf(model);
   return tokens.input * prices.input + tokens.output * prices.output + tokens.cacheRead * prices.cacheRead + tokens.cacheWrite * prices.cacheWrite;
-}
-
-function modelSummary(detail: Extract<TimelineDetail, { kind: "model" }>): string {
-  let summary = detail.tokens ? `${detail.tokens.input} in / ${detail.tokens.output} out` : "";
-  const add = (part: string) => {
-    summary = summary === "" ? part : `${summary} · ${part}`;
-  };
-  if (detail.ttftMs !== null) add(`TTFT ${Math.round(detail.ttftMs)} ms`);
-  if (detail.retries > 0) add(`${detail.retries} ${detail.retries === 1 ? "retry" : "retries"}`);
-  const calls = detail.toolUseIds.length;
-  if (calls > 0) add(`${calls} tool ${calls === 1 ? "call" : "calls"}`);
-  const text = oneLine(detail.errorMessage ?? detail.text, 80);
-  if (text) add(text);
-  return summary;
 }

@@ -1,5 +1,5 @@
 import { asNumber, asRecord, asString, clip, contentText, inputText, oneLine, timestampMs, toolSubject, type LooseRecord } from "./line-fields.ts";
-import { finishModelEvent, readAssistantLine } from "./model-events.ts";
+import { readAssistantLine } from "./model-events.ts";
 import { readUserLine, toolDetail } from "./tool-events.ts";
 import { TimelineEventRecord, type TimelineEventFields } from "./timeline-event.ts";
 import type { TimelineDetail, TimelineEvent } from "./types.ts";
@@ -44,7 +44,7 @@ export function tombstoneTargets(threads: readonly (readonly unknown[])[]): Set<
  */
 export function readThread(lines: readonly unknown[], agentId: string | null, draft: TimelineDraft): void {
   const mainLane = (fallback: string) => (agentId === null ? fallback : `agent:${agentId}`);
-  const responses = new Map<string, ModelDraft>();
+  const responses: ModelDraft[] = [];
   const pending = new Map<string, PendingTool>();
   let lastAt = 0;
   let lastCompaction: Extract<TimelineDetail, { kind: "compaction" }> | undefined;
@@ -88,7 +88,6 @@ export function readThread(lines: readonly unknown[], agentId: string | null, dr
         break;
     }
   }
-  for (const response of responses.values()) finishModelEvent(response);
   for (const [toolUseId, tool] of pending) {
     push({
       id: `tool:${toolUseId}`,
@@ -96,7 +95,6 @@ export function readThread(lines: readonly unknown[], agentId: string | null, dr
       lane: mainLane("tools"),
       at: tool.at,
       title: tool.name,
-      summary: `${oneLine(toolSubject(tool.input), SUMMARY_CHARS)} (no result recorded)`,
       status: tool.tombstoned ? "tombstoned" : "unfinished",
       toolName: tool.name,
       lineUuid: tool.lineUuid,
@@ -140,7 +138,6 @@ function readSystemLine(
     lane: isError ? "errors" : mainLane("model"),
     at,
     title: subtype,
-    summary: oneLine(text, SUMMARY_CHARS),
     status: isError ? "error" : "ok",
     lineUuid: uuid,
     detail: isError ? { kind: "error", message: text, relatedEventId: null } : { kind: "notice", subtype, level, text },

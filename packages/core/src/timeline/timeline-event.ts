@@ -1,4 +1,4 @@
-import { clip, inputText } from "./line-fields.ts";
+import { clip, inputText, oneLine, toolSubject } from "./line-fields.ts";
 import type { TimelineDetail, TimelineEvent, TimelineEventKind, TimelineStatus } from "./types.ts";
 
 const SEARCH_FIELD_CHARS = 600;
@@ -8,8 +8,11 @@ const SEARCH_FIELD_CHARS = 600;
  * events of a large session are never searched, and building 100,000 strings up front would cost
  * more than the rest of the timeline.
  */
-export type TimelineEventFields = Pick<TimelineEvent, "id" | "kind" | "lane" | "title" | "summary" | "detail"> &
-  Partial<Pick<TimelineEvent, "start" | "end" | "status" | "toolName" | "lineUuid">> & { at: number };
+/** `summary` may be left out: it is then made from the detail when first read. */
+export type TimelineEventFields = Pick<TimelineEvent, "id" | "kind" | "lane" | "title" | "detail"> &
+  Partial<Pick<TimelineEvent, "start" | "end" | "status" | "toolName" | "lineUuid" | "summary">> & { at: number };
+
+const SUMMARY_CHARS = 140;
 
 export class TimelineEventRecord implements TimelineEvent {
   index = -1;
@@ -22,13 +25,13 @@ export class TimelineEventRecord implements TimelineEvent {
   at: number;
   timingKnown: boolean;
   readonly title: string;
-  summary: string;
   status: TimelineStatus;
   readonly agentId: string | null;
   readonly toolName: string | null;
   readonly lineUuid: string | null;
   readonly detail: TimelineDetail;
   private search: string | undefined = undefined;
+  private summaryText: string | undefined;
 
   constructor(fields: TimelineEventFields, agentId: string | null) {
     this.id = fields.id;
@@ -39,7 +42,7 @@ export class TimelineEventRecord implements TimelineEvent {
     this.at = this.start ?? fields.at;
     this.timingKnown = this.start !== null && this.end !== null;
     this.title = fields.title;
-    this.summary = fields.summary;
+    this.summaryText = fields.summary;
     this.status = fields.status ?? "ok";
     this.agentId = agentId;
     this.toolName = fields.toolName ?? null;
@@ -47,10 +50,50 @@ export class TimelineEventRecord implements TimelineEvent {
     this.detail = fields.detail;
   }
 
+  /** One line saying what the event was; made on first read (most rows of a large session are never shown). */
+  get summary(): string {
+    this.summaryText ??= summaryOf(this.detail, this.status);
+    return this.summaryText;
+  }
+
   get searchText(): string {
     this.search ??= `${this.kind} ${this.title} ${this.summary} ${detailText(this.detail)}`;
     return this.search;
   }
+}
+
+function summaryOf(detail: TimelineDetail, status: TimelineStatus): string {
+  switch (detail.kind) {
+    case "model":
+      return modelSummary(detail);
+    case "tool": {
+      const subject = oneLine(toolSubject(detail.input), SUMMARY_CHARS);
+      if (status === "unfinished") return `${subject} (no result recorded)`.trim();
+      return subject || oneLine(detail.output, SUMMARY_CHARS);
+    }
+    case "prompt":
+      return oneLine(detail.text, SUMMARY_CHARS);
+    case "notice":
+      return oneLine(detail.text, SUMMARY_CHARS);
+    case "error":
+      return oneLine(detail.message, SUMMARY_CHARS);
+    default:
+      return "";
+  }
+}
+
+function modelSummary(detail: Extract<TimelineDetail, { kind: "model" }>): string {
+  let summary = detail.tokens ? `${detail.tokens.input} in / ${detail.tokens.output} out` : "";
+  const add = (part: string) => {
+    summary = summary === "" ? part : `${summary} · ${part}`;
+  };
+  if (detail.ttftMs !== null) add(`TTFT ${Math.round(detail.ttftMs)} ms`);
+  if (detail.retries > 0) add(`${detail.retries} ${detail.retries === 1 ? "retry" : "retries"}`);
+  const calls = detail.toolUseIds.length;
+  if (calls > 0) add(`${calls} tool ${calls === 1 ? "call" : "calls"}`);
+  const text = oneLine(detail.errorMessage ?? detail.text, 80);
+  if (text) add(text);
+  return summary;
 }
 
 /** The parts of a detail a search should find: bounded, so one huge output cannot dominate. */

@@ -27,7 +27,7 @@ export function readUserLine(
     if (line.isMeta === true) return;
     const text = contentText(content);
     if (text === "") return;
-    push({ id: `prompt:${key}`, kind: "prompt", lane: mainLane("model"), at, title: agentId === null ? "Prompt" : "Agent prompt", summary: oneLine(text, SUMMARY_CHARS), status: tombstoned ? "tombstoned" : "ok", lineUuid: uuid, detail: { kind: "prompt", text } });
+    push({ id: `prompt:${key}`, kind: "prompt", lane: mainLane("model"), at, title: agentId === null ? "Prompt" : "Agent prompt", status: tombstoned ? "tombstoned" : "ok", lineUuid: uuid, detail: { kind: "prompt", text } });
     return;
   }
   const record = asRecord(line.toolCall);
@@ -47,7 +47,6 @@ export function readUserLine(
     if (timing) draft.timed = true;
     const denied = detail.decision?.behavior === "deny" || detail.errorClass === "PermissionDenied" || detail.errorClass === "HookBlocked";
     const status: TimelineStatus = tombstoned || call?.tombstoned ? "tombstoned" : denied ? "denied" : isError ? "error" : "ok";
-    const subject = oneLine(toolSubject(call?.input), SUMMARY_CHARS);
     const tool = push({
       id: `tool:${toolUseId}`,
       kind: "tool",
@@ -55,7 +54,6 @@ export function readUserLine(
       at: call?.at ?? at,
       ...(timing ? { start: timing.start, end: timing.end } : {}),
       title: name,
-      summary: subject || oneLine(output, SUMMARY_CHARS),
       status,
       toolName: name,
       lineUuid: uuid,
