@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
-import { buildTimeline } from "@cairn/core/timeline";
+import { buildTimeline, type TimelineSource } from "@cairn/core/timeline";
 import { eventually, startApiFixture } from "./api-harness.ts";
 
 const claudeCodeFixture = join(import.meta.dirname, "..", "..", "packages", "core", "src", "timeline", "__fixtures__", "claude-code-explore-edit.jsonl");
@@ -32,7 +32,8 @@ describe("timeline over HTTP", () => {
     const source = await fixture.client.timeline.source.query({ sessionId });
     expect(source).toMatchObject({ sessionId, imported: false, sidechains: [], damage: { malformedLines: 0, tornTail: false } });
     expect(source.lines[0]!.type).toBe("cairn-session");
-    const timeline = buildTimeline(source);
+    // The client types the JSON (unknown fields become optional); the builder checks every field anyway.
+    const timeline = buildTimeline(source as unknown as TimelineSource);
     expect(timeline.timingKnown).toBe(true);
     const tools = timeline.events.filter((event) => event.kind === "tool");
     expect(tools.map((tool) => tool.toolName).sort()).toEqual(["Glob", "Read"]);
@@ -52,7 +53,7 @@ describe("timeline over HTTP", () => {
     expect(imported.report.malformedLines).toBeGreaterThanOrEqual(2);
     const source = await fixture.client.timeline.source.query({ sessionId: imported.sessionId });
     expect(source.imported).toBe(true);
-    const timeline = buildTimeline(source);
+    const timeline = buildTimeline(source as unknown as TimelineSource);
     expect(timeline.timingKnown).toBe(false);
     expect(timeline.events.filter((event) => event.kind === "tool").map((event) => event.toolName)).toEqual(["Glob", "Grep", "Read", "Edit", "Bash"]);
     // Imported into this workspace: the IDE can open it.

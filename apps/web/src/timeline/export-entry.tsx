@@ -3,14 +3,21 @@
 import type { TimelineSource } from "@cairn/core/timeline";
 import { createRoot } from "react-dom/client";
 import { TimelineView } from "../components/timeline/timeline-view";
+import { readEmbeddedSource } from "./export-html";
 
-const root = document.getElementById("timeline-root");
-const data = document.getElementById("timeline-data")?.textContent;
-if (root && data) {
-  // The file's own embedded JSON; buildTimeline checks every field of every line.
+async function main(): Promise<void> {
+  const root = document.getElementById("timeline-root");
+  const element = document.getElementById("timeline-data");
+  const text = element?.textContent;
+  if (!root || !element || !text) return;
   const started = performance.now();
-  const source = JSON.parse(data) as TimelineSource;
+  // The file's own embedded data; buildTimeline checks every field of every line.
+  const source = (await readEmbeddedSource({ encoding: element.dataset.encoding === "gzip-base64" ? "gzip-base64" : "json", text })) as TimelineSource;
   performance.measure("timeline-parse", { start: started, end: performance.now() });
   root.dataset.exported = "true";
   createRoot(root).render(<TimelineView source={source} />);
 }
+
+main().catch((error: unknown) => {
+  document.body.textContent = `This timeline could not be read: ${error instanceof Error ? error.message : String(error)}`;
+});

@@ -12,15 +12,55 @@ function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
+/** Above this much JSON the data is embedded gzipped: the HTML parser scans inline text slowly (seconds for 50 MB). */
+export const COMPRESS_ABOVE_CHARS = 4 * 1024 * 1024;
+
+export type EmbeddedData = { encoding: "json" | "gzip-base64"; text: string };
+
+/** The source as the export embeds it: JSON with "<" escaped, or (when large) gzip in base64. */
+export async function embedSource(source: TimelineSource, compressAboveChars = COMPRESS_ABOVE_CHARS): Promise<EmbeddedData> {
+  const json = JSON.stringify(source);
+  if (json.length <= compressAboveChars) return { encoding: "json", text: scriptSafeJson(source) };
+  const compressed = await new Response(new Blob([json]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
+  return { encoding: "gzip-base64", text: toBase64(new Uint8Array(compressed)) };
+}
+
+/** Reads back what `embedSource` wrote (in the exported page). */
+export async function readEmbeddedSource(data: EmbeddedData): Promise<unknown> {
+  if (data.encoding === "json") return JSON.parse(data.text) as unknown;
+  const bytes = fromBase64(data.text);
+  const json = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  return JSON.parse(json) as unknown;
+}
+
+/** Native `Uint8Array.fromBase64` where the browser has it (Chromium 140+, Firefox 133+), else atob. */
+function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  const native = (Uint8Array as unknown as { fromBase64?: (base64: string) => Uint8Array<ArrayBuffer> }).fromBase64;
+  if (native) return native(text);
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let position = 0; position < binary.length; position++) bytes[position] = binary.charCodeAt(position);
+  return bytes;
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  const CHUNK = 0x8000;
+  for (let start = 0; start < bytes.length; start += CHUNK) binary += String.fromCharCode(...bytes.subarray(start, start + CHUNK));
+  return btoa(binary);
+}
+
 /**
  * One self-contained HTML file showing the timeline: the viewer bundle (which renders
- * `#timeline-data` into `#timeline-root`) and the source as JSON, both inline, behind a CSP that
- * forbids every request.
+ * `#timeline-data` into `#timeline-root`) and the source, both inline, behind a CSP that forbids
+ * every request.
  */
-export function buildExportHtml(viewerScript: string, source: TimelineSource): string {
+export async function buildExportHtml(viewerScript: string, source: TimelineSource, options: { compressAboveChars?: number } = {}): Promise<string> {
   // A script's text may not contain its own closing tag.
   const script = viewerScript.replace(/<\/(script)/gi, "<\\/$1");
   const title = `Timeline: ${source.title ?? source.sessionId}`;
+  const data = await embedSource(source, options.compressAboveChars);
+  const type = data.encoding === "json" ? "application/json" : "application/octet-stream";
   return [
     "<!doctype html>",
     '<html lang="en">',
@@ -34,7 +74,7 @@ export function buildExportHtml(viewerScript: string, source: TimelineSource): s
     "</head>",
     "<body>",
     '<div id="timeline-root"></div>',
-    `<script type="application/json" id="timeline-data">${scriptSafeJson(source)}</script>`,
+    `<script type="${type}" id="timeline-data" data-encoding="${data.encoding}">${data.text}</script>`,
     `<script>${script}</script>`,
     "</body>",
     "</html>",

@@ -15,7 +15,7 @@ export function ExportHtmlButton({ source }: { source: TimelineSource }) {
     try {
       const response = await fetch(EXPORT_SCRIPT_URL, { cache: "no-store" });
       if (!response.ok) throw new Error(`the viewer script is missing (${response.status}); run the web build`);
-      const html = buildExportHtml(await response.text(), source);
+      const html = await buildExportHtml(await response.text(), source);
       const url = URL.createObjectURL(new Blob([html], { type: "text/html;charset=utf-8" }));
       try {
         const link = document.createElement("a");
