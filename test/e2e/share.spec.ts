@@ -148,11 +148,12 @@ test("a snapshot link: the preview lists the secret, a browser without the cooki
   }
 });
 
-test("a live link follows the session while it runs; a signed-in viewer continues it as a copy in the IDE", async ({ ide: page, sim, browser }) => {
-  const filler = Array.from({ length: 60 }, (_, index) => `word${index + 1}`).join(" ");
+test("a live link follows the session while it runs, a signed-in viewer continues it as a copy in the IDE, and revoking it ends the open view", async ({ ide: page, sim, browser }) => {
+  // Many short lines: a live share lets streamed text out a complete line at a time (a key may span two deltas).
+  const filler = Array.from({ length: 200 }, (_, index) => `word${index + 1}${index % 10 === 9 ? "\n" : " "}`).join("");
   await sim.script([
     { content: [{ type: "text", text: "The first answer." }] },
-    { chunkDelayMs: 30, content: [{ type: "text", text: `The second answer streams live. ${filler} END-OF-SECOND` }] },
+    { chunkDelayMs: 30, content: [{ type: "text", text: `The second answer streams live.\n${filler}END-OF-SECOND` }] },
   ]);
   await page.getByTestId("chat-input").fill("first question");
   await page.getByTestId("chat-input").press("Enter");
@@ -168,25 +169,37 @@ test("a live link follows the session while it runs; a signed-in viewer continue
     await expect(viewer.page.getByTestId("message-assistant")).toHaveCount(1);
     await expectReadOnly(viewer.page);
 
+    // The owner sends a prompt: the viewer sees it, and the answer while it streams.
     await page.getByTestId("chat-input").fill("second question");
     await page.getByTestId("chat-input").press("Enter");
     await expect(viewer.page.getByTestId("message-user").nth(1)).toHaveText("second question");
-    await expect(viewer.page.getByTestId("message-assistant").nth(1)).toContainText("The second answer streams live.");
-    await expect(viewer.page.getByTestId("message-assistant").nth(1)).toContainText("END-OF-SECOND");
+    await expect(viewer.page.locator('[data-testid="message-assistant"][data-streaming="true"]')).toContainText("The second answer streams live.");
+    await expect(viewer.page.getByTestId("message-assistant").nth(1)).toContainText("END-OF-SECOND", { timeout: 60_000 });
     await expect(viewer.page.getByTestId("share-view")).toHaveAttribute("data-running", "false");
+    await expectReadOnly(viewer.page);
     expect(viewer.mainApiRequests).toEqual([]);
     await screenshot(viewer.page, "share-live-view");
+
+    // The owner's browser is signed in: "Continue as copy" makes a new session and opens it in the IDE.
+    await page.goto(share.url);
+    await page.getByTestId("share-fork").click();
+    await expect(page.getByTestId("ide")).toBeVisible();
+    const chat = page.getByTestId("chat");
+    await expect(chat).toHaveAttribute("data-session-id", /.+/);
+    expect(await chat.getAttribute("data-session-id")).not.toBe(sessionId);
+    await expect(page.getByTestId("message-user").first()).toHaveText("first question");
+    await expect(page.getByTestId("message-assistant").nth(1)).toContainText("END-OF-SECOND");
+    expect(new URL(page.url()).searchParams.get("session")).toBeNull();
+
+    // Revoked while the viewer watches: the open page says the link is gone, without a reload.
+    await page.goto(new URL("/shares", page.url()).toString());
+    const row = page.locator(`[data-testid="share-row"][data-share-id="${share.shareId}"]`);
+    await row.getByTestId("share-revoke").click();
+    await row.getByTestId("share-revoke-confirm").click();
+    await expect(row).toHaveAttribute("data-status", "revoked");
+    await expect(viewer.page.getByTestId("share-not-found")).toBeVisible();
+    await expect(viewer.page.getByTestId("message-assistant")).toHaveCount(0);
   } finally {
     await viewer.context.close();
   }
-
-  // The owner's browser is signed in: "Continue as copy" makes a new session and opens it in the IDE.
-  await page.goto(share.url);
-  await page.getByTestId("share-fork").click();
-  await expect(page.getByTestId("ide")).toBeVisible();
-  const chat = page.getByTestId("chat");
-  await expect(chat).toHaveAttribute("data-session-id", /.+/);
-  expect(await chat.getAttribute("data-session-id")).not.toBe(sessionId);
-  await expect(page.getByTestId("message-user").first()).toHaveText("first question");
-  expect(new URL(page.url()).searchParams.get("session")).toBeNull();
 });
