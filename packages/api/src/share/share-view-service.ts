@@ -10,7 +10,7 @@ import { ShareError } from "./share-errors.ts";
 import { iso } from "./share-service.ts";
 import { isShareLive, type ShareRecord, type ShareStore } from "./share-store.ts";
 import type { SharedSessionView, ShareSessionSource, ShareViewPort } from "./share-types.ts";
-import { sharedMessages } from "./shared-messages.ts";
+import { sharedMessages, sharedTitle } from "./shared-messages.ts";
 
 /** Builds what the timeline shows of a session (the timeline's `loadTimelineSource`), limited to the shared messages. */
 export type TimelineSourceLoader = (input: { sessionId: string; messages: SessionSnapshot["messages"]; signal?: AbortSignal }) => Promise<TimelineSource>;
@@ -49,14 +49,15 @@ export class ShareViewService implements ShareViewPort {
     const messages = sharedMessages(snapshot.messages, record.pinnedMessageUuid);
     this.options.store.recordView(record.shareId);
     const live = record.mode === "live";
+    const redactedMessages = messages.map((message) => this.redacted(message));
     return {
-      title: this.options.redactor.redactText(snapshot.title).text,
+      title: sharedTitle(this.options.redactor, snapshot.title, messages, redactedMessages),
       mode: record.mode,
       createdAt: iso(record.createdAt),
       expiresAt: iso(record.expiresAt),
       running: live && snapshot.running,
       pinnedMessageUuid: record.pinnedMessageUuid,
-      messages: messages.map((message) => this.redacted(message)),
+      messages: redactedMessages,
       lastEventId: live ? String(snapshot.streamingFromSeq ?? snapshot.lastSeq) : null,
     };
   }
@@ -73,7 +74,9 @@ export class ShareViewService implements ShareViewPort {
           })
         : // Without the transcript reader (or before the first line is written): the shared messages alone, as lines.
           { sessionId: record.sessionId, title: snapshot.title, cwd: null, imported: false, lines: messages.map((message) => ({ ...message, sessionId: record.sessionId })), sidechains: [] };
-    return this.options.redactor.redactValue(source).value;
+    const redacted = this.options.redactor.redactValue(source).value;
+    const title = source.title === null ? null : sharedTitle(this.options.redactor, source.title, messages, messages.map((message) => this.redacted(message)));
+    return { ...redacted, title };
   }
 
   async *events(token: string, client: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<SequencedEvent> {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ConversationMessage } from "@cairn/core/schema";
 import { groupHits } from "./share-service.ts";
-import { pinFor, sharedMessages } from "./shared-messages.ts";
+import { titleOf } from "../hub/session-derive.ts";
+import { createRedactor } from "./redact.ts";
+import { pinFor, sharedMessages, sharedTitle } from "./shared-messages.ts";
 
 const message = (uuid: string, isSidechain = false): ConversationMessage => ({
   type: "user",
@@ -36,5 +38,28 @@ describe("what a share shows", () => {
       { kind: "jwt", count: 5, examples: ["x1", "x2", "x3"] },
       { kind: "npm-token", count: 1, examples: ["np…"] },
     ]);
+  });
+});
+
+describe("the shared title", () => {
+  const redactor = createRedactor();
+  const key = `sk-ant-api03-${"AbCdEfGhIj".repeat(9)}AA`;
+  const prompt = (text: string): ConversationMessage => ({ type: "user", uuid: "p", parentUuid: null, timestamp: "2026-11-01T00:00:00.000Z", message: { role: "user", content: text } });
+
+  it("is made again from the redacted first prompt when the title was cut from it (a half key has no shape)", () => {
+    // The key starts 62 characters in: the 77-character title keeps 15 characters of it.
+    const lead = "Check the deployment of the cluster and then use the key ".padEnd(62, "!");
+    const messages = [prompt(`${lead}${key} please, then report back`)];
+    const title = titleOf(messages) ?? "";
+    expect(title).toContain("sk-ant-api03");
+    expect(redactor.redactText(title).text).toContain("sk-ant-api03");
+    const shown = sharedTitle(redactor, title, messages, redactor.redactValue(messages).value);
+    expect(shown).toBe(`${lead}[REDACTED]…`);
+  });
+
+  it("redacts another title as it is and drops a cut-off token of a known secret prefix at its end", () => {
+    expect(sharedTitle(redactor, `Token ghp_${"a1".repeat(18)} leaked`, [], [])).toBe("Token [REDACTED:github-token] leaked");
+    expect(sharedTitle(redactor, "Rotate the key sk-ant-api03-AbCd…", [], [])).toBe("Rotate the key [REDACTED:truncated]…");
+    expect(sharedTitle(redactor, "Fix the parser…", [], [])).toBe("Fix the parser…");
   });
 });

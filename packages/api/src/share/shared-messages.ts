@@ -1,5 +1,7 @@
 import type { ConversationMessage } from "@cairn/core/schema";
+import { titleOf } from "../hub/session-derive.ts";
 import { ApiError } from "../router/errors.ts";
+import type { Redactor } from "./redact.ts";
 import type { ShareMode } from "./share-store.ts";
 
 /** The main thread (no subagent sidechains), in order, up to and including `pin` when given. */
@@ -20,4 +22,19 @@ export function pinFor(mode: ShareMode, messages: readonly ConversationMessage[]
     return messageUuid;
   }
   return main.at(-1)?.uuid ?? null;
+}
+
+/** What a cut-off secret at the end of a shortened title starts with. */
+const SECRET_START = /(?:^|\s)(?:sk-|sk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA|ASIA|AIza|npm_|eyJ|cairn_shr_|-----BEGIN)\S*…$/;
+
+/**
+ * The title a viewer sees. A title made from the first prompt is cut at 80 characters, and a key cut
+ * in half no longer has its full shape: so such a title is made again from the redacted prompt. Any
+ * other title is redacted as it is, and a cut-off token of a known secret prefix at its end is dropped.
+ */
+export function sharedTitle(redactor: Redactor, title: string, messages: readonly ConversationMessage[], redactedMessages: readonly ConversationMessage[]): string {
+  // The cut may fall inside a marker: "[REDACTED:anthr…" reads better as "[REDACTED]…".
+  if (titleOf(messages) === title) return (titleOf(redactedMessages) ?? redactor.redactText(title).text).replace(/\[REDACTED:[^\]]*…$/, "[REDACTED]…");
+  const redacted = redactor.redactText(title).text;
+  return redacted.replace(SECRET_START, (match) => `${match.startsWith(" ") ? " " : ""}[REDACTED:truncated]…`);
 }
