@@ -42,6 +42,9 @@ describe("a shared conversation as chat state", () => {
       },
     ]);
     expect(asked.permissionRequests).toHaveLength(1);
-    expect(withoutPermissionRequests(asked).permissionRequests).toEqual([]);
+    expect(asked.toolCalls.t_x?.awaitingPermission).toBe(true);
+    const viewed = withoutPermissionRequests(asked);
+    expect(viewed.permissionRequests).toEqual([]);
+    expect(viewed.toolCalls.t_x).toMatchObject({ name: "Bash", status: "pending", awaitingPermission: false });
   });
 });

@@ -21,7 +21,14 @@ export function stateFromSharedConversation(shared: SharedConversation): ChatSta
   return { ...state, running: shared.running, lastEventId: shared.lastEventId };
 }
 
-/** Live events may carry questions for the owner; a viewer sees the tool call waiting, never the question. */
+/**
+ * Live events may carry questions for the owner; a viewer sees the tool call pending, never the question
+ * (nor a card saying "waiting for you", which would be about someone else).
+ */
 export function withoutPermissionRequests(state: ChatState): ChatState {
-  return state.permissionRequests.length === 0 ? state : { ...state, permissionRequests: [] };
+  const waiting = Object.values(state.toolCalls).filter((call) => call.awaitingPermission);
+  if (state.permissionRequests.length === 0 && waiting.length === 0) return state;
+  const toolCalls = { ...state.toolCalls };
+  for (const call of waiting) toolCalls[call.toolUseId] = { ...call, awaitingPermission: false };
+  return { ...state, toolCalls, permissionRequests: [] };
 }
