@@ -182,7 +182,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const guard = new AccessGuard({ token, port });
     const webHandler = web;
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-      route(request, response, { guard, trpc, shareTrpc, web: webHandler });
+      route(request, response, { guard, trpc, shareTrpc, web: webHandler, sharePageAvailable: (shareToken, client) => shareView.pageAvailable(shareToken, client) });
     });
 
     const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
@@ -219,7 +219,12 @@ type Routes = {
   trpc: (request: IncomingMessage, response: ServerResponse) => void;
   shareTrpc: (request: IncomingMessage, response: ServerResponse) => void;
   web: WebHandler | undefined;
+  /** Whether `/share/<token>` shows a share; when not, the page is asked for a path it answers with its 404. */
+  sharePageAvailable: (token: string, client: string) => boolean;
 };
+
+/** A share page path that is never a token: the web app's share page answers it with HTTP 404 and "not available". */
+const DEAD_SHARE_PAGE = "/share/-";
 
 function route(request: IncomingMessage, response: ServerResponse, routes: Routes): void {
   response.setHeader("Referrer-Policy", "no-referrer");
@@ -273,6 +278,10 @@ function route(request: IncomingMessage, response: ServerResponse, routes: Route
     response.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
     response.end("404 Not Found: this server serves the API only\n");
     return;
+  }
+  if (shareRoute === "page") {
+    const shareToken = path.slice("/share/".length);
+    if (!routes.sharePageAvailable(shareToken, request.socket.remoteAddress ?? "unknown")) request.url = DEAD_SHARE_PAGE;
   }
   routes.web.handle(request, response).catch((error: unknown) => {
     if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
