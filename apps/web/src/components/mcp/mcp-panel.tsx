@@ -82,13 +82,15 @@ function McpServerEntry({ server, reconnecting, onReconnect }: { server: McpServ
           {server.name}
         </span>
         <span className={styles.state}>{statusLabel[server.status]}</span>
+      </div>
+      <div className={`${styles.row} ${styles.detail}`}>
+        <span>{where}</span>
         {canReconnect ? (
-          <button type="button" className="small" onClick={onReconnect} disabled={reconnecting} data-testid="mcp-reconnect" title={`Reconnect ${server.name}`}>
+          <button type="button" className={`small ${styles.reconnect}`} onClick={onReconnect} disabled={reconnecting} data-testid="mcp-reconnect" title={`Reconnect ${server.name}`}>
             {reconnecting ? "…" : "Reconnect"}
           </button>
         ) : null}
       </div>
-      <div className={styles.detail}>{where}</div>
       {server.reason ? <div className={server.status === "failed" ? styles.failed : styles.detail}>{server.reason}</div> : null}
       {server.warning ? (
         <div className={styles.warning} data-testid="mcp-warning">
