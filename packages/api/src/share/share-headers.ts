@@ -3,7 +3,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:
 
 export const SHARE_PAGE_PREFIX = "/share/";
 export const SHARE_API_PREFIX = "/api/share/";
-/** The page's own built assets (scripts, styles, fonts): the same for every visitor, nothing private. */
+/** The page's own built assets (scripts, styles, fonts) and the favicon a browser asks for: the same for every visitor, nothing private. */
 export const STATIC_ASSET_PREFIX = "/_next/static/";
 
 export type ShareRoute = "page" | "api" | "asset";
@@ -25,7 +25,7 @@ export function shareRouteOf(rawUrl: string | undefined): ShareRoute | undefined
   if (normal !== raw) return undefined;
   if (raw.startsWith(SHARE_API_PREFIX)) return "api";
   if (raw.startsWith(SHARE_PAGE_PREFIX)) return "page";
-  if (raw.startsWith(STATIC_ASSET_PREFIX)) return "asset";
+  if (raw.startsWith(STATIC_ASSET_PREFIX) || raw === "/favicon.ico") return "asset";
   return undefined;
 }
 
