@@ -29,8 +29,23 @@ export async function embedSource(source: TimelineSource, compressAboveChars = C
 export async function readEmbeddedSource(data: EmbeddedData): Promise<unknown> {
   if (data.encoding === "json") return JSON.parse(data.text) as unknown;
   const bytes = fromBase64(data.text);
-  const json = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
-  return JSON.parse(json) as unknown;
+  // Chunks gathered and decoded once: much faster than Response.text() on tens of megabytes.
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const step = await reader.read();
+    if (step.done) break;
+    chunks.push(step.value);
+    size += step.value.length;
+  }
+  const whole = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return JSON.parse(new TextDecoder().decode(whole)) as unknown;
 }
 
 /** Native `Uint8Array.fromBase64` where the browser has it (Chromium 140+, Firefox 133+), else atob. */
