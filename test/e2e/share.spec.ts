@@ -124,7 +124,8 @@ test("a snapshot link: the preview lists the secret, a browser without the cooki
     await expect(rotatedField).toHaveValue(/\/share\/\S+$/);
     const rotated = await rotatedField.inputValue();
     expect(rotated).not.toBe(first.url);
-    await viewer.page.reload();
+    const stale = await viewer.page.reload();
+    expect(stale?.status()).toBe(404);
     await expect(viewer.page.getByTestId("share-not-found")).toBeVisible();
     await viewer.page.goto(rotated);
     await expect(viewer.page.getByTestId("message-assistant").first()).toContainText("Model text");
@@ -134,7 +135,8 @@ test("a snapshot link: the preview lists the secret, a browser without the cooki
     await row.getByTestId("share-revoke-confirm").click();
     await expect(row).toHaveAttribute("data-status", "revoked");
     await screenshot(page, "shares-page");
-    await viewer.page.reload();
+    const revoked = await viewer.page.reload();
+    expect(revoked?.status()).toBe(404);
     await expect(viewer.page.getByTestId("share-not-found")).toHaveText(/This link is not available/);
     await expect(viewer.page.getByTestId("message-user")).toHaveCount(0);
     expect(await viewer.page.evaluate(() => (window as XssWindow).__xss)).toBeUndefined();
