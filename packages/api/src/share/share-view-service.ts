@@ -123,7 +123,6 @@ export class ShareViewService implements ShareViewPort {
     return cached;
   }
 
-  /** The live share a token opens, or the one error every failure gets. */
   /**
    * Whether the share page for this token should render (a dead one gets the 404 page). A lookup like
    * any other: a failure costs the client a token of its rate-limit bucket; nothing is counted as a view.
@@ -138,6 +137,7 @@ export class ShareViewService implements ShareViewPort {
     }
   }
 
+  /** The live share a token opens, or the one error every failure gets. */
   private resolve(token: string, client: string): ShareRecord {
     if (!this.options.limiter.allowed(client)) throw new ShareError("rate_limited", "Too many failed share lookups from this address; try again in a minute");
     // Always a hash lookup, whatever the token looks like: the same path for every failure.
