@@ -82,7 +82,7 @@ export function ShareDialog({ sessionId, onClose }: Props) {
           <RedactionPreview state={preview} />
           {create.isError ? <p className="form-error" role="alert">Could not create the link: {errorMessage(create.error)}</p> : null}
           <div className="dialog-actions">
-            <a className="button-link" href="/shares" data-testid="shares-link">
+            <a className="button-link" href="/shares" target="_blank" rel="noreferrer" data-testid="shares-link">
               My shares
             </a>
             <button type="button" onClick={onClose}>
@@ -96,7 +96,7 @@ export function ShareDialog({ sessionId, onClose }: Props) {
       )}
       {created ? (
         <div className="dialog-actions">
-          <a className="button-link" href="/shares" data-testid="shares-link">
+          <a className="button-link" href="/shares" target="_blank" rel="noreferrer" data-testid="shares-link">
             My shares
           </a>
           <button type="button" className="primary" data-testid="share-done" onClick={onClose}>
