@@ -47,6 +47,14 @@ describe("cairn -p with MCP servers", () => {
     expect(run.lines.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "The server answered.", permission_denials: [] });
   });
 
+  it("warns on stderr when a stdio server runs outside the sandbox because the settings turn it off", async () => {
+    sim.setScenario({ turns: [text("Nothing to do.")] });
+    const settings = JSON.stringify({ sandbox: { enabled: false } });
+    const run = await runCairn(["-p", "Hello", "--mcp-config", configFile, "--settings", settings, "--output-format", "json"], { cwd: workspace, env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('cairn: MCP server "everything": not sandboxed: the settings turn the sandbox off');
+  });
+
   it("takes inline JSON, and a deny rule stops the call before it reaches the server", async () => {
     sim.setScenario({ turns: [call("toolu_echo", "mcp__everything__echo", { message: "blocked" }), text("I was not allowed.")] });
     const inline = JSON.stringify({ mcpServers: { everything } });

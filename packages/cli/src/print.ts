@@ -54,6 +54,7 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
     }
     for (const server of runtime.mcp.servers()) {
       if (server.status.state === "failed") io.stderr(`cairn: MCP server "${server.name}" failed to start: ${server.status.reason}\n`);
+      if (server.status.state === "connected" && server.status.warning) io.stderr(`cairn: MCP server "${server.name}": ${server.status.warning}\n`);
     }
     for (const problem of runtime.agents.problems) io.stderr(`cairn: agent definition problem in ${problem.path}: ${problem.message}\n`);
     if (runtime.model.demo && args.outputFormat === "text") {
