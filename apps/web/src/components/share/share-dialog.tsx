@@ -1,15 +1,17 @@
 "use client";
 
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, type UseQueryResult } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import { absoluteShareUrl, DEFAULT_EXPIRY_DAYS, describeRedactions, EXPIRY_CHOICES, formatWhen } from "@/share/share-format";
 import { useTRPC } from "@/trpc/client";
+import type { RouterInputs, RouterOutputs } from "@/trpc/types";
 import { CopyField } from "./copy-field";
 import "./share.css";
 
 type Props = { sessionId: string; onClose(): void };
-type ShareMode = "live" | "snapshot";
+type ShareMode = RouterInputs["share"]["create"]["mode"];
+type SharePreview = RouterOutputs["share"]["preview"];
 
 /**
  * Making a read-only link: choose live or a snapshot and an expiry, read which secrets will be replaced by
@@ -108,16 +110,9 @@ export function ShareDialog({ sessionId, onClose }: Props) {
   );
 }
 
-type PreviewState = {
-  isPending: boolean;
-  isError: boolean;
-  error: unknown;
-  data: { hits: { kind: string; count: number; examples: readonly string[] }[]; messageCount: number } | undefined;
-};
-
-function RedactionPreview({ state }: { state: PreviewState }) {
+function RedactionPreview({ state }: { state: UseQueryResult<SharePreview, unknown> }) {
   if (state.isPending) return <p className="muted" data-testid="share-preview-loading">Looking for secrets to redact…</p>;
-  if (state.isError || !state.data) return <p className="form-error" role="alert">Could not check the session for secrets: {errorMessage(state.error)}</p>;
+  if (state.isError) return <p className="form-error" role="alert">Could not check the session for secrets: {errorMessage(state.error)}</p>;
   const hits = state.data.hits.filter((hit) => hit.count > 0);
   return (
     <div className={`share-preview${hits.length === 0 ? " clean" : ""}`} data-testid="share-preview" data-hit-count={hits.reduce((sum, hit) => sum + hit.count, 0)}>
