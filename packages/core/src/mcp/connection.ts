@@ -1,10 +1,10 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError as SdkMcpError, type CallToolResult, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerStatus } from "../state/app-state.ts";
 import type { McpServerEntry } from "./config.ts";
 import { McpError } from "./errors.ts";
+import { JsonRpcErrorCode, loadedMcpSdk, loadMcpSdk, sdkErrorCode } from "./sdk.ts";
 
 export type { McpToolDefinition };
 
@@ -194,6 +194,7 @@ export class McpConnection {
   }
 
   private async open(): Promise<void> {
+    const { Client } = await loadMcpSdk();
     const transport = await this.options.transportFactory(this.entry);
     const client = new Client(this.options.clientInfo, {
       capabilities: {},
@@ -328,15 +329,16 @@ export class McpConnection {
     if (error instanceof McpError) return error;
     const serverName = this.name;
     if (options.signal?.aborted) return new McpError("aborted", `${doing} on MCP server "${serverName}" was interrupted.`, { serverName, cause: error });
-    if (error instanceof SdkMcpError) {
-      if (error.code === ErrorCode.RequestTimeout) {
+    const code = sdkErrorCode(error);
+    if (code !== undefined) {
+      if (code === JsonRpcErrorCode.RequestTimeout) {
         const after = options.timeoutMs === undefined ? "" : ` after ${formatMs(options.timeoutMs)}`;
         return new McpError("timeout", `MCP server "${serverName}" timed out${after} while ${doing}.`, { serverName, cause: error });
       }
-      if (error.code === ErrorCode.ConnectionClosed) {
+      if (code === JsonRpcErrorCode.ConnectionClosed) {
         return new McpError("disconnected", `MCP server "${serverName}" disconnected while ${doing}.`, { serverName, cause: error });
       }
-      return new McpError("protocol_error", `MCP server "${serverName}" returned an error while ${doing}: ${error.message}`, { serverName, cause: error });
+      return new McpError("protocol_error", `MCP server "${serverName}" returned an error while ${doing}: ${(error as Error).message}`, { serverName, cause: error });
     }
     if (!this.client) return new McpError("disconnected", `MCP server "${serverName}" disconnected while ${doing}.`, { serverName, cause: error });
     return new McpError("protocol_error", `MCP server "${serverName}" failed while ${doing}: ${describeError(error)}`, { serverName, cause: error });
@@ -345,8 +347,9 @@ export class McpConnection {
 
 /** Fetch failures and HTTP errors of Streamable HTTP; not JSON-RPC errors or result validation. */
 function isTransportFailure(error: unknown): boolean {
-  if (error instanceof SdkMcpError) return false;
-  return error instanceof TypeError || error instanceof StreamableHTTPError;
+  if (sdkErrorCode(error) !== undefined) return false;
+  const sdk = loadedMcpSdk();
+  return error instanceof TypeError || (sdk !== undefined && error instanceof sdk.StreamableHTTPError);
 }
 
 function formatMs(ms: number): string {
@@ -354,7 +357,7 @@ function formatMs(ms: number): string {
 }
 
 function describeError(error: unknown): string {
-  if (error instanceof SdkMcpError && error.code === ErrorCode.RequestTimeout) return "timed out while connecting";
+  if (sdkErrorCode(error) === JsonRpcErrorCode.RequestTimeout) return "timed out while connecting";
   const message = error instanceof Error ? error.message : String(error);
   return message.length > 300 ? `${message.slice(0, 300)}…` : message;
 }

@@ -1,6 +1,4 @@
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isStdioServerConfig, type McpRemoteServerConfig, type McpServerEntry } from "../mcp/config.ts";
 import type { McpLaunchInfo, McpTransportFactory } from "../mcp/connection.ts";
@@ -66,6 +64,8 @@ export function createNodeMcpTransportFactory(options: NodeMcpTransportOptions):
   const factory = async (entry: McpServerEntry): Promise<Transport> => {
     const config = entry.config;
     if (isStdioServerConfig(config)) {
+      // Loaded on the first connection, like the rest of the MCP SDK (see mcp/sdk.ts).
+      const { getDefaultEnvironment, StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
       const baseEnv = options.baseEnv ?? getDefaultEnvironment();
       const request: StdioLaunchRequest = { serverName: entry.name, command: config.command, args: config.args ?? [], serverEnv: config.env ?? {}, baseEnv, cwd: options.cwd };
       const launch: StdioLaunch = options.wrapStdio
@@ -90,7 +90,11 @@ export function createNodeMcpTransportFactory(options: NodeMcpTransportOptions):
       throw new McpError("invalid_config", `MCP server "${entry.name}" has an invalid url: ${remote.url}`, { serverName: entry.name, cause: error });
     }
     const requestInit: RequestInit = remote.headers ? { headers: remote.headers } : {};
-    if (remote.type === "sse") return new SSEClientTransport(url, { requestInit });
+    if (remote.type === "sse") {
+      const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
+      return new SSEClientTransport(url, { requestInit });
+    }
+    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
     return new StreamableHTTPClientTransport(url, { requestInit });
   };
   return Object.assign(factory, {

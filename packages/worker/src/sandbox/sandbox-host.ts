@@ -2,8 +2,24 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { SandboxManager } from "@anthropic-ai/sandbox-runtime";
+import type { SandboxManager as SandboxManagerType } from "@anthropic-ai/sandbox-runtime";
 import { WorkspaceError } from "@cairn/core";
+
+type Manager = typeof SandboxManagerType;
+let loading: Promise<Manager> | undefined;
+let loaded: Manager | undefined;
+
+/** The runtime (and its proxy and certificate code) loads when a sandbox is first probed or used, not at start-up. */
+function sandboxManager(): Promise<Manager> {
+  loading ??= import("@anthropic-ai/sandbox-runtime").then((module) => (loaded = module.SandboxManager));
+  return loading;
+}
+
+/** For the calls that come after `acquire` or `wrap`, which loaded it. */
+function loadedManager(): Manager {
+  if (!loaded) throw new WorkspaceError("sandbox_unavailable", "The sandbox runtime is not loaded: acquire the sandbox first");
+  return loaded;
+}
 
 export type SandboxProbe = { available: boolean; reason?: string };
 
@@ -45,6 +61,7 @@ export class SandboxHost {
     this.allowAllNetwork = allowAllNetwork;
     try {
       await this.resetting;
+      const SandboxManager = await sandboxManager();
       this.started ??= SandboxManager.initialize(
         { network: { allowedDomains: [], deniedDomains: [] }, filesystem: { denyRead: [], allowWrite: [], denyWrite: [] } },
         async () => allowAllNetwork,
@@ -67,7 +84,7 @@ export class SandboxHost {
       this.allowAllNetwork = undefined;
       this.resetting = (async () => {
         await started?.catch(() => undefined);
-        await SandboxManager.reset();
+        await loadedManager().reset();
       })().catch(() => undefined);
       await this.resetting;
     };
@@ -76,6 +93,7 @@ export class SandboxHost {
   /** The shell command line that runs `command` under the policy (spawn it with `/bin/sh -c`). */
   async wrap(command: string, policy: SandboxFilesystemPolicy, commandId: string): Promise<string> {
     try {
+      const SandboxManager = await sandboxManager();
       return await SandboxManager.wrapWithSandbox(
         command,
         undefined,
@@ -91,20 +109,21 @@ export class SandboxHost {
 
   /** A wrapped command has exited: lets the runtime remove the mount points it made for it once none is running. */
   commandEnded(): void {
-    SandboxManager.cleanupAfterCommand();
+    loaded?.cleanupAfterCommand();
   }
 
   registerAllowedDomains(commandId: string, allowedDomains: readonly string[]): void {
-    if (allowedDomains.length > 0) SandboxManager.registerCommandNetworkLists(commandId, { allowedDomains: [...allowedDomains] });
+    if (allowedDomains.length > 0) loadedManager().registerCommandNetworkLists(commandId, { allowedDomains: [...allowedDomains] });
   }
 
   unregisterAllowedDomains(commandId: string): void {
-    SandboxManager.unregisterCommandNetworkLists(commandId);
+    loaded?.unregisterCommandNetworkLists(commandId);
   }
 
   /** The proxy's Unix sockets live in the host's temp dir, which a read deny may hide; they must stay reachable. */
   private proxySockets(): string[] {
-    return [SandboxManager.getLinuxHttpSocketPath(), SandboxManager.getLinuxSocksSocketPath()].filter((path): path is string => path !== undefined);
+    const manager = loadedManager();
+    return [manager.getLinuxHttpSocketPath(), manager.getLinuxSocksSocketPath()].filter((path): path is string => path !== undefined);
   }
 }
 
@@ -126,6 +145,7 @@ async function probeSandboxOnce(): Promise<SandboxProbe> {
   if (process.platform !== "linux" && process.platform !== "darwin") {
     return { available: false, reason: `Sandboxing is not supported on ${process.platform}; ${disableHint}.` };
   }
+  const SandboxManager = await sandboxManager();
   if (!SandboxManager.isSupportedPlatform()) return { available: false, reason: `Sandboxing is not supported on this platform; ${disableHint}.` };
   const dependencies = await SandboxManager.checkDependenciesAsync();
   if (dependencies.errors.length > 0) {
