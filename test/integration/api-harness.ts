@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { vi } from "vitest";
-import { MemoryEventBus, startServer, type AppRouter, type CairnServer, type SessionEvent } from "@cairn/api";
+import { MemoryEventBus, startServer, type AppRouter, type CairnServer, type SessionEvent, type ShareOptions } from "@cairn/api";
 import { startModelSim, type ModelSim, type Scenario } from "@cairn/model-sim";
 
 /** Helpers for the api-*.test.ts integration tests: a real server over HTTP, the model simulator, SSE read with fetch. */
@@ -20,7 +20,18 @@ export type ApiFixture = {
 };
 
 export async function startApiFixture(
-  options: { scenario?: Scenario; files?: Record<string, string>; chunkDelayMs?: number; checkpoints?: boolean; settings?: object; ringSize?: number; idleTimeoutMs?: number } = {},
+  options: {
+    scenario?: Scenario;
+    files?: Record<string, string>;
+    chunkDelayMs?: number;
+    checkpoints?: boolean;
+    settings?: object;
+    ringSize?: number;
+    idleTimeoutMs?: number;
+    share?: ShareOptions;
+    /** `--mcp-config` entries (objects, sent as JSON). */
+    mcpConfig?: object[];
+  } = {},
 ): Promise<ApiFixture> {
   const parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-api-")));
   const root = join(parent, "ws");
@@ -53,6 +64,8 @@ export async function startApiFixture(
       promptCaching: false,
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
       ...(options.ringSize ? { bus: new MemoryEventBus({ ringSize: options.ringSize }) } : {}),
+      ...(options.share ? { share: options.share } : {}),
+      ...(options.mcpConfig ? { mcpConfig: options.mcpConfig.map((config) => JSON.stringify(config)) } : {}),
     });
   } catch (error) {
     await sim.close();

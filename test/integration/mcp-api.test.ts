@@ -1,11 +1,7 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it, vi } from "vitest";
-import { startServer, type AppRouter } from "@cairn/api";
-import { startModelSim } from "@cairn/model-sim";
-import { apiClient, readSse } from "./api-harness.ts";
+import type { AppRouter } from "@cairn/api";
+import { readSse, startApiFixture } from "./api-harness.ts";
 import { everythingServer } from "./mcp-support.ts";
 
 /** The `mcp` router over real HTTP, with server-everything started over stdio by the server's runtime. */
@@ -14,34 +10,11 @@ type Summary = { name: string; status: string; toolCount: number };
 const statuses = (servers: Summary[] | undefined) => servers?.map(({ name, status }) => ({ name, status }));
 const everything = { command: process.execPath, args: [everythingServer, "stdio"] };
 
-async function startMcpServer(options: { mcpConfig?: object; projectMcp?: object } = {}) {
-  const parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-mcp-api-")));
-  const root = join(parent, "ws");
-  await mkdir(root);
-  if (options.projectMcp) await writeFile(join(root, ".mcp.json"), JSON.stringify(options.projectMcp));
-  const sim = await startModelSim({ scenario: { turns: [] } });
-  const server = await startServer({
-    workspace: root,
-    cairnHome: join(parent, "home"),
-    version: "0.0.0-test",
-    apiKey: "test",
-    baseURL: sim.url,
-    model: "sim-model",
-    port: 0,
-    webDir: null,
-    checkpoints: false,
-    managedSettingsPath: join(parent, "no-managed-settings.json"),
-    ...(options.mcpConfig ? { mcpConfig: [JSON.stringify(options.mcpConfig)] } : {}),
+function startMcpServer(options: { mcpConfig?: object; projectMcp?: object } = {}) {
+  return startApiFixture({
+    ...(options.projectMcp ? { files: { ".mcp.json": JSON.stringify(options.projectMcp) } } : {}),
+    ...(options.mcpConfig ? { mcpConfig: [options.mcpConfig] } : {}),
   });
-  return {
-    server,
-    client: apiClient(server.url, server.token),
-    async [Symbol.asyncDispose]() {
-      await server.close();
-      await sim.close();
-      await rm(parent, { recursive: true, force: true });
-    },
-  };
 }
 
 /** Reads `mcp.changes` over SSE until stopped. */

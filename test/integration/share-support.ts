@@ -1,13 +1,10 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { expect } from "vitest";
-import { startServer, type CairnServer, type ShareOptions } from "@cairn/api";
+import type { CairnServer, ShareOptions } from "@cairn/api";
 import type { ShareViewRouter } from "@cairn/api/share-router";
-import { startModelSim, type ModelSim, type Scenario } from "@cairn/model-sim";
-import { apiClient, eventually, readSse, type SseMessage } from "./api-harness.ts";
+import type { ModelSim, Scenario } from "@cairn/model-sim";
+import { apiClient, eventually, readSse, startApiFixture, type SseMessage } from "./api-harness.ts";
 
 /** Helpers for the share-*.test.ts integration tests: a real server with an adjustable clock, over real HTTP. */
 
@@ -28,50 +25,24 @@ export type ShareFixture = {
 export async function startShareFixture(
   options: { scenario?: Scenario; checkpoints?: boolean; files?: Record<string, string>; share?: Omit<ShareOptions, "now"> } = {},
 ): Promise<ShareFixture> {
-  const parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-share-")));
-  const root = join(parent, "ws");
-  const cairnHome = join(parent, "home");
-  await mkdir(root);
-  await mkdir(cairnHome);
-  for (const [name, content] of Object.entries(options.files ?? { "README.md": "# test\n" })) await writeFile(join(root, name), content);
   let offset = 0;
-  const sim = await startModelSim({ scenario: options.scenario ?? { turns: [] } });
-  let server: CairnServer;
-  try {
-    server = await startServer({
-      workspace: root,
-      cairnHome,
-      version: "0.0.0-test",
-      apiKey: "test",
-      baseURL: sim.url,
-      model: "sim-model",
-      port: 0,
-      webDir: null,
-      checkpoints: options.checkpoints ?? false,
-      managedSettingsPath: join(parent, "no-managed-settings.json"),
-      maxRetries: 1,
-      promptCaching: false,
-      share: { environment: {}, recheckMs: 100, ...options.share, now: () => Date.now() + offset },
-    });
-  } catch (error) {
-    await sim.close();
-    throw error;
-  }
+  const fixture = await startApiFixture({
+    ...(options.scenario ? { scenario: options.scenario } : {}),
+    ...(options.files ? { files: options.files } : {}),
+    checkpoints: options.checkpoints ?? false,
+    share: { environment: {}, recheckMs: 100, ...options.share, now: () => Date.now() + offset },
+  });
   return {
-    server,
-    sim,
-    root,
-    cairnHome,
-    client: apiClient(server.url, server.token),
-    viewer: shareViewClient(server.url),
+    server: fixture.server,
+    sim: fixture.sim,
+    root: fixture.root,
+    cairnHome: fixture.cairnHome,
+    client: fixture.client,
+    viewer: shareViewClient(fixture.server.url),
     advance: (ms) => {
       offset += ms;
     },
-    async [Symbol.asyncDispose]() {
-      await server.close();
-      await sim.close();
-      await rm(parent, { recursive: true, force: true });
-    },
+    [Symbol.asyncDispose]: () => fixture[Symbol.asyncDispose](),
   };
 }
 

@@ -1,7 +1,6 @@
-import { open } from "node:fs/promises";
 import { basename } from "node:path";
 import { transcriptLineSchema, type TranscriptLine } from "../schema/transcript.ts";
-import { forEachLine } from "./transcript-reader.ts";
+import { forEachLine, openTranscriptFile } from "./transcript-reader.ts";
 
 export interface TranscriptLinesReport {
   /** Non-blank lines seen. */
@@ -28,19 +27,7 @@ export async function readTranscriptLines(
   // Hand-written and some older lines carry no sessionId: they belong to the file's session.
   const sessionId = options.sessionId ?? basename(path, ".jsonl");
   options.signal?.throwIfAborted();
-  const file = await open(path, "r");
-  let endsWithNewline = true;
-  try {
-    const { size } = await file.stat();
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      await file.read(last, 0, 1, size - 1);
-      endsWithNewline = last[0] === 0x0a;
-    }
-  } catch (error) {
-    await file.close();
-    throw error;
-  }
+  const { file, endsWithNewline } = await openTranscriptFile(path);
   const lines: TranscriptLine[] = [];
   const report: TranscriptLinesReport = { lines: 0, malformedLines: 0, tornTail: false, unknownLines: 0 };
   let lastWasBad = false;

@@ -48,24 +48,29 @@ export async function loadTranscript(path: string, options: LoadTranscriptOption
   };
 }
 
-/** Pass one alone: every line once, into the index. */
-export async function indexTranscriptFile(path: string, signal?: AbortSignal): Promise<TranscriptIndex> {
-  signal?.throwIfAborted();
+/** Opens a transcript for reading, with its size and whether its last line is complete (a torn tail is not). */
+export async function openTranscriptFile(path: string): Promise<{ file: FileHandle; size: number; endsWithNewline: boolean }> {
   const file = await open(path, "r");
-  let index: TranscriptIndex;
-  let endsWithNewline = false;
   try {
     const { size } = await file.stat();
-    index = new TranscriptIndex({ fileSize: size });
+    let endsWithNewline = true;
     if (size > 0) {
       const last = Buffer.alloc(1);
       await file.read(last, 0, 1, size - 1);
       endsWithNewline = last[0] === 0x0a;
     }
+    return { file, size, endsWithNewline };
   } catch (error) {
     await file.close();
     throw error;
   }
+}
+
+/** Pass one alone: every line once, into the index. */
+export async function indexTranscriptFile(path: string, signal?: AbortSignal): Promise<TranscriptIndex> {
+  signal?.throwIfAborted();
+  const { file, size, endsWithNewline } = await openTranscriptFile(path);
+  const index = new TranscriptIndex({ fileSize: size });
   await forEachLine(file, signal, (line, offset, byteLength) => index.addLine(line, offset, byteLength));
   index.end({ endsWithNewline });
   return index;
