@@ -6,7 +6,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRuntime, type Runtime } from "@cairn/api";
 import type { AnyTool } from "@cairn/core";
 import { testContext } from "@cairn/core/testing";
-import { repoRoot } from "../support/cli.ts";
 import { everythingServer, filesystemServer } from "./mcp-support.ts";
 
 /**
@@ -16,7 +15,10 @@ import { everythingServer, filesystemServer } from "./mcp-support.ts";
 
 let parent: string;
 let root: string;
-/** Visible to the sandbox but read-only: a directory of the repository. */
+/**
+ * Visible to the sandbox but read-only: a directory under /var/tmp (not the repository, which may itself be
+ * checked out under the hidden /tmp, nor the home directory, which is hidden too).
+ */
 let visibleOutside: string;
 /** Hidden by the sandbox (the host's temp dir): writes land in a throwaway tmpfs. */
 let hiddenOutside: string;
@@ -29,7 +31,7 @@ beforeAll(async () => {
   await mkdir(root);
   await mkdir(hiddenOutside);
   await writeFile(join(root, "notes.txt"), "alpha\n");
-  visibleOutside = await mkdtemp(join(repoRoot, "test", ".mcp-sandbox-outside-"));
+  visibleOutside = await realpath(await mkdtemp(join("/var/tmp", "cairn-mcp-sandbox-outside-")));
 });
 afterEach(async () => {
   await Promise.all(runtimes.splice(0).map((runtime) => runtime.close()));

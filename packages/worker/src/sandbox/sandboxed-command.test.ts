@@ -38,8 +38,8 @@ describe("createSandboxedCommand", () => {
     let launch: SandboxedCommand | undefined;
     try {
       // Beside the workspace and in the host's temp dir (hidden: writes land in a throwaway tmpfs), and in
-      // this package's directory (visible, read-only).
-      const visible = join(process.cwd(), `.sandboxed-command-probe-${process.pid}`);
+      // a system directory (visible, read-only). Not this package's directory: a checkout under /tmp is hidden too.
+      const visible = `/usr/.cairn-sandboxed-command-probe-${process.pid}`;
       const targets = [join(fixture.root, "inside.txt"), "$HOME/home.txt", "$TMPDIR/tmp.txt", join(fixture.outside, "x.txt"), "/tmp/cairn-sandboxed-command-outside", visible];
       launch = await createSandboxedCommand({ command: process.execPath, args: ["-e", probe, JSON.stringify(targets)], root: fixture.root, label: "probe" });
       const result = await run(launch, "hello over stdin");
