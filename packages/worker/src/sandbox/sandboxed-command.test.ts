@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeFixture } from "../testing/fixture.ts";
-import { createSandboxedCommand, type SandboxedCommand } from "./sandboxed-command.ts";
+import { createSandboxedCommand, programFilesInTemp, type SandboxedCommand } from "./sandboxed-command.ts";
 
 function run(launch: SandboxedCommand, stdin = ""): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -83,6 +84,46 @@ describe("createSandboxedCommand", () => {
     try {
       await expect(createSandboxedCommand({ command: "/bin/true", root: fixture.root, cwd: fixture.outside })).rejects.toMatchObject({ code: "outside_workspace" });
     } finally {
+      await fixture.cleanup();
+    }
+  });
+});
+
+describe("programFilesInTemp", () => {
+  it("opens the package tree of a program in the temp dir, and nothing elsewhere", async () => {
+    const temp = await realpath(await mkdtemp(join(tmpdir(), "cairn-program-files-")));
+    try {
+      const script = join(temp, "clone", "node_modules", "@scope", "server", "dist", "index.js");
+      const loose = join(temp, "tools", "server.mjs");
+      const bare = join(temp, "lone.js");
+      for (const file of [script, loose, bare]) {
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, "");
+      }
+      expect(await programFilesInTemp([process.execPath, script], temp)).toEqual([join(temp, "clone", "node_modules")]);
+      expect(await programFilesInTemp([loose], temp)).toEqual([join(temp, "tools")]);
+      expect(await programFilesInTemp([bare], temp)).toEqual([bare]);
+      // Outside the temp dir, relative, or missing: left to the policy.
+      expect(await programFilesInTemp(["/usr/bin/env", "relative.js", join(temp, "missing.js")], temp)).toEqual([]);
+    } finally {
+      await rm(temp, { recursive: true, force: true });
+    }
+  });
+
+  it("lets a sandboxed program installed in the temp dir run", async () => {
+    const fixture = await makeFixture();
+    const temp = await realpath(await mkdtemp(join(tmpdir(), "cairn-program-run-")));
+    let launch: SandboxedCommand | undefined;
+    try {
+      const script = join(temp, "app", "node_modules", "tool", "main.js");
+      await mkdir(dirname(script), { recursive: true });
+      await writeFile(script, 'console.log("tool ran");\n');
+      launch = await createSandboxedCommand({ command: process.execPath, args: [script], root: fixture.root, label: "tool" });
+      const result = await run(launch);
+      expect(result.stdout.trim(), result.stderr).toBe("tool ran");
+    } finally {
+      await launch?.dispose();
+      await rm(temp, { recursive: true, force: true });
       await fixture.cleanup();
     }
   });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
-import { join, sep } from "node:path";
+import { dirname, isAbsolute, join, sep } from "node:path";
 import { z } from "zod";
 import { WorkspaceError } from "@cairn/core";
 import { readWorkerEnv, type WorkerEnv } from "../env.ts";
@@ -76,7 +76,7 @@ export async function createSandboxedCommand(options: SandboxedCommandOptions, w
     host.registerAllowedDomains(commandId, policy.allowedDomains ?? []);
     const filesystem = buildFilesystemPolicy({
       roots: confiner.roots,
-      privateReadable: [],
+      privateReadable: await programFilesInTemp([settings.command, ...(settings.args ?? []).slice(0, 1)], workerEnv.tmpDir),
       privateWritable: [home, tmpDir],
       serverHome: workerEnv.home,
       cairnHome: settings.cairnHome ?? workerEnv.cairnHome,
@@ -113,4 +113,28 @@ export async function createSandboxedCommand(options: SandboxedCommandOptions, w
     if (error instanceof WorkspaceError) throw error;
     throw new WorkspaceError("sandbox_unavailable", `The sandboxed command could not start: ${String(error)}`, { cause: error });
   }
+}
+
+/**
+ * The sandbox hides the host's temp dir, so a program installed or checked out there (a clone in
+ * /tmp running `node /tmp/x/node_modules/pkg/index.js`) could not even be read. For the command and
+ * its first argument, when they are files in the temp dir, their package tree is made readable (not
+ * writable): the outermost `node_modules` holding them, or else their own directory (the file alone
+ * when it lies right in the temp dir). Paths anywhere
+ * else keep the policy as it is: this reopens nothing outside the temp dir.
+ */
+export async function programFilesInTemp(candidates: readonly string[], tmpDir: string): Promise<string[]> {
+  const temp = await realpath(tmpDir).catch(() => tmpDir);
+  const readable: string[] = [];
+  for (const candidate of candidates) {
+    if (!isAbsolute(candidate)) continue;
+    const file = await realpath(candidate).catch(() => undefined);
+    if (file === undefined || !file.startsWith(temp + sep)) continue;
+    const parts = file.slice(temp.length + 1).split(sep);
+    const outermost = parts.indexOf("node_modules");
+    if (outermost >= 0) readable.push(join(temp, ...parts.slice(0, outermost + 1)));
+    // A file right in the temp dir: that file alone, not the whole temp dir.
+    else readable.push(dirname(file) === temp ? file : dirname(file));
+  }
+  return [...new Set(readable)];
 }
