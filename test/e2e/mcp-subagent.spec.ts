@@ -8,19 +8,26 @@ import { writeWorkspace } from "./support/workspace-fixture.ts";
  * A turn the model simulator holds for `ms` after its first event. The fixture's `ScriptedTurn` omits the
  * simulator's `stall` fault; the scenario is JSON the simulator validates itself.
  */
-function stalled(text: string, ms: number): ScriptedTurn {
-  const turn = { content: [{ type: "text", text }], faults: [{ kind: "stall", afterEvents: 1, ms }] };
+function held(content: unknown[], ms: number): ScriptedTurn {
+  const turn = { content, faults: [{ kind: "stall", afterEvents: 1, ms }] };
   return turn as unknown as ScriptedTurn;
+}
+
+function stalled(text: string, ms: number): ScriptedTurn {
+  return held([{ type: "text", text }], ms);
 }
 
 test("shows each parallel subagent's tool calls as they happen and its final answer in its own Agent card", async ({ ide: page, e2e, sim }) => {
   const greet = join(e2e.workspace, "src", "greet.ts");
   const agent = (id: string, description: string) => ({ type: "tool_use" as const, id, name: "Agent", input: { description, prompt: `Read ${greet} and say what it returns.` } });
-  // The two subagents ask the simulator at the same time, so their turns are alike whatever order they arrive in.
+  // The simulator answers requests in arrival order, so the two subagents' turns are alike whichever asks first.
+  // The Read turns are held for a while: otherwise the subagent that asks first could read, ask again and take
+  // the other's Read turn before the other's first request arrives.
+  const read = [{ type: "tool_use", name: "Read", input: { file_path: greet } }];
   await sim.script([
     { content: [{ type: "text", text: "I will ask two helpers." }, agent("toolu_agent_a", "Check the greeting"), agent("toolu_agent_b", "Double-check it")] },
-    { content: [{ type: "tool_use", name: "Read", input: { file_path: greet } }] },
-    { content: [{ type: "tool_use", name: "Read", input: { file_path: greet } }] },
+    held(read, 2_000),
+    held(read, 2_000),
     // Held long enough to see a subagent that has read the file but not answered yet.
     stalled("greet returns Hello followed by the name.", 4_000),
     stalled("greet returns Hello followed by the name.", 4_000),
