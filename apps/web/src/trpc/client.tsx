@@ -1,10 +1,11 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchStreamLink, httpSubscriptionLink, splitLink } from "@trpc/client";
+import { createTRPCClient } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import type { AppRouter } from "@cairn/api/router";
+import { browserLinks } from "./links.ts";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
@@ -12,15 +13,7 @@ export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRou
 const TRPC_URL = "/api/trpc";
 
 export function createBrowserTRPCClient() {
-  return createTRPCClient<AppRouter>({
-    links: [
-      splitLink({
-        condition: (op) => op.type === "subscription",
-        true: httpSubscriptionLink({ url: TRPC_URL }),
-        false: httpBatchStreamLink({ url: TRPC_URL }),
-      }),
-    ],
-  });
+  return createTRPCClient<AppRouter>({ links: browserLinks(TRPC_URL) });
 }
 
 export type BrowserTRPCClient = ReturnType<typeof createBrowserTRPCClient>;

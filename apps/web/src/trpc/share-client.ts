@@ -1,6 +1,7 @@
-import { createTRPCClient, httpBatchStreamLink, httpLink, httpSubscriptionLink, splitLink } from "@trpc/client";
+import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "@cairn/api/router";
 import type { ShareViewRouter } from "@cairn/api/share-router";
+import { browserLinks } from "./links.ts";
 
 /**
  * The read-only share router, on its own prefix: it needs no access cookie (the token in the page's address
@@ -9,15 +10,7 @@ import type { ShareViewRouter } from "@cairn/api/share-router";
 const SHARE_URL = "/api/share";
 
 export function createShareViewClient() {
-  return createTRPCClient<ShareViewRouter>({
-    links: [
-      splitLink({
-        condition: (op) => op.type === "subscription",
-        true: httpSubscriptionLink({ url: SHARE_URL }),
-        false: httpBatchStreamLink({ url: SHARE_URL }),
-      }),
-    ],
-  });
+  return createTRPCClient<ShareViewRouter>({ links: browserLinks(SHARE_URL) });
 }
 
 export type ShareViewClient = ReturnType<typeof createShareViewClient>;
