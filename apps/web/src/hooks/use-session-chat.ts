@@ -4,15 +4,14 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { addLocalPrompt, applyEvents } from "@/chat/chat-reducer";
 import { stateFromSnapshot } from "@/chat/chat-snapshot";
 import { loadChat, saveChat } from "@/chat/chat-storage";
-import { initialChatState, type ChatState, type SessionEvent } from "@/chat/chat-types";
+import { initialChatState, type ChatState } from "@/chat/chat-types";
+import { createEventBatcher } from "@/chat/event-batcher";
 import { useTRPCClient } from "@/trpc/client";
 
 export type StreamStatus = "idle" | "loading" | "live" | "reconnecting" | "failed";
 
 /** How often the view is written to sessionStorage while events stream in (also on pagehide). */
 const SAVE_INTERVAL_MS = 400;
-/** Deltas arrive faster than frames: apply them in batches. */
-const FLUSH_MS = 16;
 
 /**
  * The chat of one session: the view restored from this tab's sessionStorage (or built from `session.get`),
@@ -37,8 +36,6 @@ export function useSessionChat(sessionId: string | null, options: { isNew(sessio
     }
     const storage = window.sessionStorage;
     const controller = new AbortController();
-    const queue: { id: string; event: SessionEvent }[] = [];
-    let flushTimer: ReturnType<typeof setTimeout> | undefined;
     let saveTimer: ReturnType<typeof setTimeout> | undefined;
     let subscription: { unsubscribe(): void } | undefined;
 
@@ -46,20 +43,16 @@ export function useSessionChat(sessionId: string | null, options: { isNew(sessio
       saveTimer = undefined;
       saveChat(storage, sessionId, latest.current);
     };
-    const flush = () => {
-      flushTimer = undefined;
-      const batch = queue.splice(0);
-      if (batch.length === 0) return;
+    const events = createEventBatcher((batch) => {
       setState((current) => {
         const next = applyEvents(current, batch);
         latest.current = next;
         return next;
       });
       saveTimer ??= setTimeout(save, SAVE_INTERVAL_MS);
-    };
+    });
     const onPageHide = () => {
-      if (flushTimer) clearTimeout(flushTimer);
-      flush();
+      events.flush();
       save();
     };
     window.addEventListener("pagehide", onPageHide);
@@ -82,10 +75,7 @@ export function useSessionChat(sessionId: string | null, options: { isNew(sessio
         { sessionId, lastEventId: base.lastEventId },
         {
           onStarted: () => setStatus("live"),
-          onData: ({ id, data }) => {
-            queue.push({ id, event: data });
-            flushTimer ??= setTimeout(flush, FLUSH_MS);
-          },
+          onData: ({ id, data }) => events.push({ id, event: data }),
           onConnectionStateChange: (connection) => {
             if (connection.state === "connecting" && connection.error) setStatus("reconnecting");
             if (connection.state === "pending") setStatus("live");
@@ -107,10 +97,9 @@ export function useSessionChat(sessionId: string | null, options: { isNew(sessio
       controller.abort();
       subscription?.unsubscribe();
       window.removeEventListener("pagehide", onPageHide);
-      if (flushTimer) clearTimeout(flushTimer);
       if (saveTimer) clearTimeout(saveTimer);
       // Not through setState: the next session's view must not receive this one's events.
-      saveChat(storage, sessionId, applyEvents(latest.current, queue.splice(0)));
+      saveChat(storage, sessionId, applyEvents(latest.current, events.drain()));
     };
   }, [client, sessionId]);
 

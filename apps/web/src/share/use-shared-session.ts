@@ -2,7 +2,8 @@
 
 import { useEffect, useState } from "react";
 import { applyEvents } from "../chat/chat-reducer.ts";
-import { initialChatState, type ChatState, type SessionEvent } from "../chat/chat-types.ts";
+import { initialChatState, type ChatState } from "../chat/chat-types.ts";
+import { createEventBatcher } from "../chat/event-batcher.ts";
 import { createShareViewClient, type ShareViewClient } from "../trpc/share-client.ts";
 import { stateFromSharedConversation, withoutPermissionRequests } from "./share-view-state.ts";
 
@@ -19,8 +20,6 @@ export type SharedSessionPhase =
 
 export type LiveStatus = "off" | "connecting" | "live" | "reconnecting";
 
-/** Deltas arrive faster than frames: apply them in batches, as the IDE does. */
-const FLUSH_MS = 16;
 const UNAVAILABLE_CODES = new Set(["NOT_FOUND", "FORBIDDEN", "UNAUTHORIZED"]);
 
 function isUnavailable(error: unknown): boolean {
@@ -40,14 +39,9 @@ export function useSharedSession(token: string) {
 
   useEffect(() => {
     const controller = new AbortController();
-    const queue: { id: string; event: SessionEvent }[] = [];
-    let flushTimer: ReturnType<typeof setTimeout> | undefined;
     let subscription: { unsubscribe(): void } | undefined;
-    const flush = () => {
-      flushTimer = undefined;
-      const batch = queue.splice(0);
-      if (batch.length > 0) setChat((current) => withoutPermissionRequests(applyEvents(current, batch)));
-    };
+    // Deltas arrive faster than frames: applied in batches, as the IDE does.
+    const events = createEventBatcher((batch) => setChat((current) => withoutPermissionRequests(applyEvents(current, batch))));
 
     setPhase({ kind: "loading" });
     setLive("off");
@@ -63,10 +57,7 @@ export function useSharedSession(token: string) {
         { token, lastEventId: base.lastEventId },
         {
           onStarted: () => setLive("live"),
-          onData: ({ id, data }) => {
-            queue.push({ id, event: data });
-            flushTimer ??= setTimeout(flush, FLUSH_MS);
-          },
+          onData: ({ id, data }) => events.push({ id, event: data }),
           onConnectionStateChange: (connection) => {
             if (connection.state === "connecting" && connection.error) setLive("reconnecting");
             if (connection.state === "pending") setLive("live");
@@ -88,7 +79,7 @@ export function useSharedSession(token: string) {
     return () => {
       controller.abort();
       subscription?.unsubscribe();
-      if (flushTimer) clearTimeout(flushTimer);
+      events.drain();
     };
   }, [client, token]);
 
