@@ -51,7 +51,9 @@ function numbered(text: string): string {
 /**
  * The files read most recently, with their current contents when `readFile` can fetch them (else
  * what the last Read returned), bounded per file and in total. Files whose Read is among the
- * kept messages are left out: the model still sees them.
+ * kept messages are left out: the model still sees them. `visiblePaths` are the files whose content
+ * the model sees after the compaction: read in the kept messages, or re-attached whole. Edit and
+ * Write must see a fresh Read of any other file first.
  */
 export async function collectRecentFiles(options: {
   messages: readonly ConversationMessage[];
@@ -59,7 +61,7 @@ export async function collectRecentFiles(options: {
   policy: RecentFilesPolicy;
   readFile?: ReadFileForCompaction;
   signal: AbortSignal;
-}): Promise<RecentFile[]> {
+}): Promise<{ files: RecentFile[]; visiblePaths: string[] }> {
   const { policy } = options;
   const visible = new Set(recentReads(options.kept, policy.readToolName).map((read) => read.path));
   const files: RecentFile[] = [];
@@ -86,17 +88,9 @@ export async function collectRecentFiles(options: {
     budget -= content.length;
     files.push({ path: read.path, content, truncated, source });
   }
-  return files;
-}
-
-/**
- * The files whose content the model still sees after a compaction: those read in the kept messages
- * and those re-attached whole. Edit and Write must see a fresh Read of any other file first.
- */
-export function visibleFilePaths(kept: readonly ConversationMessage[], attached: readonly RecentFile[], readToolName: string): string[] {
-  const paths = new Set(recentReads(kept, readToolName).map((read) => read.path));
-  for (const file of attached) if (!file.truncated) paths.add(file.path);
-  return [...paths];
+  const visiblePaths = new Set(visible);
+  for (const file of files) if (!file.truncated) visiblePaths.add(file.path);
+  return { files, visiblePaths: [...visiblePaths] };
 }
 
 /** The text of the meta message re-attaching the todo list and recent files; null when there is neither. */

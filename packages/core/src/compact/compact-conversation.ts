@@ -1,7 +1,7 @@
 import { messagesAfterCompactBoundary } from "../loop/messages.ts";
 import type { AgentEvent } from "../schema/events.ts";
 import type { ConversationMessage } from "../schema/messages.ts";
-import { attachmentText, collectRecentFiles, visibleFilePaths } from "./attachments.ts";
+import { attachmentText, collectRecentFiles } from "./attachments.ts";
 import { buildCompactedConversation } from "./boundary.ts";
 import { keepPolicy, recentFilesPolicy, type CompactorDeps, type CompactorSettings } from "./compactor-options.ts";
 import { isCompactAttachment } from "./conversation.ts";
@@ -105,7 +105,7 @@ export async function compactConversation(run: CompactionRun): Promise<Compactio
     events.push(...summary.events);
 
     const keep = split.keep.filter((message) => !isCompactAttachment(message));
-    const files = await collectRecentFiles({
+    const { files, visiblePaths } = await collectRecentFiles({
       messages: input.messages,
       kept: keep,
       policy: recentFilesPolicy(settings, limits),
@@ -139,7 +139,7 @@ export async function compactConversation(run: CompactionRun): Promise<Compactio
     });
     return {
       ok: true,
-      result: { messages: built.messages, added: built.messages, events, visibleFiles: visibleFilePaths(keep, files, recentFilesPolicy(settings, limits).readToolName) },
+      result: { messages: built.messages, added: built.messages, events, visibleFiles: visiblePaths },
       postTokens,
       summarizedCount: split.summarize.length,
     };
