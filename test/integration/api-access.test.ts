@@ -1,24 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { ServerConfigError, startServer } from "@cairn/api";
-import { startApiFixture } from "./api-harness.ts";
-
-/** A raw request: fetch would follow redirects and hide Set-Cookie. */
-function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method: options.method ?? "GET", headers: options.headers ?? {} }, (response) => {
-      let body = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (body += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
-    });
-    outgoing.on("error", reject);
-    outgoing.end(options.body);
-  });
-}
+import { send, startApiFixture } from "./api-harness.ts";
 
 const infoPath = "/api/trpc/meta.info";
 const createPath = "/api/trpc/session.create";

@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { request } from "node:http";
 import { createServer, Socket, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -268,4 +269,22 @@ export function publishedEvents(server: CairnServer, sessionId: string, afterSeq
 /** vi.waitFor with room for a busy machine (the default second is too short when the model streams slowly). */
 export function eventually<T>(check: () => T | Promise<T>, timeout = 15_000): Promise<T> {
   return vi.waitFor(check, { timeout, interval: 20 });
+}
+
+export type RawResponse = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
+
+/** A raw HTTP request (no redirects followed, any method, any headers). */
+export function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    // Node sends a DELETE body without a length unless told: give one, or the bytes read as the next request.
+    const length = options.body !== undefined ? { "content-length": String(Buffer.byteLength(options.body)) } : {};
+    const outgoing = request(url, { method: options.method ?? "GET", headers: { ...length, ...options.headers } }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (body += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+    });
+    outgoing.on("error", reject);
+    outgoing.end(options.body);
+  });
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { appRouter, shareViewRouter } from "@cairn/api";
 import { eventually } from "./api-harness.ts";
-import { prompt, send, ShareEventsReader, startShareFixture, text } from "./share-support.ts";
+import { send } from "./api-harness.ts";
+import { prompt, ShareEventsReader, startShareFixture, text } from "./share-support.ts";
 
 type ProcedureDefs = Record<string, { _def: { type: "query" | "mutation" | "subscription" } }>;
 const proceduresOf = (router: { _def: { procedures: object } }) => Object.entries(router._def.procedures as ProcedureDefs).map(([path, procedure]) => ({ path, type: procedure._def.type }));

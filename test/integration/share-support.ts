@@ -1,4 +1,3 @@
-import { request } from "node:http";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { expect } from "vitest";
 import type { CairnServer, ShareOptions } from "@cairn/api";
@@ -80,24 +79,6 @@ export async function errorOf(call: Promise<unknown>): Promise<{ code: string; m
     throw error;
   }
   throw new Error("the call succeeded");
-}
-
-export type RawResponse = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
-
-/** A raw HTTP request (no redirects followed, any method, any headers). */
-export function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    // Node sends a DELETE body without a length unless told: give one, or the bytes read as the next request.
-    const length = options.body !== undefined ? { "content-length": String(Buffer.byteLength(options.body)) } : {};
-    const outgoing = request(url, { method: options.method ?? "GET", headers: { ...length, ...options.headers } }, (response) => {
-      let body = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (body += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
-    });
-    outgoing.on("error", reject);
-    outgoing.end(options.body);
-  });
 }
 
 /** One `view.events` SSE stream, read in the background until it ends or is stopped. */
