@@ -1,4 +1,4 @@
-import { IdeShell } from "@/components/ide-shell";
+import { IdeShell } from "@/shell/ide-shell";
 
 export default function Page() {
   return <IdeShell />;

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { SharesPage } from "@/components/share/shares-page";
+import { SharesPage } from "@/share/shares-page";
 
 export const metadata: Metadata = { title: "My shares · Cairn" };
 

@@ -2,7 +2,7 @@
 // into public/timeline-export.js, inlined into each export together with its data.
 import type { TimelineSource } from "@cairn/core/timeline";
 import { createRoot } from "react-dom/client";
-import { TimelineView } from "../components/timeline/timeline-view";
+import { TimelineView } from "./timeline-view";
 import { readEmbeddedSource } from "./export-html";
 
 async function main(): Promise<void> {

@@ -1,4 +1,4 @@
-import { ShareNotFound } from "@/components/share/share-not-found";
+import { ShareNotFound } from "@/share/share-not-found";
 
 export default function NotFound() {
   return <ShareNotFound />;

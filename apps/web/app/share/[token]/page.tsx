@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { SharedSessionPage } from "@/components/share/shared-session-page";
+import { SharedSessionPage } from "@/share/shared-session-page";
 
 // The token is the capability: keep it out of Referer headers and search indexes.
 export const metadata: Metadata = { title: "Shared session · Cairn", referrer: "no-referrer", robots: { index: false, follow: false } };

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { TimelineImportPage } from "@/components/timeline/timeline-import-page";
+import { TimelineImportPage } from "@/timeline/timeline-import-page";
 
 export const metadata: Metadata = { title: "Open a Claude Code transcript · Cairn" };
 

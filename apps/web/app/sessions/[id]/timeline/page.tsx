@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { TimelinePage } from "@/components/timeline/timeline-page";
+import { TimelinePage } from "@/timeline/timeline-page";
 
 export const metadata: Metadata = { title: "Timeline · Cairn" };
 

@@ -3,7 +3,7 @@
 import { editDiff, type Timeline, type TimelineDetail, type TimelineEvent } from "@cairn/core/timeline";
 import type { DecisionReason } from "@cairn/core/schema";
 import { useState, type ReactNode } from "react";
-import { formatCost, formatDuration, formatOffset, formatTokens } from "../../timeline/format";
+import { formatCost, formatDuration, formatOffset, formatTokens } from "./format";
 import styles from "./timeline.module.css";
 
 /** Text longer than this is cut until the reader asks for all of it. */

@@ -2,7 +2,7 @@
 
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useLayoutEffect, useRef } from "react";
-import type { ChatItem, ToolCallView } from "@/chat/chat-types";
+import type { ChatItem, ToolCallView } from "./chat-types";
 import { MessageView } from "./message-view";
 
 type Props = {

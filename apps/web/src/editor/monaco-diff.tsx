@@ -1,8 +1,8 @@
 "use client";
 
-import "@/monaco/setup";
+import "./monaco-setup";
 import { DiffEditor } from "@monaco-editor/react";
-import { languageForPath } from "@/editor/language";
+import { languageForPath } from "./language";
 import { cssFontFamily } from "@/lib/fonts";
 
 /** A read-only side-by-side diff of a proposed file change. */

@@ -1,9 +1,9 @@
 "use client";
 
 import { useState } from "react";
-import type { ToolCallView } from "@/chat/chat-types";
-import { describeDecision, formatDuration, toolSummary } from "@/chat/describe";
-import { safeJson } from "@/chat/tool-text";
+import type { ToolCallView } from "./chat-types";
+import { describeDecision, formatDuration, toolSummary } from "./describe";
+import { safeJson } from "./tool-text";
 import { SubagentProgress } from "./subagent-progress";
 
 const RESULT_PREVIEW = 4_000;

@@ -2,9 +2,9 @@
 
 import { buildTimeline, type Timeline, type TimelineSource } from "@cairn/core/timeline";
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
-import { filterEvents, isFiltered, noFilters, positionsOf, type TimelineFilters } from "../../timeline/filter";
-import { formatCost, formatDuration, formatTokens } from "../../timeline/format";
-import { fitViewport, revealTime, zoomViewport, type Viewport } from "../../timeline/viewport";
+import { filterEvents, isFiltered, noFilters, positionsOf, type TimelineFilters } from "./filter";
+import { formatCost, formatDuration, formatTokens } from "./format";
+import { fitViewport, revealTime, zoomViewport, type Viewport } from "./viewport";
 import { TimelineAxis } from "./timeline-axis";
 import { TimelineDetailPanel } from "./timeline-detail";
 import { TimelineList } from "./timeline-list";

@@ -1,8 +1,8 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { formatWhen } from "@/share/share-format";
-import { useSharedSession, type LiveStatus, type SharedSessionInfo } from "@/share/use-shared-session";
+import { formatWhen } from "./share-format";
+import { useSharedSession, type LiveStatus, type SharedSessionInfo } from "./use-shared-session";
 import { MessageList } from "../chat/message-list";
 import { preloadMarkdown } from "../chat/markdown-lazy";
 import { ContinueAsCopy } from "./continue-as-copy";

@@ -3,8 +3,8 @@
 import type { PermissionMode } from "@cairn/core/schema";
 import { useMutation } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
-import type { ChatItem } from "@/chat/chat-types";
-import { useSessionChat } from "@/hooks/use-session-chat";
+import type { ChatItem } from "./chat-types";
+import { useSessionChat } from "./use-session-chat";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/trpc/client";
 import type { PermissionAnswer } from "@/trpc/types";
@@ -13,8 +13,8 @@ import { ChatInput } from "./chat-input";
 import { ContextMeter } from "./context-meter";
 import { preloadMarkdown } from "./markdown-lazy";
 import { MessageList } from "./message-list";
-import { ModeModelControls } from "./mode-model-controls";
-import { SessionBar } from "./session-bar";
+import { ModeModelControls } from "../session/mode-model-controls";
+import { SessionBar } from "../session/session-bar";
 import { TodoList } from "./todo-list";
 
 type Props = {

@@ -6,7 +6,7 @@ import { Terminal } from "@xterm/xterm";
 import { useEffect, useRef, useState } from "react";
 import { errorMessage, trpcErrorCode } from "@/lib/errors";
 import { cssFontFamily } from "@/lib/fonts";
-import { createInputPump } from "@/terminal/input-pump";
+import { createInputPump } from "./input-pump";
 import { useTRPCClient } from "@/trpc/client";
 
 const STORAGE_KEY = "cairn:terminal";

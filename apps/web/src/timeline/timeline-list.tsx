@@ -3,7 +3,7 @@
 import type { Timeline, TimelineEvent } from "@cairn/core/timeline";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef } from "react";
-import { formatDuration, formatOffset } from "../../timeline/format";
+import { formatDuration, formatOffset } from "./format";
 import styles from "./timeline.module.css";
 
 const ROW_HEIGHT = 40;

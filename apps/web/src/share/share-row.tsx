@@ -3,7 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { errorMessage } from "@/lib/errors";
-import { absoluteShareUrl, formatWhen } from "@/share/share-format";
+import { absoluteShareUrl, formatWhen } from "./share-format";
 import { useTRPC } from "@/trpc/client";
 import type { RouterOutputs } from "@/trpc/types";
 import { CopyField } from "./copy-field";

@@ -2,7 +2,7 @@
 
 import type { TimelineSource } from "@cairn/core/timeline";
 import { useState } from "react";
-import { buildExportHtml } from "../../timeline/export-html";
+import { buildExportHtml } from "./export-html";
 
 /** Where the build puts the standalone viewer (see scripts/build-timeline-export.mjs). */
 export const EXPORT_SCRIPT_URL = "/timeline-export.js";

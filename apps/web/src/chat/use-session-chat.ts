@@ -1,11 +1,11 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import { addLocalPrompt, applyEvents } from "@/chat/chat-reducer";
-import { stateFromSnapshot } from "@/chat/chat-snapshot";
-import { loadChat, saveChat } from "@/chat/chat-storage";
-import { initialChatState, type ChatState } from "@/chat/chat-types";
-import { createEventBatcher } from "@/chat/event-batcher";
+import { addLocalPrompt, applyEvents } from "./chat-reducer";
+import { stateFromSnapshot } from "./chat-snapshot";
+import { loadChat, saveChat } from "./chat-storage";
+import { initialChatState, type ChatState } from "./chat-types";
+import { createEventBatcher } from "./event-batcher";
 import { useTRPCClient } from "@/trpc/client";
 
 export type StreamStatus = "idle" | "loading" | "live" | "reconnecting" | "failed";

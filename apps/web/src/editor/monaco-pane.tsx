@@ -1,10 +1,10 @@
 "use client";
 
-import "@/monaco/setup";
+import "./monaco-setup";
 import Editor, { type Monaco, type OnMount } from "@monaco-editor/react";
 import type { editor } from "monaco-editor";
 import { useEffect, useRef } from "react";
-import { languageForPath } from "@/editor/language";
+import { languageForPath } from "./language";
 import { cssFontFamily } from "@/lib/fonts";
 
 type Props = {

@@ -3,16 +3,16 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useState } from "react";
 import { loadActiveSession, saveActiveSession } from "@/chat/chat-storage";
-import { useEditorTabs } from "@/hooks/use-editor-tabs";
-import { useWorkspaceWatch } from "@/hooks/use-workspace-watch";
+import { useEditorTabs } from "@/editor/use-editor-tabs";
+import { useWorkspaceWatch } from "@/files/use-workspace-watch";
 import { useTRPC, useTRPCClient } from "@/trpc/client";
-import { DemoBanner } from "./banner/demo-banner";
-import { TrustDialog } from "./banner/trust-dialog";
-import { ChatPanel } from "./chat/chat-panel";
-import { EditorArea } from "./editor/editor-area";
-import { FileTree } from "./files/file-tree";
-import { McpPanel } from "./mcp/mcp-panel";
-import { TerminalPanel } from "./terminal/terminal-panel";
+import { DemoBanner } from "./demo-banner";
+import { TrustDialog } from "./trust-dialog";
+import { ChatPanel } from "../chat/chat-panel";
+import { EditorArea } from "../editor/editor-area";
+import { FileTree } from "../files/file-tree";
+import { McpPanel } from "../mcp/mcp-panel";
+import { TerminalPanel } from "../terminal/terminal-panel";
 
 const TRUST_ASKED_KEY = "cairn:trust-asked";
 const SESSION_PARAM = "session";

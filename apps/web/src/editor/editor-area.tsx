@@ -2,8 +2,8 @@
 
 import dynamic from "next/dynamic";
 import { useEffect } from "react";
-import { isDirty, type EditorTab, type TabsAction, type TabsState } from "@/editor/tabs-state";
-import type { EditorNotice } from "@/hooks/use-editor-tabs";
+import { isDirty, type EditorTab, type TabsAction, type TabsState } from "./tabs-state";
+import type { EditorNotice } from "./use-editor-tabs";
 import { basename, relativeTo } from "../files/paths";
 
 // Monaco is megabytes: it loads after first paint, only in the browser (STACK.md P6).

@@ -1,8 +1,8 @@
 "use client";
 
 import { useState } from "react";
-import type { ChatItem, ToolCallView } from "@/chat/chat-types";
-import { formatDuration, formatTokens } from "@/chat/describe";
+import type { ChatItem, ToolCallView } from "./chat-types";
+import { formatDuration, formatTokens } from "./describe";
 import { MarkdownText } from "./markdown-lazy";
 import { ToolCallCard } from "./tool-call-card";
 

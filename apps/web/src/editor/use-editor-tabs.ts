@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useReducer, useRef, useState } from "react";
-import { emptyTabs, tabsReducer, type TabsState } from "@/editor/tabs-state";
+import { emptyTabs, tabsReducer, type TabsState } from "./tabs-state";
 import { useTRPCClient } from "@/trpc/client";
 import type { WorkspaceChange } from "@/trpc/types";
 import { cairnErrorCode, errorMessage } from "@/lib/errors";

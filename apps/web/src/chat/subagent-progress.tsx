@@ -1,7 +1,7 @@
 "use client";
 
-import type { SubagentView } from "@/chat/chat-types";
-import { formatDuration } from "@/chat/describe";
+import type { SubagentView } from "./chat-types";
+import { formatDuration } from "./describe";
 import styles from "./subagent-progress.module.css";
 
 const TEXT_PREVIEW = 2_000;

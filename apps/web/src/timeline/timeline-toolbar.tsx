@@ -2,7 +2,7 @@
 
 import { timelineEventKinds, timelineStatuses, type TimelineEventKind } from "@cairn/core/timeline";
 import type { RefObject } from "react";
-import type { TimelineFilters } from "../../timeline/filter";
+import type { TimelineFilters } from "./filter";
 import styles from "./timeline.module.css";
 
 export type TimelineToolbarProps = {

@@ -1,4 +1,4 @@
-// Client-only. Import for its side effects (`import "@/monaco/setup"`): a type-only import would be elided and
+// Client-only. Import for its side effects (`import "./monaco-setup"`): a type-only import would be elided and
 // @monaco-editor/react would silently fetch Monaco from a CDN instead (STACK.md P3).
 import * as monaco from "monaco-editor";
 import { loader } from "@monaco-editor/react";

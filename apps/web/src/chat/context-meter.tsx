@@ -1,4 +1,4 @@
-import { formatTokens } from "@/chat/describe";
+import { formatTokens } from "./describe";
 
 type Props = {
   tokens: number | null;

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, type UseQueryResult } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { errorMessage } from "@/lib/errors";
-import { absoluteShareUrl, DEFAULT_EXPIRY_DAYS, describeRedactions, EXPIRY_CHOICES, formatWhen } from "@/share/share-format";
+import { absoluteShareUrl, DEFAULT_EXPIRY_DAYS, describeRedactions, EXPIRY_CHOICES, formatWhen } from "./share-format";
 import { useTRPC } from "@/trpc/client";
 import type { RouterInputs, RouterOutputs } from "@/trpc/types";
 import { CopyField } from "./copy-field";

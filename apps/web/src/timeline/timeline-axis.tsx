@@ -2,8 +2,8 @@
 
 import { totalsAt, type Timeline, type TimelineEvent } from "@cairn/core/timeline";
 import { useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
-import { formatCost, formatOffset, formatTokens } from "../../timeline/format";
-import { laneBars, panViewport, timeTicks, zoomViewport, type Viewport } from "../../timeline/viewport";
+import { formatCost, formatOffset, formatTokens } from "./format";
+import { laneBars, panViewport, timeTicks, zoomViewport, type Viewport } from "./viewport";
 import styles from "./timeline.module.css";
 
 const LABEL_WIDTH = 150;

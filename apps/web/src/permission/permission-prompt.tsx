@@ -5,9 +5,9 @@ import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { PermissionRequestView } from "@/chat/chat-types";
 import { describeReason } from "@/chat/describe";
-import { MarkdownText } from "@/components/chat/markdown-lazy";
+import { MarkdownText } from "@/chat/markdown-lazy";
 import { cairnErrorCode, errorMessage } from "@/lib/errors";
-import { filePathOf, proposedChange, type ProposedChange } from "@/permission/proposed-change";
+import { filePathOf, proposedChange, type ProposedChange } from "./proposed-change";
 import { useTRPC } from "@/trpc/client";
 import type { PermissionAnswer } from "@/trpc/types";
 
