@@ -107,7 +107,7 @@ export type { ToolSearchInput, ToolSearchOutput } from "./mcp/tool-search.ts";
 // Subagents: definitions, the service behind the Agent tool.
 export { agentDefinitionSchema, GENERAL_PURPOSE_AGENT_TYPE, generalPurposeAgent, mergeAgentDefinitions, parseAgentFile } from "./agents/definition.ts";
 export type { AgentDefinition, AgentFileProblem } from "./agents/definition.ts";
-export { parseFrontMatter } from "./agents/front-matter.ts";
+export { frontMatterList, frontMatterText, parseFrontMatter, type FrontMatter, type FrontMatterResult } from "./agents/front-matter.ts";
 export { loadAgentDefinitions } from "./agents/load.ts";
 export { SUBAGENT_SERVICE, SubagentError, subagentErrorCodes, subagentServiceOf } from "./agents/service.ts";
 export type { SubagentErrorCode, SubagentProgress, SubagentRunRequest, SubagentRunResult, SubagentService } from "./agents/service.ts";

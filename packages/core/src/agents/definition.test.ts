@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryWorkspace } from "../testing/memory-workspace.ts";
 import { generalPurposeAgent, parseAgentFile } from "./definition.ts";
-import { parseFrontMatter } from "./front-matter.ts";
 import { loadAgentDefinitions } from "./load.ts";
 import { subagentTools } from "./subagent-service.ts";
 import type { Tool } from "../tools/tool.ts";
@@ -34,11 +33,19 @@ describe("agent definitions", () => {
     });
   });
 
-  it("reads YAML lists, inline lists, block scalars, and treats * or a missing list as every tool", () => {
-    const yaml = parseFrontMatter("---\nname: a\ntools:\n  - Read\n  - 'Grep'\nlist: [x, \"y\"]\ndescription: >\n  folded\n  text\nnotes: |\n  line one\n  line two\n---\nbody");
-    expect(yaml).toEqual({ data: { name: "a", tools: ["Read", "Grep"], list: ["x", "y"], description: "folded text", notes: "line one\nline two" }, body: "body" });
+  it("reads YAML tool lists, keeps (…) commas together, and treats * or inherit as the defaults", () => {
+    const listed = parseAgentFile("---\nname: a\ndescription: d\ntools:\n  - Read\n  - 'Grep'  # search\n---\nbody", "a.md");
+    expect(listed).toMatchObject({ definition: { tools: ["Read", "Grep"] } });
+    const inline = parseAgentFile('---\nname: a\ndescription: d\ntools: [Read, "Bash(git add, git commit)"]\n---\n', "a.md");
+    expect(inline).toMatchObject({ definition: { tools: ["Read", "Bash"] } });
     const star = parseAgentFile("---\nname: a\ndescription: d\ntools: \"*\"\nmodel: inherit\n---\nprompt", "a.md");
     expect(star).toEqual({ definition: { agentType: "a", description: "d", systemPrompt: "prompt", source: "project", path: "a.md" } });
+  });
+
+  it("reports malformed YAML as a problem of that file", () => {
+    expect(parseAgentFile("---\nname: [a\ndescription: d\n---\n", "x.md")).toMatchObject({
+      problem: { path: "x.md", message: expect.stringContaining("front matter is not valid YAML") },
+    });
   });
 
   it("reports files without front matter, name or description", () => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseFrontMatter } from "./front-matter.ts";
+import { frontMatterList, frontMatterText, parseFrontMatter } from "./front-matter.ts";
 
 export const agentDefinitionSchema = z.object({
   /** What `subagent_type` names. */
@@ -46,14 +46,16 @@ export type AgentFileProblem = { path: string; message: string };
  */
 export function parseAgentFile(text: string, path: string): { definition: AgentDefinition } | { problem: AgentFileProblem } {
   const parsed = parseFrontMatter(text);
-  if (!parsed) return { problem: { path, message: "no front matter (--- name: … description: … ---)" } };
+  if (parsed.kind === "none") return { problem: { path, message: "no front matter (--- name: … description: … ---)" } };
+  if (parsed.kind === "invalid") return { problem: { path, message: `front matter is not valid YAML: ${parsed.message}` } };
   const { data, body } = parsed;
-  const name = typeof data.name === "string" ? data.name.trim() : "";
-  const description = typeof data.description === "string" ? data.description.trim() : "";
+  const name = frontMatterText(data, "name")?.trim() ?? "";
+  const description = frontMatterText(data, "description")?.trim() ?? "";
   if (!name) return { problem: { path, message: 'missing "name" in the front matter' } };
   if (!description) return { problem: { path, message: 'missing "description" in the front matter' } };
-  const tools = parseToolList(data.tools);
-  const model = typeof data.model === "string" && data.model.trim() && data.model.trim() !== "inherit" ? data.model.trim() : undefined;
+  const tools = parseToolList(frontMatterList(data, "tools"));
+  const modelText = frontMatterText(data, "model")?.trim();
+  const model = modelText && modelText !== "inherit" ? modelText : undefined;
   const candidate = {
     agentType: name,
     description,
@@ -69,9 +71,9 @@ export function parseAgentFile(text: string, path: string): { definition: AgentD
 }
 
 /** `Read, Grep` / `[Read, Grep]` / `- Read` → names; missing, empty or `*` → every tool. `Bash(git:*)` keeps `Bash`. */
-function parseToolList(value: string | string[] | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  const items = (Array.isArray(value) ? value : value.split(",")).map((item) => item.trim().replace(/\(.*\)$/, "")).filter((item) => item.length > 0);
+function parseToolList(listed: string[] | undefined): string[] | undefined {
+  if (listed === undefined) return undefined;
+  const items = listed.map((item) => item.replace(/\(.*\)$/, "").trim()).filter((item) => item.length > 0);
   if (items.length === 0 || items.includes("*")) return undefined;
   return [...new Set(items)];
 }

@@ -1,59 +1,87 @@
-export type FrontMatterValue = string | string[];
-export type FrontMatter = { data: Record<string, FrontMatterValue>; body: string };
+import { parse as parseYaml } from "yaml";
+
+/** The front matter of a Markdown file (agents, skills, commands): its YAML mapping and the text after it. */
+export type FrontMatter = { data: Record<string, unknown>; body: string };
+
+export type FrontMatterResult = { kind: "none" } | { kind: "invalid"; message: string } | ({ kind: "parsed" } & FrontMatter);
+
+const fencePattern = /^---[ \t]*\n(?:([\s\S]*?)\n)?---[ \t]*(?:\n|$)/;
 
 /**
- * The YAML front matter of an agent file, the subset Claude Code's agent files use: `key: value`
- * scalars (plain, single- or double-quoted, or `|` / `>` blocks), inline lists `[a, b]` and block
- * lists (`- a`). Returns null when the text has no front matter.
+ * Splits `---\n<yaml>\n---\n<body>` and parses the YAML with the `yaml` library (YAML 1.2 core schema), so block
+ * scalars keep their indentation, quoted list items keep their commas and comments are dropped. `none` when the
+ * text does not start with a front matter fence; `invalid` (with the parser's message) when the YAML is malformed
+ * or is not a mapping. An empty front matter is an empty mapping.
  */
-export function parseFrontMatter(text: string): FrontMatter | null {
+export function parseFrontMatter(text: string): FrontMatterResult {
   const normalized = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const match = /^---[ \t]*\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(normalized);
-  if (!match) return null;
-  const lines = (match[1] ?? "").split("\n");
-  const data: Record<string, FrontMatterValue> = {};
-  let index = 0;
-  const indented = (line: string | undefined) => line !== undefined && (line.trim() === "" || /^[ \t]/.test(line));
-  while (index < lines.length) {
-    const line = lines[index++]!;
-    if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
-    const keyMatch = /^([A-Za-z_][\w-]*)\s*:\s?(.*)$/.exec(line);
-    if (!keyMatch) continue;
-    const key = keyMatch[1]!;
-    const raw = keyMatch[2]!.trim();
-    if (raw === "|" || raw === ">" || raw === "|-" || raw === ">-") {
-      const block: string[] = [];
-      while (indented(lines[index])) block.push(lines[index++]!.trim());
-      while (block.at(-1) === "") block.pop();
-      data[key] = raw.startsWith("|") ? block.join("\n") : block.join(" ").replace(/\s+/g, " ").trim();
-      continue;
+  const match = fencePattern.exec(normalized);
+  if (!match) return { kind: "none" };
+  const body = normalized.slice(match[0].length);
+  const yamlText = match[1] ?? "";
+  let data: unknown;
+  try {
+    data = parseYaml(yamlText);
+  } catch (error) {
+    // Claude Code's agent files often carry an unquoted "description: Use when: …"; read those values as text.
+    const repaired = quoteValuesWithColons(yamlText);
+    try {
+      if (repaired === yamlText) throw error;
+      data = parseYaml(repaired);
+    } catch {
+      return { kind: "invalid", message: error instanceof Error ? (error.message.split("\n")[0] ?? error.message) : String(error) };
     }
-    if (raw === "") {
-      const items: string[] = [];
-      while (index < lines.length && /^\s*-\s/.test(lines[index]!)) items.push(unquote(lines[index++]!.replace(/^\s*-\s/, "").trim()));
-      data[key] = items.length > 0 ? items : "";
-      continue;
-    }
-    if (raw.startsWith("[") && raw.endsWith("]")) {
-      data[key] = raw.slice(1, -1).split(",").map((item) => unquote(item.trim())).filter((item) => item.length > 0);
-      continue;
-    }
-    let value = raw;
-    // A plain scalar may continue on indented lines.
-    if (!raw.startsWith('"') && !raw.startsWith("'")) while (index < lines.length && /^[ \t]+\S/.test(lines[index]!)) value += ` ${lines[index++]!.trim()}`;
-    data[key] = unquote(value);
   }
-  return { data, body: normalized.slice(match[0].length) };
+  if (data === null || data === undefined) return { kind: "parsed", data: {}, body };
+  if (typeof data !== "object" || Array.isArray(data)) return { kind: "invalid", message: "the front matter must be a mapping of keys to values" };
+  return { kind: "parsed", data: data as Record<string, unknown>, body };
 }
 
-function unquote(value: string): string {
-  if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) {
-    try {
-      return JSON.parse(value) as string;
-    } catch {
-      return value.slice(1, -1);
-    }
+/** A scalar field as text (`name: 42` → "42"); undefined when missing, null, a list or a mapping. */
+export function frontMatterText(data: Record<string, unknown>, key: string): string | undefined {
+  const value = data[key];
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return undefined;
+}
+
+/**
+ * A list field: a YAML list (`[Read, "Bash(git add, git commit)"]` or `- Read`) as its items, or a string as a
+ * comma-separated list where commas inside parentheses do not split (`Read, Bash(git diff:*)`). Items are trimmed;
+ * empty ones are dropped. Undefined when the field is missing or null.
+ */
+export function frontMatterList(data: Record<string, unknown>, key: string): string[] | undefined {
+  const value = data[key];
+  if (value === undefined || value === null) return undefined;
+  const items = Array.isArray(value) ? value.map((item) => (typeof item === "string" ? item : String(item))) : splitCommaList(String(value));
+  return items.map((item) => item.trim()).filter((item) => item.length > 0);
+}
+
+/** `key: text: with colons` → `key: "text: with colons"`, for top-level plain scalars only. */
+function quoteValuesWithColons(yamlText: string): string {
+  return yamlText
+    .split("\n")
+    .map((line) => {
+      const match = /^([A-Za-z_][\w-]*):[ \t]+(.+)$/.exec(line);
+      const value = match?.[2]?.trim();
+      if (!match || !value || /^["'[{|>&*!]/.test(value) || !value.includes(": ")) return line;
+      return `${match[1]}: ${JSON.stringify(value)}`;
+    })
+    .join("\n");
+}
+
+function splitCommaList(text: string): string[] {
+  const items: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const character of text) {
+    if (character === "(") depth += 1;
+    if (character === ")") depth = Math.max(0, depth - 1);
+    if (character === "," && depth === 0) {
+      items.push(current);
+      current = "";
+    } else current += character;
   }
-  if (value.length >= 2 && value.startsWith("'") && value.endsWith("'")) return value.slice(1, -1).replace(/''/g, "'");
-  return value;
+  items.push(current);
+  return items;
 }
