@@ -1,32 +1,31 @@
-// Runs every workspace's tests one package at a time (the machine has two cores), keeps going after a
-// failure so one run reports everything, and ends with one plain summary line: "N passed, N failed".
+// Runs the repository checks, then every workspace's tests one package at a time (the machine has two cores), keeps
+// going after a failure so one run reports everything, and ends with one plain summary line:
+// "N passed, N failed, N skipped, N todo". A skipped or todo test fails the run: a test that does not run proves nothing.
 import { spawn } from "node:child_process";
+import { countTests } from "./test-counts.mjs";
 
 const steps = [
+  ["lint, format, paths and unused code", ["npm", "run", "lint"]],
+  ["script tests", ["node", "--test", "scripts/"]],
   ["typecheck", ["npx", "turbo", "run", "typecheck", "--concurrency=2", "--output-logs=errors-only"]],
   ["unit and integration tests", ["npx", "turbo", "run", "test", "--concurrency=1", "--continue"]],
 ];
 if (!process.argv.includes("--no-e2e")) steps.push(["end-to-end tests", ["npm", "run", "test:e2e", "--if-present"]]);
 
-let passed = 0;
-let failed = 0;
-let failedSteps = [];
+const totals = { passed: 0, failed: 0, skipped: 0, todo: 0 };
+const failedSteps = [];
 for (const [name, command] of steps) {
   console.log(`\n=== ${name}: ${command.join(" ")}`);
   const output = await run(command);
-  for (const match of output.matchAll(/Tests\s+(?:(\d+) failed\s*\|\s*)?(\d+) passed/g)) {
-    failed += Number(match[1] ?? 0);
-    passed += Number(match[2]);
-  }
-  for (const match of output.matchAll(/Tests\s+(\d+) failed\s*\((\d+)\)/g)) failed += Number(match[1]);
-  // Playwright: "12 passed (41.2s)", "2 failed".
-  for (const match of output.matchAll(/(\d+) passed \([\d.]+(?:ms|s|m|h)\)/g)) passed += Number(match[1]);
-  for (const match of output.matchAll(/(\d+) failed\s*$/gm)) failed += Number(match[1]);
+  const counts = countTests(output.text);
+  for (const key of Object.keys(totals)) totals[key] += counts[key];
   if (output.exitCode !== 0) failedSteps.push(name);
 }
+const notRun = totals.skipped + totals.todo;
 console.log(`\n${failedSteps.length ? `Failed steps: ${failedSteps.join(", ")}` : "All steps succeeded."}`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failedSteps.length === 0 && failed === 0 ? 0 : 1);
+if (notRun > 0) console.log(`${notRun} test(s) skipped or marked todo: remove the .skip/.todo or the condition that skips them.`);
+console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped, ${totals.todo} todo`);
+process.exit(failedSteps.length === 0 && totals.failed === 0 && notRun === 0 ? 0 : 1);
 
 function run(command) {
   return new Promise((resolve) => {
@@ -39,9 +38,6 @@ function run(command) {
     };
     child.stdout.on("data", forward(process.stdout));
     child.stderr.on("data", forward(process.stderr));
-    child.on("close", (code) => {
-      const result = Object.assign(new String(output), { exitCode: code ?? 1 });
-      resolve(result);
-    });
+    child.on("close", (code) => resolve({ text: output, exitCode: code ?? 1 }));
   });
 }

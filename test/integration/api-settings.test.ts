@@ -62,8 +62,8 @@ describe("settings and meta procedures", () => {
     const { client } = fixture;
     const info = await client.meta.info.query();
     expect(info).toMatchObject({ version: "0.0.0-test", demo: false, model: "sim-model", workspaceRoot: fixture.root, trusted: false });
-    expect(typeof info.sandbox.available).toBe("boolean");
-    if (!info.sandbox.available) expect(info.sandbox.reason).toBeTruthy();
+    // CI installs bubblewrap and socat, so the sandbox must be usable here; the unavailable case is meta-service's unit test.
+    expect(info.sandbox).toEqual({ available: true });
 
     expect(await client.meta.trust.mutate()).toEqual({ trusted: true });
     expect((await client.meta.info.query()).trusted).toBe(true);

@@ -1,4 +1,4 @@
-import { stat, writeFile } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TerminalOutput } from "@cairn/api";
@@ -42,15 +42,20 @@ describe("terminal procedures", () => {
       await client.terminal.input.mutate({ terminalId, data: "pwd; echo sum=$((40+2)); echo $HOME\n" });
       await eventually(() => expect(first.text()).toMatch(/sum=42/), 15_000);
       expect(first.text()).toContain(root);
-      if (info.sandbox.available) {
-        // The echo of the typed line shows `$((1))`; only the shell's output shows `1`. Outside the
-        // workspace the sandbox either refuses the write or sends it to a throwaway tmpfs.
-        await client.terminal.input.mutate({ terminalId, data: `touch ${join(parent, "escaped.txt")}; echo tried-$((1))\n` });
-        await eventually(() => expect(first.text()).toContain("tried-1"), 15_000);
-        await expect(stat(join(parent, "escaped.txt"))).rejects.toThrow();
-        await client.terminal.input.mutate({ terminalId, data: `cat ${join(parent, "outside.txt")} || echo read-$((2))-refused\n` });
-        await eventually(() => expect(first.text()).toContain("read-2-refused"), 15_000);
-      }
+      // The confinement checks below need the sandbox, which CI installs (bubblewrap, socat).
+      expect(info.sandbox).toEqual({ available: true });
+      // The echo of the typed line shows `$((1))`; only the shell's output shows `1`. Inside the workspace the same
+      // touch and cat work (so a missing program cannot pass for a refusal); outside it the sandbox either refuses the
+      // write or sends it to a throwaway tmpfs, and refuses the read.
+      await client.terminal.input.mutate({ terminalId, data: `touch inside.txt && echo secret-inside > inside.txt && cat inside.txt && echo inside-$((3))-ok\n` });
+      await eventually(() => expect(first.text()).toContain("inside-3-ok"), 15_000);
+      expect(await readFile(join(root, "inside.txt"), "utf8")).toBe("secret-inside\n");
+      await client.terminal.input.mutate({ terminalId, data: `touch ${join(parent, "escaped.txt")}; echo tried-$((1))\n` });
+      await eventually(() => expect(first.text()).toContain("tried-1"), 15_000);
+      await expect(stat(join(parent, "escaped.txt"))).rejects.toThrow();
+      await client.terminal.input.mutate({ terminalId, data: `cat ${join(parent, "outside.txt")} || echo read-$((2))-refused\n` });
+      await eventually(() => expect(first.text()).toContain("read-2-refused"), 15_000);
+      expect(first.text()).not.toContain("secret-outside");
       await client.terminal.resize.mutate({ terminalId, cols: 120, rows: 40 });
     } finally {
       await first.stop();

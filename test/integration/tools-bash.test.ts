@@ -59,6 +59,16 @@ describe("Bash against the real, sandboxed worker", () => {
     // The sandbox hides the workspace's parent behind a scratch mount: the write "succeeds" there but never lands on disk.
     await fixture.run("Bash", { command: `echo x > ${join(fixture.parent, "escaped.txt")}` });
     await expect(readFile(join(fixture.parent, "escaped.txt"))).rejects.toThrow();
+
+    // Positive control: without the sandbox the same write lands, so the check above can fail.
+    const unsandboxed = await createToolsFixture({}, { sandbox: false });
+    try {
+      const control = await unsandboxed.run("Bash", { command: `echo x > ${join(unsandboxed.parent, "escaped.txt")}` });
+      expect(control.isError).toBe(false);
+      expect(await readFile(join(unsandboxed.parent, "escaped.txt"), "utf8")).toBe("x\n");
+    } finally {
+      await unsandboxed.dispose();
+    }
   });
 
   it("times out with a clear message", async () => {

@@ -14,20 +14,25 @@ let fixture: ToolsFixture;
 let parent: string;
 let root: string;
 
+/** The canary and secret beside the workspace, and links inside it that point at them. */
+async function plantCanary(target: ToolsFixture): Promise<void> {
+  await writeFile(join(target.parent, "canary.txt"), `${canary}\n`);
+  await mkdir(join(target.parent, "secret"));
+  await writeFile(join(target.parent, "secret", "key.txt"), `${canary}-key\n`);
+  await symlink("../canary.txt", join(target.root, "link-file"));
+  await symlink(join(target.parent, "canary.txt"), join(target.root, "link-abs"));
+  await symlink("..", join(target.root, "link-dir"));
+  await symlink("chain-b", join(target.root, "chain-a"));
+  await symlink("../canary.txt", join(target.root, "chain-b"));
+  await symlink("../created-by-escape.txt", join(target.root, "dangling"));
+  await symlink("../new-dir", join(target.root, "dangling-dir"));
+  await symlink("/proc/self/root", join(target.root, "proc-root"));
+}
+
 beforeAll(async () => {
   fixture = await createToolsFixture({ "inside.txt": "harmless\n", "src/a.ts": "export const a = 1;\n" });
   ({ parent, root } = fixture);
-  await writeFile(join(parent, "canary.txt"), `${canary}\n`);
-  await mkdir(join(parent, "secret"));
-  await writeFile(join(parent, "secret", "key.txt"), `${canary}-key\n`);
-  await symlink("../canary.txt", join(root, "link-file"));
-  await symlink(join(parent, "canary.txt"), join(root, "link-abs"));
-  await symlink("..", join(root, "link-dir"));
-  await symlink("chain-b", join(root, "chain-a"));
-  await symlink("../canary.txt", join(root, "chain-b"));
-  await symlink("../created-by-escape.txt", join(root, "dangling"));
-  await symlink("../new-dir", join(root, "dangling-dir"));
-  await symlink("/proc/self/root", join(root, "proc-root"));
+  await plantCanary(fixture);
 });
 
 afterAll(async () => {
@@ -84,8 +89,8 @@ const fileCases = (): Case[] => {
   ];
 };
 
-const bashCases = (): Case[] =>
-  [
+/** Shell commands that read the canary; without the sandbox each one shows it (the positive control). */
+const bashReadProbes = (): string[] => [
     "cat ../canary.txt",
     `cat ${join(parent, "canary.txt")}`,
     "cat link-file",
@@ -100,9 +105,14 @@ const bashCases = (): Case[] =>
     "node -e \"console.log(require('fs').readFileSync('../canary.txt','utf8'))\" 2>&1",
     "cp ../canary.txt stolen.txt; cat stolen.txt",
     `tar -cf - -C ${parent} canary.txt 2>&1 | tar -xOf - 2>&1`,
-    "echo pwned > ../created-by-escape.txt; mkdir ../new-dir",
-    "echo pwned > dangling",
-  ].map((command) => ({ tool: "Bash", input: { command }, mustFail: false }));
+];
+
+const bashCases = (): Case[] =>
+  [...bashReadProbes(), "echo pwned > ../created-by-escape.txt; mkdir ../new-dir", "echo pwned > dangling"].map((command) => ({
+    tool: "Bash",
+    input: { command },
+    mustFail: false,
+  }));
 
 describe("path-escape corpus through the tools", () => {
   it("has at least 30 hostile inputs", () => {
@@ -144,6 +154,22 @@ describe("path-escape corpus through the tools", () => {
     expect(output).toContain("done");
     if (output.includes(canary)) leaks.push("background job");
     expect(leaks).toEqual([]);
+  });
+
+  it("positive control: without the sandbox, every Bash read probe shows the canary", async () => {
+    const unsandboxed = await createToolsFixture({ "inside.txt": "harmless\n" }, { sandbox: false });
+    try {
+      await plantCanary(unsandboxed);
+      const missed: string[] = [];
+      for (const command of bashReadProbes()) {
+        const probe = command.replaceAll(parent, unsandboxed.parent);
+        const run = await unsandboxed.run("Bash", { command: probe }, unsandboxed.context());
+        if (!run.text.includes(canary)) missed.push(`${probe} → ${run.text.slice(0, 200)}`);
+      }
+      expect(missed).toEqual([]);
+    } finally {
+      await unsandboxed.dispose();
+    }
   });
 
   it("left nothing changed or created outside the workspace", async () => {

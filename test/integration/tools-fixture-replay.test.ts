@@ -1,5 +1,6 @@
 import { readFile, utimes } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { query, type AgentEvent, type Terminal } from "@cairn/core";
 import { createScriptedModel, testContext, testDeps, type ScriptedTurn } from "@cairn/core/testing";
@@ -9,7 +10,7 @@ import { createToolsFixture, type ToolsFixture } from "./tools-support.ts";
  * Replays Claude Code's own transcript (explore-edit.jsonl) through Cairn's loop with the built-in
  * tools on the real worker: the same tool calls must produce the same tool_result text.
  */
-const fixturePath = "/work/shared/fixtures/claude-code/explore-edit.jsonl";
+const fixturePath = fileURLToPath(new URL("../../packages/core/src/node/__fixtures__/claude-code/explore-edit.jsonl", import.meta.url));
 
 type Line = { type: string; message?: { content: unknown } };
 type Block = { type: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown };

@@ -27,7 +27,7 @@ export type ToolsFixture = {
   dispose(): Promise<void>;
 };
 
-export async function createToolsFixture(files: Record<string, string> = {}, options: { forceJsSearch?: boolean } = {}): Promise<ToolsFixture> {
+export async function createToolsFixture(files: Record<string, string> = {}, options: { forceJsSearch?: boolean; sandbox?: boolean } = {}): Promise<ToolsFixture> {
   const parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-tools-")));
   const root = join(parent, "ws");
   await mkdir(root);
@@ -37,7 +37,7 @@ export async function createToolsFixture(files: Record<string, string> = {}, opt
   }
   const workspace = await createLocalWorkspace({
     root,
-    sandbox: { enabled: true },
+    sandbox: { enabled: options.sandbox ?? true },
     ...(options.forceJsSearch ? { forceJsSearch: true } : {}),
   });
   const tools = builtinTools();

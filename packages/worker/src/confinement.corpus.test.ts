@@ -88,6 +88,19 @@ const operations: Array<[string, (path: string) => Promise<unknown>]> = [
   ["grep", (path) => workspace.grep({ pattern: "CANARY", path, outputMode: "content" })],
 ];
 
+/** Shell commands that read the canary outside the workspace; each must show it when nothing confines the shell. */
+const readProbes = () => [
+  "cat ../canary.txt",
+  `cat ${fixture.canaryPath}`,
+  "cat link-out link-chain link-out-dir/secret.txt link-parent/canary.txt",
+  `cat /proc/self/root${fixture.canaryPath}`,
+  `grep -r CANARY ${fixture.base} 2>/dev/null`,
+  `find ${fixture.base} -name '*.txt' -exec cat {} + 2>/dev/null`,
+  `python3 -c "print(open('${fixture.canaryPath}').read())"`,
+  "cd .. && cat canary.txt outside/secret.txt",
+  `cat ${fixture.root}-evil/secret.txt`,
+];
+
 describe("confinement corpus", () => {
   it("has at least 30 hostile paths", () => {
     expect(hostilePaths.length).toBeGreaterThanOrEqual(30);
@@ -106,16 +119,8 @@ describe("confinement corpus", () => {
 
   it("shell commands cannot read, change or remove anything outside the workspace", async () => {
     const commands = [
-      "cat ../canary.txt",
-      `cat ${fixture.canaryPath}`,
-      "cat link-out link-chain link-out-dir/secret.txt link-parent/canary.txt",
-      `cat /proc/self/root${fixture.canaryPath}`,
+      ...readProbes(),
       "cp ../canary.txt stolen.txt; cat stolen.txt",
-      `grep -r CANARY ${fixture.base} 2>/dev/null`,
-      `find ${fixture.base} -name '*.txt' -exec cat {} + 2>/dev/null`,
-      `/usr/bin/python3 -c "print(open('${fixture.canaryPath}').read())"`,
-      "cd .. && cat canary.txt outside/secret.txt",
-      `cat ${fixture.root}-evil/secret.txt`,
       `echo pwned > ../canary.txt; echo pwned > ${fixture.outside}/secret.txt; echo pwned > link-out`,
       `rm -rf ../canary.txt ${fixture.outside} ${fixture.root}-evil`,
       `mv ${fixture.outside} ./stolen-dir`,
@@ -131,6 +136,18 @@ describe("confinement corpus", () => {
     await expect(workspace.readFile("planted")).rejects.toMatchObject({ code: "outside_workspace" });
     await expect(workspace.writeFile("planted-dir/x.txt", "x")).rejects.toMatchObject({ code: "outside_workspace" });
     await expect(workspace.grep({ pattern: "CANARY", outputMode: "content", glob: "*" })).resolves.toMatchObject({ lines: [] });
+  });
+
+  it("positive control: without the sandbox, every read probe shows the canary", async () => {
+    const unsandboxed = await openWorkspace(fixture, { sandbox: { enabled: false } });
+    try {
+      for (const command of readProbes()) {
+        const result = await unsandboxed.exec(command, execOptions());
+        expect(result.stdout, command).toContain(fixture.canary);
+      }
+    } finally {
+      await unsandboxed.dispose();
+    }
   });
 
   it("left everything outside the workspace as it was, and never showed the canary", async () => {

@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runTranscriptCommand } from "./transcript.ts";
 
-const fixture = "/work/shared/fixtures/claude-code/explore-edit.jsonl";
+const fixture = fileURLToPath(new URL("../../../core/src/node/__fixtures__/claude-code/explore-edit.jsonl", import.meta.url));
 let cairnHome: string;
 beforeEach(async () => {
   cairnHome = await mkdtemp(join(tmpdir(), "cairn-cli-transcript-"));

@@ -1,11 +1,14 @@
 import { open as openFile, mkdtemp, mkdir, rm, writeFile, copyFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assistantReply, userPrompt } from "../session/__fixtures__/builders.ts";
 import { readHeadAndTail } from "./transcript-head-tail.ts";
 import { listSessions } from "./transcript-list.ts";
 import { createJsonlTranscriptStore } from "./transcript-store.ts";
+
+const claudeCodeFixtures = fileURLToPath(new URL("./__fixtures__/claude-code/", import.meta.url));
 
 let dir: string;
 beforeEach(async () => {
@@ -19,7 +22,7 @@ const line = (value: object) => `${JSON.stringify(value)}\n`;
 
 describe("readHeadAndTail", () => {
   it("summarises a real Claude Code transcript: first prompt as title, last activity, exact count when small", async () => {
-    const summary = await readHeadAndTail("/work/shared/fixtures/claude-code/explore-edit.jsonl");
+    const summary = await readHeadAndTail(join(claudeCodeFixtures, "explore-edit.jsonl"));
     expect(summary.firstPrompt).toBe(
       "Find the TODOs in this project, fix the division-by-zero TODO in src/math.ts, then list the top-level files.",
     );
@@ -75,7 +78,7 @@ describe("listSessions", () => {
       await store.close();
     }
     await mkdir(join(cairnHome, "projects", "-other"), { recursive: true });
-    await copyFile("/work/shared/fixtures/claude-code/permission-deny.jsonl", join(cairnHome, "projects", "-other", "cc.jsonl"));
+    await copyFile(join(claudeCodeFixtures, "permission-deny.jsonl"), join(cairnHome, "projects", "-other", "cc.jsonl"));
 
     const mine = await listSessions(cairnHome, "/w");
     expect(mine.map((session) => [session.sessionId, session.title])).toEqual([

@@ -1,13 +1,14 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AssistantMessage, ConversationMessage } from "../schema/index.ts";
 import { exportTranscript } from "./transcript-export.ts";
 import { importClaudeCodeTranscript } from "./transcript-import.ts";
 import { loadTranscript } from "./transcript-reader.ts";
 
-const fixture = "/work/shared/fixtures/claude-code/explore-edit.jsonl";
+const fixture = fileURLToPath(new URL("./__fixtures__/claude-code/explore-edit.jsonl", import.meta.url));
 let cairnHome: string;
 beforeEach(async () => {
   cairnHome = await mkdtemp(join(tmpdir(), "cairn-import-"));

@@ -1,8 +1,9 @@
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { AssistantMessage, ConversationMessage, ToolResultBlock, ToolUseBlock } from "../schema/index.ts";
 import { loadTranscript } from "./transcript-reader.ts";
 
-const fixtures = "/work/shared/fixtures/claude-code";
+const fixtures = fileURLToPath(new URL("./__fixtures__/claude-code", import.meta.url));
 
 function toolUses(messages: ConversationMessage[]): ToolUseBlock[] {
   return messages.flatMap((message) =>

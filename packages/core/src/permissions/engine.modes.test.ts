@@ -24,8 +24,8 @@ describe("default mode", () => {
   });
 
   test("additional directories count as the workspace", async () => {
-    const harness = createHarness({ parser, layers: [{ source: "userSettings", settings: { permissions: { additionalDirectories: ["../shared", "~/notes"] } } }] });
-    expect((await harness.engine.check(harness.args(tools.Read, { file_path: "/shared/a" }))).behavior).toBe("allow");
+    const harness = createHarness({ parser, layers: [{ source: "userSettings", settings: { permissions: { additionalDirectories: ["../docs", "~/notes"] } } }] });
+    expect((await harness.engine.check(harness.args(tools.Read, { file_path: "/docs/a" }))).behavior).toBe("allow");
     expect((await harness.engine.check(harness.args(tools.Read, { file_path: "/home/dev/notes/a" }))).behavior).toBe("allow");
     expect((await harness.engine.check(harness.args(tools.Read, { file_path: "/home/dev/other" }))).behavior).toBe("ask");
   });

