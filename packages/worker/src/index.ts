@@ -8,3 +8,4 @@ export { prepareTerminalLaunch } from "./sandbox/terminal-launch.ts";
 export type { TerminalLaunch } from "./sandbox/terminal-launch.ts";
 export { createSandboxedCommand, sandboxedCommandOptionsSchema } from "./sandbox/sandboxed-command.ts";
 export type { SandboxedCommand, SandboxedCommandOptions } from "./sandbox/sandboxed-command.ts";
+export { protectedNames as sandboxProtectedNames } from "./sandbox/policy.ts";

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   createInitialAppState,
   createStore,
@@ -196,6 +197,27 @@ export class LiveSession {
   /** Makes the transcript on disk complete (for fork and rewind). */
   async flush(): Promise<void> {
     await this.wiring?.sink.flush();
+  }
+
+  /**
+   * Tells the agent about something the user did outside the conversation (a revert in the Changes
+   * panel): a meta user message, in the transcript and in the model's next request, not shown as the
+   * user's words. Refused while a prompt runs, so it never lands in the middle of a turn.
+   */
+  async recordNote(text: string): Promise<void> {
+    if (this.active) throw new ApiError("session_busy", "Wait for the agent to finish (or interrupt it) first");
+    const message: ConversationMessage = {
+      type: "user",
+      uuid: randomUUID(),
+      timestamp: new Date().toISOString(),
+      parentUuid: this.history.at(-1)?.uuid ?? null,
+      isMeta: true,
+      message: { role: "user", content: `<system-reminder>${text}</system-reminder>` },
+    };
+    await this.sessionWiring().sink.appendMessage(message);
+    await this.sessionWiring().sink.flush();
+    this.observe({ type: "message", message });
+    this.bus.publish(this.sessionId, { type: "message", message });
   }
 
   get transcriptPath(): string {

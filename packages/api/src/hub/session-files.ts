@@ -1,6 +1,6 @@
 import { TranscriptIndexError } from "@cairn/core";
 import type { ConversationMessage } from "@cairn/core/schema";
-import { forkSession, loadTranscript, sessionTranscriptPath, type CheckpointStore, type LoadedTranscript, type RestoreResult } from "@cairn/core/node";
+import { forkSession, loadTranscript, sessionTranscriptPath, type ChangedFile, type CheckpointStore, type LoadedTranscript, type RestoreResult } from "@cairn/core/node";
 import type { Runtime } from "../runtime/create-runtime.ts";
 import { ApiError } from "../router/errors.ts";
 
@@ -34,11 +34,11 @@ export async function forkAt(runtime: Runtime, transcriptPath: string, messageUu
 }
 
 /**
- * Restores the workspace files to how they were when the message was written. A checkpoint is taken
- * just before a prompt's first change, so the state at the message is the first checkpoint recorded
- * at or after it; with none, nothing has changed the files since and there is nothing to restore (null).
+ * The checkpoint holding the workspace files as they were when the message was written. A checkpoint
+ * is taken just before a prompt's first change, so it is the first one recorded at or after the
+ * message; with none, nothing has changed the files since (null).
  */
-export async function rewindFiles(store: CheckpointStore, transcriptPath: string, messageUuid: string): Promise<RestoreResult | null> {
+export async function checkpointAtMessage(transcriptPath: string, messageUuid: string): Promise<string | null> {
   let transcript: LoadedTranscript;
   try {
     transcript = await loadTranscript(transcriptPath, { scope: "all" });
@@ -50,9 +50,23 @@ export async function rewindFiles(store: CheckpointStore, transcriptPath: string
   const commits = new Map(transcript.checkpoints.map((checkpoint) => [checkpoint.messageUuid, checkpoint.commit]));
   for (const message of transcript.messages.slice(position)) {
     const commit = commits.get(message.uuid);
-    if (commit !== undefined) return store.restoreFiles(commit);
+    if (commit !== undefined) return commit;
   }
   return null;
+}
+
+/** Restores the workspace files to how they were when the message was written (null: nothing to restore). */
+export async function rewindFiles(store: CheckpointStore, transcriptPath: string, messageUuid: string): Promise<RestoreResult | null> {
+  const commit = await checkpointAtMessage(transcriptPath, messageUuid);
+  return commit === null ? null : store.restoreFiles(commit);
+}
+
+/** What `rewindFiles` would change, without changing it. */
+export async function rewindFilesPreview(store: CheckpointStore, transcriptPath: string, messageUuid: string): Promise<{ checkpoint: string | null; files: ChangedFile[] }> {
+  const commit = await checkpointAtMessage(transcriptPath, messageUuid);
+  if (commit === null) return { checkpoint: null, files: [] };
+  const files = await store.changedSince(commit);
+  return { checkpoint: commit, files: files.sort((left, right) => left.path.localeCompare(right.path)) };
 }
 
 function asMessageNotFound(error: unknown, messageUuid: string): unknown {

@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { checkBypassPermissionsAllowed, parseRuleValue, type QueryDeps } from "@cairn/core";
 import type { ConversationMessage, PermissionAnswer, PermissionBehavior, PermissionMode } from "@cairn/core/schema";
-import { createCheckpointStore, listSessions, type CheckpointStore } from "@cairn/core/node";
+import { CheckpointError, createCheckpointStore, listSessions, type CheckpointStore, type RestoreResult } from "@cairn/core/node";
 import type { Runtime } from "../runtime/create-runtime.ts";
 import type { SequencedEvent, SessionsPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
-import type { CompactResult, RewindMode, RewindResult, SendResult, SessionSnapshot, SessionSummary } from "../router/types.ts";
+import type { CompactResult, RewindMode, RewindPreview, RewindResult, SendResult, SessionSnapshot, SessionSummary } from "../router/types.ts";
+import { withoutSandboxPlaceholders } from "../review/sandbox-placeholders.ts";
 import { MemoryEventBus, type EventBus } from "./event-bus.ts";
 import { streamEvents } from "./event-stream.ts";
 import { LiveSession } from "./live-session.ts";
-import { forkAt, loadSession, rewindFiles } from "./session-files.ts";
+import { forkAt, loadSession, rewindFiles, rewindFilesPreview } from "./session-files.ts";
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
 
@@ -162,6 +163,26 @@ export class SessionHub implements SessionsPort {
     return result;
   }
 
+  /** The files a rewind of the files to `messageUuid` would change (restore, delete or bring back). */
+  async rewindPreview(sessionId: string, messageUuid: string): Promise<RewindPreview> {
+    const session = await this.require(sessionId);
+    await session.flush();
+    if (!this.checkpointStore) return { available: false, checkpoint: null, files: [] };
+    const preview = await rewindFilesPreview(this.checkpointStore, session.transcriptPath, messageUuid);
+    return { available: true, checkpoint: preview.checkpoint, files: await withoutSandboxPlaceholders(this.runtime.workspace, preview.files) };
+  }
+
+  /** Puts the files back as a checkpoint holds them (undoing a rewind with its backup); keeps a backup of the present too. */
+  async restoreCheckpoint(commit: string): Promise<RestoreResult> {
+    if (!this.checkpointStore) throw new ApiError("not_implemented", "File checkpoints are turned off on this server");
+    try {
+      return await this.checkpointStore.restoreFiles(commit);
+    } catch (error) {
+      if (error instanceof CheckpointError && error.code === "unknown-checkpoint") throw new ApiError("message_not_found", `No checkpoint ${commit}`, { cause: error });
+      throw error;
+    }
+  }
+
   async *events(sessionId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<SequencedEvent> {
     const session = await this.require(sessionId);
     yield* streamEvents({ bus: this.bus, sessionId, afterSeq, signal, backfill: async () => session.backfill() });
@@ -188,6 +209,16 @@ export class SessionHub implements SessionsPort {
   /** The session's allow rules for this session only (settings.get shows them). */
   async sessionRules(sessionId: string): Promise<readonly string[]> {
     return (await this.require(sessionId)).store.getState().sessionAllowRules;
+  }
+
+  /** The session, loaded from its transcript when it is not live (session_not_found when there is none). */
+  session(sessionId: string): Promise<LiveSession> {
+    return this.require(sessionId);
+  }
+
+  /** The workspace's shadow-git checkpoints (undefined when turned off). */
+  get checkpoints(): CheckpointStore | undefined {
+    return this.checkpointStore;
   }
 
   liveSession(sessionId: string): LiveSession | undefined {

@@ -5,6 +5,7 @@ import type {
   FileContent,
   MetaInfo,
   RewindMode,
+  RewindPreview,
   RewindResult,
   SendResult,
   SessionEvent,
@@ -18,6 +19,8 @@ import type {
 } from "./types.ts";
 import type { McpServerSummary, McpServerView } from "./mcp-types.ts";
 import type { SharesPort } from "../share/share-types.ts";
+import type { ChangesView, RevertResult } from "../review/changes-service.ts";
+import type { ReviewCommentInput } from "../review/review-service.ts";
 
 /** An event with its per-session sequence number (1, 2, 3, … without gaps). */
 export type SequencedEvent = { seq: number; event: SessionEvent };
@@ -34,6 +37,8 @@ export interface SessionsPort {
   compact(sessionId: string, instructions: string | undefined): Promise<CompactResult>;
   fork(sessionId: string, messageUuid: string): Promise<{ sessionId: string }>;
   rewind(sessionId: string, messageUuid: string, mode: RewindMode): Promise<RewindResult>;
+  rewindPreview(sessionId: string, messageUuid: string): Promise<RewindPreview>;
+  restoreCheckpoint(commit: string): Promise<{ restored: string; backup: string }>;
   /** Live-first then replay: yields every event after `afterSeq` exactly once, until `signal` aborts. */
   events(sessionId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<SequencedEvent>;
   respond(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<{ accepted: boolean }>;
@@ -79,6 +84,14 @@ export interface McpPort {
   changes(signal: AbortSignal): AsyncIterable<McpServerSummary[]>;
 }
 
+/** The Changes panel and Send review (implemented by `ChangesService` and `ReviewService`). */
+export interface ReviewPort {
+  changes(sessionId: string): Promise<ChangesView>;
+  revertFile(sessionId: string, path: string, expectedSha256: string | null): Promise<RevertResult>;
+  revertHunk(sessionId: string, path: string, hunkIndex: number, expectedSha256: string): Promise<RevertResult>;
+  sendReview(sessionId: string, comments: readonly ReviewCommentInput[]): Promise<SendResult & { message: string }>;
+}
+
 /** What every procedure receives: the server's services, built once per server. */
 export type ApiContext = {
   meta: MetaPort;
@@ -91,4 +104,6 @@ export type ApiContext = {
   mcp: McpPort;
   /** Session timelines and transcript upload (optional: contexts built for other tests leave it out). */
   timeline?: TimelinePort;
+  /** The review workflow (optional for the same reason). */
+  review?: ReviewPort;
 };

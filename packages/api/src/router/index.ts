@@ -5,6 +5,7 @@ import { procedure, router } from "./trpc.ts";
 import { mcpRouter } from "./mcp.ts";
 import { shareRouter } from "./share.ts";
 import { timelineRouter } from "./timeline.ts";
+import { changesRouter, reviewRouter } from "./review.ts";
 
 const sessionId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "not a session id");
 const messageUuid = z.string().min(1).max(200);
@@ -56,6 +57,14 @@ const session = router({
   rewind: procedure
     .input(z.object({ sessionId, messageUuid, mode: z.enum(["files", "conversation", "both"]) }))
     .mutation(({ ctx, input }) => ctx.sessions.rewind(input.sessionId, input.messageUuid, input.mode)),
+  /** The files a "files" rewind to the message would change, before anything changes. */
+  rewindPreview: procedure
+    .input(z.object({ sessionId, messageUuid }))
+    .query(({ ctx, input }) => ctx.sessions.rewindPreview(input.sessionId, input.messageUuid)),
+  /** Undoes a rewind: the files go back to its backup checkpoint (the present is backed up in turn). */
+  restoreCheckpoint: procedure
+    .input(z.object({ commit: z.string().regex(/^[0-9a-f]{40}$/, "not a checkpoint id") }))
+    .mutation(({ ctx, input }) => ctx.sessions.restoreCheckpoint(input.commit)),
   /**
    * Every event of the session after `lastEventId`, then live ones; each is `tracked(String(seq), event)`,
    * so an EventSource reconnect resumes with no gap and no duplicate. The first event after subscribing
@@ -161,5 +170,5 @@ const terminal = router({
   }),
 });
 
-export const appRouter = router({ meta, session, permission, workspace, settings, terminal, share: shareRouter, mcp: mcpRouter, timeline: timelineRouter });
+export const appRouter = router({ meta, session, permission, workspace, settings, terminal, share: shareRouter, mcp: mcpRouter, timeline: timelineRouter, changes: changesRouter, review: reviewRouter });
 export type AppRouter = typeof appRouter;

@@ -55,6 +55,13 @@ export type SessionSnapshot = {
 export type SendResult = { queued: boolean; position: number };
 
 export type RewindMode = "files" | "conversation" | "both";
+/** The files a "files" rewind would change; `available` is false when checkpoints are off on this server. */
+export type RewindPreview = {
+  available: boolean;
+  checkpoint: string | null;
+  files: Array<{ path: string; status: "added" | "modified" | "deleted" }>;
+};
+
 /**
  * Rewinding to a message goes back to just before it: "conversation" forks a new session that ends
  * with the message's parent; "files" restores the workspace checkpoint taken when the message was written.

@@ -19,6 +19,7 @@ import { createNonce, passNonceToNext, pinHeaders, sharePageCsp, shareHeaders, s
 import { ShareService } from "../share/share-service.ts";
 import { ShareStore } from "../share/share-store.ts";
 import { ShareViewService, type TimelineSourceLoader } from "../share/share-view-service.ts";
+import { createReviewPort } from "../review/review-port.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/create-runtime.ts";
 import { TerminalManager } from "../terminal/terminal-manager.ts";
 import { loadTimelineSource } from "../timeline/source.ts";
@@ -161,6 +162,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       shares: new ShareService({ store: shareStore, sessions: sessionHub, redactor, workspaceRoot: runtime.workspaceRoot, now }),
       mcp: new McpService(runtime.mcp),
       timeline: new TimelineService(runtime),
+      review: createReviewPort(sessionHub, runtime.workspace),
     };
     const trpc = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context, maxBodySize: MAX_BODY_BYTES });
     // A second handler for the read-only share router: its context holds the share view alone.

@@ -22,6 +22,8 @@ export interface GitInvocation {
 
 export interface GitResult {
   stdout: string;
+  /** stdout as bytes (file contents). */
+  bytes: Uint8Array;
   exitCode: number;
 }
 
@@ -63,9 +65,9 @@ export function runGit(invocation: GitInvocation, args: string[], okExitCodes: n
     });
     child.on("close", (exitCode) => {
       const code = exitCode ?? -1;
-      const output = Buffer.concat(stdout).toString("utf8");
+      const bytes = Buffer.concat(stdout);
       if (okExitCodes.includes(code)) {
-        resolvePromise({ stdout: output, exitCode: code });
+        resolvePromise({ stdout: bytes.toString("utf8"), bytes, exitCode: code });
         return;
       }
       const message = Buffer.concat(stderr).toString("utf8").trim();

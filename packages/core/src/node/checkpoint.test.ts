@@ -99,3 +99,30 @@ describe("checkpoints in a shadow git repository", () => {
     await expect(broken.snapshot("x")).rejects.toMatchObject({ code: "git-missing" });
   });
 });
+
+describe("changes since a checkpoint", () => {
+  it("lists added, modified and deleted files (Bash changes too) without recording a checkpoint, and reads a file as it was", async () => {
+    const store = createCheckpointStore({ cairnHome, workspaceRoot: workspace });
+    const base = await store.snapshot("turn 1");
+    await writeFile(join(workspace, "src", "math.ts"), "export const divide = (a, b) => b && a / b;\n");
+    await rm(join(workspace, "src", "lib", "util.ts"));
+    await writeFile(join(workspace, "src", "new file.ts"), "export {};\n");
+    await writeFile(join(workspace, "debug.log"), "ignored v2\n");
+
+    const changed = await store.changedSince(base);
+    expect(changed.sort((left, right) => left.path.localeCompare(right.path))).toEqual([
+      { path: "src/lib/util.ts", status: "deleted" },
+      { path: "src/math.ts", status: "modified" },
+      { path: "src/new file.ts", status: "added" },
+    ]);
+    expect((await store.listCheckpoints()).map((checkpoint) => checkpoint.commit)).toEqual([base]);
+    expect(new TextDecoder().decode((await store.readFileAt(base, "src/math.ts")) ?? new Uint8Array())).toBe("export const divide = (a, b) => a / b;\n");
+    expect(await store.readFileAt(base, "src/new file.ts")).toBeNull();
+  });
+
+  it("refuses an unknown checkpoint", async () => {
+    const store = createCheckpointStore({ cairnHome, workspaceRoot: workspace });
+    await store.snapshot("turn 1");
+    await expect(store.changedSince("0".repeat(40))).rejects.toMatchObject({ code: "unknown-checkpoint" });
+  });
+});

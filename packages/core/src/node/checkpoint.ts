@@ -26,8 +26,21 @@ export interface RestoreResult {
   backup: string;
 }
 
+/** A file that differs between a checkpoint and the workspace now. */
+export interface ChangedFile {
+  path: string;
+  status: "added" | "modified" | "deleted";
+}
+
 export interface CheckpointStore {
   readonly gitDir: string;
+  /**
+   * The files that differ between `commit` and the workspace as it is now (respecting its .gitignore),
+   * without recording a checkpoint; paths are relative to the workspace, with "/" separators.
+   */
+  changedSince(commit: string, options?: { signal?: AbortSignal }): Promise<ChangedFile[]>;
+  /** A file's bytes in a checkpoint, or null when the checkpoint has no such file. */
+  readFileAt(commit: string, path: string, options?: { signal?: AbortSignal }): Promise<Uint8Array | null>;
   /** Commits the workspace as it is now (respecting its .gitignore) and returns the commit id. */
   snapshot(label: string, options?: { signal?: AbortSignal }): Promise<string>;
   /** Makes the workspace's files match `commit`: edits undone, deleted files back, newer files removed. */
@@ -123,8 +136,35 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
     return commit;
   };
 
+  const verifyCommit = async (commit: string, signal: AbortSignal | undefined): Promise<string> => {
+    const verified = await runGit(git(signal), ["rev-parse", "--verify", "--quiet", `${commit}^{commit}`], [0, 1, 128]);
+    if (verified.exitCode !== 0) throw new CheckpointError("unknown-checkpoint", `No checkpoint ${commit}`);
+    return verified.stdout.trim();
+  };
+
   return {
     gitDir,
+    changedSince(commit, callOptions = {}) {
+      return enqueue(async () => {
+        const signal = callOptions.signal;
+        await ensureRepository(signal);
+        const target = await verifyCommit(commit, signal);
+        // The shadow index is the snapshot's cache: refreshing it here only saves the next snapshot work.
+        await runGit(git(signal), ["add", "--all", "--ignore-errors", "--", "."], [0, 1]);
+        const tree = (await runGit(git(signal), ["write-tree"])).stdout.trim();
+        const listed = await runGit(git(signal), ["diff-tree", "-r", "-z", "--no-renames", "--name-status", target, tree]);
+        return parseNameStatus(listed.stdout);
+      });
+    },
+    readFileAt(commit, path, callOptions = {}) {
+      return enqueue(async () => {
+        const signal = callOptions.signal;
+        await ensureRepository(signal);
+        const target = await verifyCommit(commit, signal);
+        const result = await runGit(git(signal), ["cat-file", "blob", `${target}:${path.split(sep).join("/")}`], [0, 128]);
+        return result.exitCode === 0 ? result.bytes : null;
+      });
+    },
     snapshot(label, callOptions = {}) {
       return enqueue(() => snapshotNow(label, callOptions.signal));
     },
@@ -132,9 +172,7 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
       return enqueue(async () => {
         const signal = callOptions.signal;
         await ensureRepository(signal);
-        const verified = await runGit(git(signal), ["rev-parse", "--verify", "--quiet", `${commit}^{commit}`], [0, 1]);
-        if (verified.exitCode !== 0) throw new CheckpointError("unknown-checkpoint", `No checkpoint ${commit}`);
-        const target = verified.stdout.trim();
+        const target = await verifyCommit(commit, signal);
         // Records the present state (and puts every current file in the index), so that reading the
         // target tree with -u also removes the files created since.
         const backup = await snapshotNow(`before restoring ${target.slice(0, 12)}`, signal);
@@ -157,6 +195,19 @@ export function createCheckpointStore(options: CheckpointStoreOptions): Checkpoi
       });
     },
   };
+}
+
+function parseNameStatus(output: string): ChangedFile[] {
+  const fields = output.split("\0");
+  const files: ChangedFile[] = [];
+  for (let index = 0; index + 1 < fields.length; index += 2) {
+    const letter = fields[index];
+    const path = fields[index + 1];
+    if (path === undefined || path === "") continue;
+    const status = letter === "A" ? "added" : letter === "D" ? "deleted" : "modified";
+    files.push({ path, status });
+  }
+  return files;
 }
 
 function shadowInsideWorkspace(gitDir: string, workTree: string): string[] {

@@ -25,7 +25,7 @@ export type { ImportOptions, ImportResult } from "./transcript-import.ts";
 export { exportTranscript } from "./transcript-export.ts";
 export type { ExportFormat, ExportOptions } from "./transcript-export.ts";
 export { CheckpointError, createCheckpointStore } from "./checkpoint.ts";
-export type { Checkpoint, CheckpointErrorCode, CheckpointStore, CheckpointStoreOptions, RestoreResult } from "./checkpoint.ts";
+export type { ChangedFile, Checkpoint, CheckpointErrorCode, CheckpointStore, CheckpointStoreOptions, RestoreResult } from "./checkpoint.ts";
 // MCP (Node): configuration files, stdio/HTTP/SSE transports, the manager.
 export { loadMcpServers } from "./mcp-config.ts";
 export type { LoadMcpServersOptions } from "./mcp-config.ts";

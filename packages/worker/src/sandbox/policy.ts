@@ -24,7 +24,7 @@ export type PolicyInput = {
  * host). sandbox-runtime protects these relative to the process's working directory only, which is the
  * workspace for a worker process but not for an in-process workspace, so they are listed per root.
  */
-const protectedNames = [
+export const protectedNames = [
   ".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".ripgreprc", ".mcp.json",
   ".vscode", ".idea", ".claude/commands", ".claude/agents", ".claude/settings.json", ".claude/settings.local.json",
 ];

@@ -1,0 +1,162 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import type { Workspace } from "@cairn/core";
+import { loadTranscript, type ChangedFile, type CheckpointStore } from "@cairn/core/node";
+import { ApiError } from "../router/errors.ts";
+import { withoutSandboxPlaceholders } from "./sandbox-placeholders.ts";
+import { lineHunks, revertHunk, type LineHunk } from "./line-hunks.ts";
+
+/** Text shown in the diff; larger files (and binary ones) are listed without their content. */
+export const MAX_DIFF_FILE_BYTES = 1024 * 1024;
+
+export type ChangedFileView = {
+  path: string;
+  status: ChangedFile["status"];
+  /** The file when the session started and now; null when it did not exist (or is binary or too large). */
+  before: string | null;
+  after: string | null;
+  /** True when the content is not shown (binary or larger than MAX_DIFF_FILE_BYTES). */
+  binary: boolean;
+  /** SHA-256 of the file now (null: it does not exist); a revert must name it, so a file changed since is not overwritten. */
+  sha256: string | null;
+  hunks: LineHunk[];
+};
+
+export type ChangesView = { baseline: string | null; files: ChangedFileView[] };
+export type RevertResult = { path: string; sha256: string | null };
+
+/** What the service needs of a session: its transcript, whether it runs, and a way to tell the agent. */
+export type ChangesSession = {
+  transcriptPath: string;
+  running: boolean;
+  flush(): Promise<void>;
+  recordNote(text: string): Promise<void>;
+};
+
+export type ChangesServiceOptions = {
+  workspace: Workspace;
+  checkpoints: CheckpointStore | undefined;
+  session(sessionId: string): Promise<ChangesSession>;
+};
+
+/**
+ * The Changes panel: every file that differs from the session's first checkpoint (taken just before
+ * its first change, so Bash's changes count), and reverts of a whole file or one hunk, written to disk
+ * and recorded in the transcript as a note the model reads in its next request.
+ */
+export class ChangesService {
+  private readonly options: ChangesServiceOptions;
+
+  constructor(options: ChangesServiceOptions) {
+    this.options = options;
+  }
+
+  async list(sessionId: string): Promise<ChangesView> {
+    const { baseline, store } = await this.baselineOf(sessionId);
+    if (baseline === null) return { baseline: null, files: [] };
+    const changed = await withoutSandboxPlaceholders(this.options.workspace, await store.changedSince(baseline));
+    const files = await Promise.all(
+      changed.sort((left, right) => left.path.localeCompare(right.path)).map(async (file): Promise<ChangedFileView> => {
+        const [before, after] = await Promise.all([store.readFileAt(baseline, file.path), this.readNow(file.path)]);
+        const beforeText = textOf(before);
+        const afterText = textOf(after);
+        const binary = (before !== null && beforeText === null) || (after !== null && afterText === null);
+        return {
+          path: file.path,
+          status: file.status,
+          before: binary ? null : beforeText,
+          after: binary ? null : afterText,
+          binary,
+          sha256: hashOf(after),
+          hunks: binary ? [] : lineHunks(beforeText ?? "", afterText ?? ""),
+        };
+      }),
+    );
+    return { baseline, files };
+  }
+
+  async revertFile(sessionId: string, path: string, expectedSha256: string | null): Promise<RevertResult> {
+    const { baseline, store, session } = await this.prepareRevert(sessionId);
+    await this.assertUnchanged(path, expectedSha256);
+    const before = await store.readFileAt(baseline, path);
+    const absolute = await this.resolve(path);
+    if (before === null) await this.options.workspace.remove(absolute);
+    else await this.options.workspace.writeFile(absolute, before);
+    await session.recordNote(
+      before === null
+        ? `The user reverted ${path} in the IDE's Changes panel: the file, which this session created, was deleted.`
+        : `The user reverted ${path} in the IDE's Changes panel to how it was before this session changed it. Read it again before editing it.`,
+    );
+    return { path, sha256: hashOf(before) };
+  }
+
+  async revertHunk(sessionId: string, path: string, hunkIndex: number, expectedSha256: string): Promise<RevertResult> {
+    const { baseline, store, session } = await this.prepareRevert(sessionId);
+    const now = await this.assertUnchanged(path, expectedSha256);
+    const beforeText = textOf(await store.readFileAt(baseline, path)) ?? "";
+    const afterText = textOf(now);
+    if (afterText === null) throw new ApiError("invalid_path", `${path} is binary or too large to revert by hunk; revert the whole file`);
+    const hunk = lineHunks(beforeText, afterText)[hunkIndex];
+    if (!hunk) throw new ApiError("file_conflict", `${path} has no change number ${hunkIndex + 1} any more; reload the Changes panel`, { details: { path } });
+    const reverted = revertHunk(beforeText, afterText, hunkIndex);
+    await this.options.workspace.writeFile(await this.resolve(path), reverted);
+    const lines = hunk.afterLines.length === 0 ? `after line ${hunk.afterStart}` : `lines ${hunk.afterStart}-${hunk.afterStart + hunk.afterLines.length - 1}`;
+    await session.recordNote(
+      `The user reverted one of this session's changes to ${path} in the IDE's Changes panel (${lines}, now as before the session). Read it again before editing it.`,
+    );
+    return { path, sha256: hashOf(new TextEncoder().encode(reverted)) };
+  }
+
+  private async baselineOf(sessionId: string): Promise<{ baseline: string | null; store: CheckpointStore; session: ChangesSession }> {
+    const store = this.options.checkpoints;
+    if (!store) throw new ApiError("not_implemented", "File checkpoints are turned off on this server, so there is no record of the session's changes");
+    const session = await this.options.session(sessionId);
+    await session.flush();
+    const transcript = await loadTranscript(session.transcriptPath, { scope: "all" }).catch((error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    });
+    return { baseline: transcript?.checkpoints[0]?.commit ?? null, store, session };
+  }
+
+  private async prepareRevert(sessionId: string): Promise<{ baseline: string; store: CheckpointStore; session: ChangesSession }> {
+    const found = await this.baselineOf(sessionId);
+    if (found.session.running) throw new ApiError("session_busy", "Wait for the agent to finish (or interrupt it) before reverting its changes");
+    if (found.baseline === null) throw new ApiError("file_conflict", "This session has not changed any file");
+    return { ...found, baseline: found.baseline };
+  }
+
+  /** The file now, refused when it is not the version the panel showed. */
+  private async assertUnchanged(path: string, expectedSha256: string | null): Promise<Uint8Array | null> {
+    const now = await this.readNow(path);
+    const current = hashOf(now);
+    if (current !== expectedSha256) {
+      throw new ApiError("file_conflict", `${path} changed since the Changes panel showed it; nothing was reverted. Reload the panel to see the current diff.`, { details: { path } });
+    }
+    return now;
+  }
+
+  private async resolve(path: string): Promise<string> {
+    return this.options.workspace.resolve(join(this.options.workspace.root, path));
+  }
+
+  private async readNow(path: string): Promise<Uint8Array | null> {
+    const absolute = await this.resolve(path);
+    const stat = await this.options.workspace.stat(absolute);
+    if (!stat || stat.kind !== "file") return null;
+    return this.options.workspace.readFile(absolute);
+  }
+}
+
+function hashOf(bytes: Uint8Array | null): string | null {
+  return bytes === null ? null : createHash("sha256").update(bytes).digest("hex");
+}
+
+function textOf(bytes: Uint8Array | null): string | null {
+  if (bytes === null || bytes.byteLength > MAX_DIFF_FILE_BYTES || bytes.includes(0)) return null;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
