@@ -6,7 +6,7 @@ import { median, report } from "./report.ts";
 import { startSimProcess } from "./sim-process.ts";
 
 const DELTAS = 20_000;
-const RUNS = 7;
+const RUNS = 15;
 const WARMUP = 3;
 let lastEventCount = 0;
 
@@ -47,7 +47,7 @@ export default async function run(): Promise<void> {
     // CPU time of this (client) process: what the loop costs, independent of other load on the machine.
     report("stream.raw_sdk_cpu_ms", median(rawCpu), "ms");
     report("stream.query_cpu_ms", median(loopCpu), "ms");
-    report("stream.query_vs_raw_cpu", (median(rawCpu) / median(loopCpu)) * 100, "%");
+    report("stream.query_cpu_vs_raw", (median(loopCpu) / median(rawCpu)) * 100, "%");
   } finally {
     await sim.close();
   }

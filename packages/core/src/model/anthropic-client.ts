@@ -26,6 +26,7 @@ export function createAnthropicModelClient(options: AnthropicClientOptions): Mod
   });
   return {
     stream: (request, { signal }) => ({ [Symbol.asyncIterator]: () => new SdkPartIterator(client, request, signal) }),
+    streamBatches: (request, { signal }) => ({ [Symbol.asyncIterator]: () => new SdkBatchIterator(new SdkPartIterator(client, request, signal)) }),
   };
 }
 
@@ -67,6 +68,20 @@ class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
   async next(): Promise<IteratorResult<ModelStreamPart>> {
     try {
       return await this.nextPart();
+    } catch (error) {
+      this.unlink();
+      throw error;
+    }
+  }
+
+  /** Every part the next network chunk completes (at least one), or null at the end. */
+  async nextBatch(): Promise<ModelStreamPart[] | null> {
+    try {
+      const first = await this.nextPart();
+      if (first.done) return null;
+      const batch = this.head === this.queue.length ? [first.value] : [first.value, ...this.queue.slice(this.head)];
+      this.head = this.queue.length;
+      return batch;
     } catch (error) {
       this.unlink();
       throw error;
@@ -150,6 +165,24 @@ class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
     this.headers = response.headers;
     this.requestId = response.headers.get("request-id") ?? undefined;
     this.reader = response.body.getReader();
+  }
+}
+
+class SdkBatchIterator implements AsyncIterator<readonly ModelStreamPart[]> {
+  private readonly parts: SdkPartIterator;
+
+  constructor(parts: SdkPartIterator) {
+    this.parts = parts;
+  }
+
+  async next(): Promise<IteratorResult<readonly ModelStreamPart[]>> {
+    const batch = await this.parts.nextBatch();
+    return batch === null ? { done: true, value: undefined } : { done: false, value: batch };
+  }
+
+  async return(): Promise<IteratorResult<readonly ModelStreamPart[]>> {
+    await this.parts.return();
+    return { done: true, value: undefined };
   }
 }
 

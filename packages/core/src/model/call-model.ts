@@ -71,7 +71,22 @@ export class ModelCall implements AsyncIterator<CallModelEvent, CallModelResult>
     return this.accumulator.completedBlock(index);
   }
 
-  async next(): Promise<IteratorResult<CallModelEvent, CallModelResult>> {
+  next(): Promise<IteratorResult<CallModelEvent, CallModelResult>> {
+    // The per-delta path: a part already read ahead is handed over without another async step.
+    if (this.parts !== null && this.pending.length === 0 && this.result === null) {
+      const part = this.parts.takeBuffered();
+      if (part) return Promise.resolve(this.deliver(part));
+    }
+    return this.step();
+  }
+
+  private deliver(part: ModelStreamPart): IteratorResult<CallModelEvent, CallModelResult> {
+    if (this.firstTokenAt === null) this.firstTokenAt = this.options.now();
+    this.accumulator.apply(part);
+    return { done: false, value: part };
+  }
+
+  private async step(): Promise<IteratorResult<CallModelEvent, CallModelResult>> {
     while (true) {
       const control = this.pending.shift();
       if (control) return { done: false, value: control };
@@ -89,8 +104,10 @@ export class ModelCall implements AsyncIterator<CallModelEvent, CallModelResult>
         }
         this.attempt++;
         this.accumulator = new MessageAccumulator();
-        const stream = this.options.client.stream({ ...this.options.request, model: this.model }, { signal: this.options.signal });
-        this.parts = new ReadAhead(stream[Symbol.asyncIterator]());
+        const request = { ...this.options.request, model: this.model };
+        const { client, signal } = this.options;
+        const batches = client.streamBatches ? client.streamBatches(request, { signal }) : oneByOne(client.stream(request, { signal }));
+        this.parts = new ReadAhead(batches[Symbol.asyncIterator]());
       }
       let step: IteratorResult<ModelStreamPart>;
       try {
@@ -106,9 +123,7 @@ export class ModelCall implements AsyncIterator<CallModelEvent, CallModelResult>
         else this.result = { kind: "complete", message: this.accumulator.finish(), record: this.record() };
         continue;
       }
-      if (this.firstTokenAt === null) this.firstTokenAt = this.options.now();
-      this.accumulator.apply(step.value);
-      return step;
+      return this.deliver(step.value);
     }
   }
 
@@ -165,6 +180,25 @@ export function callModel(options: CallModelOptions): ModelCall {
 
 const HIGH_WATER = 512;
 
+/** A part stream as batches of one, for clients without `streamBatches`. */
+function oneByOne(parts: AsyncIterable<ModelStreamPart>): AsyncIterable<readonly ModelStreamPart[]> {
+  return {
+    [Symbol.asyncIterator]() {
+      const iterator = parts[Symbol.asyncIterator]();
+      return {
+        next: async () => {
+          const step = await iterator.next();
+          return step.done ? { done: true, value: undefined } : { done: false, value: [step.value] };
+        },
+        return: async () => {
+          await iterator.return?.();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}
+
 /**
  * Reads the response ahead of its consumer (up to HIGH_WATER parts) and hands consecutive deltas of
  * one block over as a single part. When the network outpaces the UI, many small deltas become one
@@ -172,7 +206,7 @@ const HIGH_WATER = 512;
  * pass one by one as they arrive.
  */
 class ReadAhead {
-  private readonly source: AsyncIterator<ModelStreamPart>;
+  private readonly source: AsyncIterator<readonly ModelStreamPart[]>;
   private buffer: ModelStreamPart[] = [];
   private head = 0;
   private finished = false;
@@ -181,7 +215,7 @@ class ReadAhead {
   private wakeConsumer: (() => void) | null = null;
   private wakePump: (() => void) | null = null;
 
-  constructor(source: AsyncIterator<ModelStreamPart>) {
+  constructor(source: AsyncIterator<readonly ModelStreamPart[]>) {
     this.source = source;
     void this.pump();
   }
@@ -197,7 +231,7 @@ class ReadAhead {
         }
         const step = await this.source.next();
         if (step.done) break;
-        this.buffer.push(step.value);
+        for (const part of step.value) this.buffer.push(part);
         this.signalConsumer();
       }
     } catch (error) {
@@ -226,13 +260,19 @@ class ReadAhead {
         this.wakeConsumer = resolve;
       });
     }
+    return { done: false, value: this.takeBuffered()! };
+  }
+
+  /** The next part if one was already read, without waiting. */
+  takeBuffered(): ModelStreamPart | undefined {
+    if (this.head === this.buffer.length) return undefined;
     const part = this.take();
     if (this.wakePump && this.buffer.length - this.head < HIGH_WATER / 2) {
       const wake = this.wakePump;
       this.wakePump = null;
       wake();
     }
-    return { done: false, value: part };
+    return part;
   }
 
   /** The next part, merged with the deltas right behind it that continue the same block. */

@@ -51,6 +51,11 @@ export type ModelStreamPart =
 export interface ModelClient {
   /** Throws a `ModelError` for anything that is not a response stream. */
   stream(request: ModelRequest, options: { signal: AbortSignal }): AsyncIterable<ModelStreamPart>;
+  /**
+   * The same stream with the parts of each network chunk handed over together (optional): a consumer
+   * that reads ahead then pays one await per chunk instead of one per part.
+   */
+  streamBatches?(request: ModelRequest, options: { signal: AbortSignal }): AsyncIterable<readonly ModelStreamPart[]>;
 }
 
 export const modelErrorCodes = [

@@ -1,0 +1,62 @@
+// The performance targets (issue 17 and earlier rounds), checked against the BENCH lines of one run.
+// A missed target is reported, never fatal: the figures of a shared machine move with its load.
+
+export type BenchFigure = { value: number; unit: string };
+
+export type Target = {
+  /** What is promised, in words. */
+  label: string;
+  /** The BENCH line it is read from. */
+  metric: string;
+  comparison: "<=" | "<";
+  limit: number;
+  unit: string;
+};
+
+export const TARGETS: readonly Target[] = [
+  { label: "timeline: IDE page interactive at 100k events", metric: "timeline.ide_interactive", comparison: "<=", limit: 1_000, unit: "ms" },
+  { label: "timeline: IDE page JS heap at 100k events", metric: "timeline.ide_js_heap_used", comparison: "<=", limit: 150, unit: "MB" },
+  { label: "timeline: IDE page interactive at 1M events", metric: "timeline.ide_1m_interactive", comparison: "<", limit: 5_000, unit: "ms" },
+  { label: "timeline: exported file interactive at 100k events", metric: "timeline.interactive", comparison: "<=", limit: 1_500, unit: "ms" },
+  { label: "cold start: first request after process start", metric: "cold.first_request_ms", comparison: "<=", limit: 200, unit: "ms" },
+  { label: "cold start: one-turn `cairn -p` run", metric: "cold.one_turn_wall_ms", comparison: "<=", limit: 350, unit: "ms" },
+  { label: "stream: query() CPU vs raw SDK CPU", metric: "stream.query_cpu_vs_raw", comparison: "<=", limit: 110, unit: "%" },
+  { label: "live sessions: p99 simulator→browser at 100 sessions", metric: "events.latency_p99_at_100", comparison: "<", limit: 50, unit: "ms" },
+  { label: "live sessions: idle memory per session", metric: "events.rss_per_idle_session", comparison: "<", limit: 50, unit: "KiB" },
+  { label: "30-turn session: wall vs bare SDK loop", metric: "cli30.wall_vs_bare_loop", comparison: "<=", limit: 1.2, unit: "x" },
+];
+
+const BENCH_LINE = /^BENCH (\S+) (-?[\d.]+(?:e[+-]?\d+)?|NaN) (\S+)$/;
+
+/** The figure a line states, or null for any other line. */
+export function parseBenchLine(line: string): [string, BenchFigure] | null {
+  const match = BENCH_LINE.exec(line.trim());
+  if (!match) return null;
+  return [match[1]!, { value: Number(match[2]), unit: match[3]! }];
+}
+
+export type TargetRow = { target: Target; measured: BenchFigure | undefined; met: boolean | null };
+
+/** Each target with its figure and verdict: null when the run did not measure it. */
+export function checkTargets(figures: ReadonlyMap<string, BenchFigure>, targets: readonly Target[] = TARGETS): TargetRow[] {
+  return targets.map((target) => {
+    const measured = figures.get(target.metric);
+    if (!measured || !Number.isFinite(measured.value)) return { target, measured, met: null };
+    const met = target.comparison === "<=" ? measured.value <= target.limit : measured.value < target.limit;
+    return { target, measured, met };
+  });
+}
+
+/** A plain-text table: target, limit, measured value, verdict. */
+export function formatTargetTable(rows: readonly TargetRow[]): string {
+  const cells = rows.map((row) => [
+    row.target.label,
+    `${row.target.comparison} ${row.target.limit} ${row.target.unit}`,
+    row.measured && Number.isFinite(row.measured.value) ? `${row.measured.value} ${row.measured.unit}` : "not measured",
+    row.met === null ? "—" : row.met ? "met" : "MISSED",
+  ]);
+  const header = ["target", "limit", "measured", "verdict"];
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((cell) => cell[column]!.length)));
+  const line = (cell: string[]) => cell.map((text, column) => text.padEnd(widths[column]!)).join(" | ");
+  return [line(header), widths.map((width) => "-".repeat(width)).join("-|-"), ...cells.map(line)].join("\n");
+}
