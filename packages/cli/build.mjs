@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
@@ -48,6 +48,26 @@ const ownUrl = {
   },
 };
 
+/**
+ * zod's `z` and `z.core` namespaces carry every locale (`z.locales.*`, some 40 modules), so a bundle cannot drop
+ * them; Cairn uses only the default English messages, which zod configures itself. The other locales
+ * would be a third of what `cairn -p` reads and compiles at start.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]zod[\\/]v4[\\/](classic[\\/]external|core[\\/]index)\.js$/.test(args.importer)) return undefined;
+      return { path: join(args.resolveDir, "..", "locales", "index.js"), namespace: "zod-english-only" };
+    });
+    builder.onLoad({ filter: /.*/, namespace: "zod-english-only" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), "en.js"))};`,
+      resolveDir: dirname(args.path),
+      loader: "js",
+    }));
+  },
+};
+
 // Chunk names carry content hashes: clear the old ones instead of piling them up.
 rmSync(join(here, "dist"), { recursive: true, force: true });
 
@@ -62,10 +82,20 @@ const result = await build({
   format: "esm",
   target: "node20",
   sourcemap: "linked",
-  plugins: [externals, ownUrl],
+  // Less to read and compile at every start; names stay (error classes and stack traces keep them).
+  minify: true,
+  keepNames: true,
+  plugins: [externals, ownUrl, zodEnglishOnly],
   logLevel: "warning",
   banner: { js: "import { createRequire as __cairnCreateRequire } from 'node:module'; const require = __cairnCreateRequire(import.meta.url);" },
   chunkNames: "chunks/[name]-[hash]",
-  metafile: Boolean(process.env.CAIRN_METAFILE),
+  metafile: true,
 });
-if (result.metafile) writeFileSync(process.env.CAIRN_METAFILE, JSON.stringify(result.metafile));
+if (process.env.CAIRN_METAFILE) writeFileSync(process.env.CAIRN_METAFILE, JSON.stringify(result.metafile));
+// The workspace sources the bundle was built from: bin/cairn.js compares their mtimes with the bundle's
+// to decide whether it is fresh (a few hundred stats, instead of walking every package's tree).
+const sources = Object.keys(result.metafile.inputs)
+  .filter((input) => !input.includes("node_modules") && !input.includes(":") && input.endsWith(".ts"))
+  .map((input) => relative(here, resolve(process.cwd(), input)))
+  .sort();
+writeFileSync(join(here, "dist", "sources.json"), `${JSON.stringify(sources)}\n`);

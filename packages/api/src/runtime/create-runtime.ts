@@ -29,6 +29,7 @@ import {
   type HookDispatcher,
   type QueryConfig,
   type Store,
+  type ShellParser,
   type Workspace,
 } from "@cairn/core";
 import {
@@ -139,6 +140,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
     },
   };
+  // The Bash grammar (a wasm module) loads while the rest starts; the first decision about a Bash
+  // command waits for it, and until then no command counts as read-only (so none runs concurrently).
+  const parserLoading = createNodeShellParser();
+  let parser: ShellParser | undefined;
+  parserLoading.then(
+    (loaded) => {
+      parser = loaded;
+    },
+    () => undefined,
+  );
   let settings = await loadSettings(settingsOptions);
   let trusted = options.trusted;
   const merged = settings.merged;
@@ -156,8 +167,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     sandbox,
     env: merged.env,
   });
-  const parser = await createNodeShellParser();
   const store = createStore(createInitialAppState({ model: model.model, permissionMode: merged.permissions.defaultMode }));
+  // The MCP configuration, the agent definitions and the memory files are read side by side.
+  const memoryLoading = readMemory([join(options.cairnHome, "CLAUDE.md"), join(workspace.root, "CLAUDE.md"), join(workspace.root, ".claude", "CLAUDE.md")]);
+  const agentsLoading = loadAgentDefinitions(workspace);
   const mcp = await createNodeMcpManager({
     workspaceRoot: workspace.root,
     version: options.version,
@@ -181,8 +194,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   // Servers connect while the rest starts; the runtime is ready once each is connected or failed.
   const mcpStarted = mcp.start();
-  const agents = await loadAgentDefinitions(workspace);
-  const allTools = [...builtinTools({ isReadOnlyCommand: (command: string) => isReadOnlyBashCommand(parser, command) }), createAgentTool({ definitions: agents.definitions })];
+  const [agents, memory] = await Promise.all([agentsLoading, memoryLoading]);
+  const isReadOnlyCommand = (command: string) => (parser ? isReadOnlyBashCommand(parser, command) : false);
+  const allTools = [...builtinTools({ isReadOnlyCommand }), createAgentTool({ definitions: agents.definitions })];
   const tools = options.toolNames ? allTools.filter((tool) => options.toolNames!.includes(tool.name) || tool.aliases?.some((alias) => options.toolNames!.includes(alias))) : allTools;
   const contextWindowTokens = options.contextWindow ?? contextWindowForModel(model.model);
   const toolsFor = (history: readonly ConversationMessage[]): AnyTool[] => [
@@ -197,11 +211,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       setAppState: state.setState,
       workspaceRoot: workspace.root,
       additionalDirectories: merged.permissions.additionalDirectories,
-      parser,
+      parser: parserLoading,
       persistRule,
     });
   const gate = createGate(store);
-  const memory = await readMemory([join(options.cairnHome, "CLAUDE.md"), join(workspace.root, "CLAUDE.md"), join(workspace.root, ".claude", "CLAUDE.md")]);
   const systemPrompt = buildSystemPrompt({
     cwd: workspace.root,
     platform: process.platform,
@@ -309,14 +322,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 }
 
 async function readMemory(paths: string[]): Promise<Array<{ path: string; content: string }>> {
-  const found: Array<{ path: string; content: string }> = [];
-  for (const path of paths) {
-    try {
-      const content = await readFile(path, "utf8");
-      if (content.trim()) found.push({ path: path.replace(homedir(), "~"), content });
-    } catch {
-      // No memory file there.
-    }
-  }
-  return found;
+  const contents = await Promise.all(paths.map((path) => readFile(path, "utf8").catch(() => null)));
+  return paths.flatMap((path, index) => {
+    const content = contents[index];
+    // No memory file there, or an empty one.
+    return content?.trim() ? [{ path: path.replace(homedir(), "~"), content }] : [];
+  });
 }

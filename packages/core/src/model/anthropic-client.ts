@@ -1,4 +1,7 @@
-import Anthropic from "@anthropic-ai/sdk";
+// The base client without the resource classes (`messages`, `beta`, …): with the package's
+// `sideEffects: false`, a bundle then leaves out most of the SDK, which `cairn -p` would load at start.
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, BaseAnthropic } from "@anthropic-ai/sdk";
+import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import { ModelError, type ModelClient, type ModelErrorCode, type ModelRequest, type ModelStreamPart } from "./port.ts";
 import type { ContentBlock } from "../schema/content.ts";
 import { SseDecoder } from "./sse.ts";
@@ -15,7 +18,7 @@ export type AnthropicClientOptions = {
 
 /** The model port over the official SDK's raw stream. Retries are ours (`callModel`), so the SDK's are off. */
 export function createAnthropicModelClient(options: AnthropicClientOptions): ModelClient {
-  const client = new Anthropic({
+  const client = new BaseAnthropic({
     apiKey: options.apiKey ?? null,
     authToken: options.authToken ?? null,
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
@@ -46,7 +49,7 @@ class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
   private ended = false;
   /** An error event, raised once the parts that came before it in the same chunk are handed on. */
   private failure: ModelError | null = null;
-  private readonly client: Anthropic;
+  private readonly client: BaseAnthropic;
   private readonly request: ModelRequest;
   private readonly signal: AbortSignal;
   /**
@@ -57,7 +60,7 @@ class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
   private readonly requestAbort = new AbortController();
   private readonly forwardAbort = () => this.requestAbort.abort(this.signal.reason);
 
-  constructor(client: Anthropic, request: ModelRequest, signal: AbortSignal) {
+  constructor(client: BaseAnthropic, request: ModelRequest, signal: AbortSignal) {
     this.client = client;
     this.request = request;
     this.signal = signal;
@@ -135,12 +138,12 @@ class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
         // keep the raw text
       }
       const type = (body as { error?: { type?: string } } | undefined)?.error?.type;
-      this.failure = toModelError(new Anthropic.APIError(undefined, body as object, undefined, this.headers, type as never), this.signal);
+      this.failure = toModelError(new APIError(undefined, body as object, undefined, this.headers, type as never), this.signal);
       return;
     }
-    let parsed: Anthropic.RawMessageStreamEvent;
+    let parsed: RawMessageStreamEvent;
     try {
-      parsed = JSON.parse(data) as Anthropic.RawMessageStreamEvent;
+      parsed = JSON.parse(data) as RawMessageStreamEvent;
     } catch (cause) {
       throw new ModelError("stream_error", `The model stream sent an event that is not JSON: ${data.slice(0, 200)}`, { cause });
     }
@@ -152,8 +155,12 @@ class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
     const { betas, ...body } = this.request;
     let response: Response;
     try {
-      response = await this.client.messages
-        .create({ ...body, stream: true } as Anthropic.MessageCreateParamsStreaming, {
+      // What `messages.create` sends for a streamed request, without its resource class.
+      const streamed = { ...body, stream: true } as MessageCreateParamsStreaming;
+      response = await this.client
+        .post("/v1/messages", {
+          body: streamed,
+          stream: true,
           signal: this.requestAbort.signal,
           ...(betas?.length ? { headers: { "anthropic-beta": betas.join(",") } } : {}),
         })
@@ -186,7 +193,7 @@ class SdkBatchIterator implements AsyncIterator<readonly ModelStreamPart[]> {
   }
 }
 
-function toStreamPart(event: Anthropic.RawMessageStreamEvent, requestId: string | undefined): ModelStreamPart | null {
+function toStreamPart(event: RawMessageStreamEvent, requestId: string | undefined): ModelStreamPart | null {
   switch (event.type) {
     case "message_start":
       return {
@@ -232,16 +239,16 @@ function toStreamPart(event: Anthropic.RawMessageStreamEvent, requestId: string 
 /** Maps the SDK's error classes and statuses onto transport facts. */
 export function toModelError(error: unknown, signal?: AbortSignal): ModelError {
   if (error instanceof ModelError) return error;
-  if (signal?.aborted || error instanceof Anthropic.APIUserAbortError) {
+  if (signal?.aborted || error instanceof APIUserAbortError) {
     return new ModelError("aborted", "The request was aborted.", { cause: error });
   }
-  if (error instanceof Anthropic.APIConnectionTimeoutError) {
+  if (error instanceof APIConnectionTimeoutError) {
     return new ModelError("timeout", "The model request timed out.", { cause: error });
   }
-  if (error instanceof Anthropic.APIConnectionError) {
+  if (error instanceof APIConnectionError) {
     return new ModelError("connection", `Could not reach the model API: ${error.message}`, { cause: error });
   }
-  if (error instanceof Anthropic.APIError) {
+  if (error instanceof APIError) {
     const status = typeof error.status === "number" ? error.status : null;
     const code = classifyApiError(status, error.type ?? null, error.errorCode, error.apiMessage ?? error.message);
     return new ModelError(code, error.apiMessage ?? error.message, {

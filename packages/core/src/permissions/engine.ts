@@ -23,8 +23,11 @@ export type PermissionEngineOptions = {
   setAppState(update: (state: AppState) => AppState): void;
   workspaceRoot: string;
   additionalDirectories?: readonly string[];
-  /** Without a parser no Bash command is allowed by a specifier rule or as read-only: they ask. */
-  parser?: ShellParser;
+  /**
+   * Without a parser no Bash command is allowed by a specifier rule or as read-only: they ask. A parser
+   * still loading is awaited by the first decision that needs it (a failed load counts as none).
+   */
+  parser?: ShellParser | Promise<ShellParser>;
   /** Writes an "always allow" rule (Node: into `.claude/settings.local.json`). */
   persistRule?(rule: string): Promise<void>;
   homeDir?: string;
@@ -56,18 +59,28 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     return { rules, roots, mode: state.permissionMode };
   };
 
+  let parser: ShellParser | undefined;
+  let parserLoading: Promise<void> | undefined;
+  if (options.parser instanceof Promise) {
+    parserLoading = options.parser.then(
+      (loaded) => {
+        parser = loaded;
+      },
+      () => undefined,
+    );
+  } else parser = options.parser;
+
   const analyse = (command: string): ShellAnalysis =>
-    options.parser
-      ? options.parser.analyze(command)
-      : { command, commands: [], redirects: [], problems: ["the shell parser is not available"] };
+    parser ? parser.analyze(command) : { command, commands: [], redirects: [], problems: ["the shell parser is not available"] };
 
   const suggestionsFor = (subject: CallSubject, analysis: ShellAnalysis | undefined, roots: readonly string[], uncovered?: readonly SimpleCommand[]) =>
     suggestRules(subject, analysis, { roots, ...(options.homeDir ? { homeDir: options.homeDir } : {}) }, uncovered);
 
   const decide = async (args: PermissionCheckArgs): Promise<Decision> => {
     const { tool, input, context } = args;
-    const { rules, roots, mode } = current();
     const subject = describeCall(tool, input, context.cwd || workspaceRoot);
+    if (subject.command !== undefined && parserLoading) await parserLoading;
+    const { rules, roots, mode } = current();
     const analysis = subject.command === undefined ? undefined : analyse(subject.command);
     const name = subject.toolName;
     const ask = (reason: DecisionReason, message: string, uncovered?: readonly SimpleCommand[], extra: readonly string[] = []): Decision => {
