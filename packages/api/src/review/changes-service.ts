@@ -1,29 +1,14 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Workspace } from "@cairn/core";
-import { loadTranscript, type ChangedFile, type CheckpointStore } from "@cairn/core/node";
+import { loadTranscript, type CheckpointStore } from "@cairn/core/node";
 import { ApiError } from "../router/errors.ts";
 import { withoutSandboxPlaceholders } from "./sandbox-placeholders.ts";
-import { lineHunks, revertHunk, type LineHunk } from "./line-hunks.ts";
+import { lineHunks, revertHunk } from "./line-hunks.ts";
+import type { ChangedFileView, ChangesView, RevertResult } from "./review-types.ts";
 
 /** Text shown in the diff; larger files (and binary ones) are listed without their content. */
 export const MAX_DIFF_FILE_BYTES = 1024 * 1024;
-
-export type ChangedFileView = {
-  path: string;
-  status: ChangedFile["status"];
-  /** The file when the session started and now; null when it did not exist (or is binary or too large). */
-  before: string | null;
-  after: string | null;
-  /** True when the content is not shown (binary or larger than MAX_DIFF_FILE_BYTES). */
-  binary: boolean;
-  /** SHA-256 of the file now (null: it does not exist); a revert must name it, so a file changed since is not overwritten. */
-  sha256: string | null;
-  hunks: LineHunk[];
-};
-
-export type ChangesView = { baseline: string | null; files: ChangedFileView[] };
-export type RevertResult = { path: string; sha256: string | null };
 
 /** What the service needs of a session: its transcript, whether it runs, and a way to tell the agent. */
 export type ChangesSession = {

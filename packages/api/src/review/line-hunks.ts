@@ -1,15 +1,5 @@
 import { diffLines } from "diff";
-
-/** One run of changed lines between two versions of a file (no context lines). */
-export type LineHunk = {
-  index: number;
-  /** 1-based first line in the old version (for an insertion: the line it comes after, 0 at the top). */
-  beforeStart: number;
-  beforeLines: string[];
-  /** 1-based first line in the new version (for a deletion: the line the removed lines came after). */
-  afterStart: number;
-  afterLines: string[];
-};
+import type { LineHunk } from "./review-types.ts";
 
 type Token = { text: string; kind: "same" | "removed" | "added" };
 

@@ -2,8 +2,8 @@ import { join } from "node:path";
 import type { Workspace } from "@cairn/core";
 import type { SendResult } from "../router/types.ts";
 import { formatReviewMessage } from "./review-message.ts";
+import type { ReviewCommentInput } from "./review-types.ts";
 
-export type ReviewCommentInput = { path: string; line: number; text: string };
 
 /** Send review: the pending line comments become one user message, with the code read from the files now. */
 export class ReviewService {

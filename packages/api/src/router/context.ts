@@ -19,8 +19,7 @@ import type {
 } from "./types.ts";
 import type { McpServerSummary, McpServerView } from "./mcp-types.ts";
 import type { SharesPort } from "../share/share-types.ts";
-import type { ChangesView, RevertResult } from "../review/changes-service.ts";
-import type { ReviewCommentInput } from "../review/review-service.ts";
+import type { ChangesView, ReviewCommentInput, RevertResult } from "../review/review-types.ts";
 
 /** An event with its per-session sequence number (1, 2, 3, … without gaps). */
 export type SequencedEvent = { seq: number; event: SessionEvent };
