@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { instantiateRedirectCase, redirectCorpus } from "@cairn/core/testing";
 import { createToolsFixture, type ToolsFixture } from "./tools-support.ts";
 
 /**
@@ -107,8 +108,13 @@ const bashReadProbes = (): string[] => [
     `tar -cf - -C ${parent} canary.txt 2>&1 | tar -xOf - 2>&1`,
 ];
 
+// Every redirection form of the permission corpus, aimed beside the workspace, in one script (a
+// subshell each): the sandbox refuses the writes even though no permission check runs here.
+const redirectScript = (): string =>
+  redirectCorpus.map((entry, index) => `(\n${instantiateRedirectCase(entry, `../redirected-${index}`).command}\n) 2>/dev/null`).join("\n");
+
 const bashCases = (): Case[] =>
-  [...bashReadProbes(), "echo pwned > ../created-by-escape.txt; mkdir ../new-dir", "echo pwned > dangling"].map((command) => ({
+  [...bashReadProbes(), "echo pwned > ../created-by-escape.txt; mkdir ../new-dir", "echo pwned > dangling", redirectScript()].map((command) => ({
     tool: "Bash",
     input: { command },
     mustFail: false,
@@ -167,6 +173,17 @@ describe("path-escape corpus through the tools", () => {
         if (!run.text.includes(canary)) missed.push(`${probe} → ${run.text.slice(0, 200)}`);
       }
       expect(missed).toEqual([]);
+    } finally {
+      await unsandboxed.dispose();
+    }
+  });
+
+  it("positive control: without the sandbox, the redirection script writes every file beside the workspace", async () => {
+    const unsandboxed = await createToolsFixture({}, { sandbox: false });
+    try {
+      await unsandboxed.run("Bash", { command: redirectScript() }, unsandboxed.context());
+      const written = await readdir(unsandboxed.parent);
+      expect(redirectCorpus.map((_entry, index) => `redirected-${index}`).filter((name) => !written.includes(name))).toEqual([]);
     } finally {
       await unsandboxed.dispose();
     }

@@ -153,7 +153,7 @@ export type { ShellParser, ShellWasmLoader } from "./permissions/shell/shell-par
 export type { RedirectKind, ShellAnalysis, ShellAssignment, ShellRedirect, ShellWord, SimpleCommand } from "./permissions/shell/types.ts";
 export { isReadOnlyAnalysis, isReadOnlyBashCommand, isReadOnlySimpleCommand, readOnlyCommandNames } from "./permissions/shell/read-only.ts";
 export { dangerousCommandReason, unwrapCommand } from "./permissions/shell/command-safety.ts";
-export { evaluateBashAllow, findBashRuleHit } from "./permissions/shell/bash-rules.ts";
+export { evaluateBashCommands, findBashRuleHit } from "./permissions/shell/bash-rules.ts";
 export { denyCandidateArgvs } from "./permissions/shell/deny-candidates.ts";
 export { createHookDispatcher, DEFAULT_HOOK_TIMEOUT_MS } from "./hooks/dispatcher.ts";
 export type { HookDispatcherOptions } from "./hooks/dispatcher.ts";

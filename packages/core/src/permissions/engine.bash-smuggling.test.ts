@@ -95,6 +95,8 @@ const smuggling: string[] = [
   "ls && sudo rm x",
   "ls && cd / && rm -rf ./*",
   "git status && watch rm x",
+  "ls > listing.txt",
+  "ls >> logs/listing.txt 2>&1",
 ];
 
 describe("commands smuggling a second command past Bash(git status:*) and Bash(ls:*)", () => {
@@ -126,8 +128,7 @@ describe("plainly matching commands are allowed", () => {
     "git status; ls",
     "git status | head -5",
     "ls > /dev/null 2>&1",
-    "ls > listing.txt",
-    "ls >> logs/listing.txt 2>&1",
+    "ls 2>/dev/null >&2",
     "LANG=C ls",
     "timeout 10 git status",
     "ls *.ts",

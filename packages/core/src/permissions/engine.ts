@@ -8,11 +8,13 @@ import { isWithin, resolvePosix } from "./posix-path.ts";
 import { ruleMatchesSubject, type CompiledRule } from "./rule-matcher.ts";
 import { createRuleSetCache, type RuleSet } from "./rule-set.ts";
 import type { MergedSettings } from "./settings-merge.ts";
-import { evaluateBashAllow, findBashRuleHit } from "./shell/bash-rules.ts";
+import { editRulesCoveringAll, findWriteRuleHit, writesAcceptEditsRefuses, writesOutside } from "./bash-writes.ts";
+import { evaluateBashCommands, findBashRuleHit, type BashCommandsVerdict } from "./shell/bash-rules.ts";
 import { denyCandidateArgvs } from "./shell/deny-candidates.ts";
 import { isReadOnlyAnalysis } from "./shell/read-only.ts";
 import type { ShellParser } from "./shell/shell-parser.ts";
 import type { ShellAnalysis, ShellWord, SimpleCommand } from "./shell/types.ts";
+import { describeWrites, shellWrites, type ShellWrite } from "./shell/write-targets.ts";
 import { DENIAL_SUGGESTION_THRESHOLDS, denialKey, suggestRules } from "./suggestions.ts";
 import { defaultPermissionTracer, traceDecision } from "./telemetry.ts";
 
@@ -73,30 +75,34 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
   const analyse = (command: string): ShellAnalysis =>
     parser ? parser.analyze(command) : { command, commands: [], redirects: [], problems: ["the shell parser is not available"] };
 
-  const suggestionsFor = (subject: CallSubject, analysis: ShellAnalysis | undefined, roots: readonly string[], uncovered?: readonly SimpleCommand[]) =>
-    suggestRules(subject, analysis, { roots, ...(options.homeDir ? { homeDir: options.homeDir } : {}) }, uncovered);
+  const suggestionsFor = (subject: CallSubject, analysis: ShellAnalysis | undefined, roots: readonly string[], uncovered?: readonly SimpleCommand[], writes: readonly ShellWrite[] = []) =>
+    suggestRules(subject, analysis, { roots, ...(options.homeDir ? { homeDir: options.homeDir } : {}) }, uncovered, writes);
 
   const decide = async (args: PermissionCheckArgs): Promise<Decision> => {
     const { tool, input, context } = args;
-    const subject = describeCall(tool, input, context.cwd || workspaceRoot);
+    const cwd = context.cwd || workspaceRoot;
+    const subject = describeCall(tool, input, cwd);
     if (subject.command !== undefined && parserLoading) await parserLoading;
     const { rules, roots, mode } = current();
     const analysis = subject.command === undefined ? undefined : analyse(subject.command);
+    // Every file the Bash line writes (redirections, tee, dd of=): judged as an Edit of that file.
+    const writes = analysis ? shellWrites(analysis, cwd) : [];
+    const writing = writes.length > 0 ? `; it writes ${describeWrites(writes)}` : "";
     const name = subject.toolName;
     const ask = (reason: DecisionReason, message: string, uncovered?: readonly SimpleCommand[], extra: readonly string[] = []): Decision => {
-      const suggestions = [...new Set([...extra, ...suggestionsFor(subject, analysis, roots, uncovered)])];
+      const suggestions = [...new Set([...extra, ...suggestionsFor(subject, analysis, roots, uncovered, writes)])];
       return { behavior: "ask", reason, message, suggestions };
     };
     let candidates: ShellWord[][] | undefined;
     const findRule = (list: readonly CompiledRule[]) =>
       analysis
-        ? findBashRuleHit(() => (candidates ??= denyCandidateArgvs(analysis, analyse)), list)
+        ? (findBashRuleHit(() => (candidates ??= denyCandidateArgvs(analysis, analyse)), list) ?? findWriteRuleHit(writes, list)?.rule)
         : list.find((rule) => ruleMatchesSubject(rule, subject));
 
-    // 1. Deny rules: nothing overrides them.
+    // 1. Deny rules: nothing overrides them (for Bash, Edit rules on the files it writes count too).
     const denyRule = findRule(rules.deny);
     if (denyRule) {
-      return { behavior: "deny", reason: ruleReason(denyRule), message: `Permission to use ${name} was denied by the rule ${denyRule.rule} (${denyRule.source}).` };
+      return { behavior: "deny", reason: ruleReason(denyRule), message: `Permission to use ${name} was denied by the rule ${denyRule.rule} (${denyRule.source})${writing}.` };
     }
 
     // 2. A PreToolUse hook's decision (deny rules were checked first, so an allow cannot override one).
@@ -123,34 +129,43 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
 
     // 4. Ask rules.
     const askRule = findRule(rules.ask);
-    if (askRule) return ask(ruleReason(askRule), `The rule ${askRule.rule} (${askRule.source}) asks before this call.`);
+    if (askRule) return ask(ruleReason(askRule), `The rule ${askRule.rule} (${askRule.source}) asks before this call${writing}.`);
 
     const readOnly = analysis ? isReadOnlyAnalysis(analysis) : !tool.mcpInfo && safeIsReadOnly(tool, input);
 
     // 5. Plan mode admits read-only calls only.
     if (mode === "plan" && !readOnly) {
       if (tool.name === "ExitPlanMode") return ask({ type: "mode", mode, reason: "leaving plan mode needs approval" }, "Approve the plan and leave plan mode?");
-      return { behavior: "deny", reason: { type: "mode", mode, reason: "plan mode allows read-only tools only" }, message: `${name} is not available in plan mode: only read-only tools may run until the plan is approved.` };
+      return { behavior: "deny", reason: { type: "mode", mode, reason: "plan mode allows read-only tools only" }, message: `${name} is not available in plan mode: only read-only tools may run until the plan is approved${writing}.` };
     }
 
-    // 6. Allow rules (a Bash specifier allows only when every simple command is covered).
-    let uncovered: readonly SimpleCommand[] | undefined;
-    let analysisProblem: string | undefined;
+    // 6. Allow rules. A Bash specifier allows only when every simple command is covered, and a
+    //    line that writes files also needs an Edit rule for each of them.
+    let verdict: BashCommandsVerdict | undefined;
     if (analysis) {
-      const result = evaluateBashAllow(analysis, rules.allow, { cwd: context.cwd || workspaceRoot, roots });
-      if (result.allowed) return { behavior: "allow", reason: ruleReason(result.rule) };
-      uncovered = result.uncovered;
-      analysisProblem = result.reason;
+      verdict = evaluateBashCommands(analysis, rules.allow);
+      if (verdict.kind === "whole-tool") return { behavior: "allow", reason: ruleReason(verdict.rule) };
+      if (verdict.kind === "covered") {
+        const writeRules = editRulesCoveringAll(writes, rules.allow);
+        const rule = writeRules?.[0] ?? verdict.rule;
+        if (writeRules && rule) return { behavior: "allow", reason: ruleReason(rule) };
+      }
     } else {
       const allowRule = rules.allow.find((rule) => ruleMatchesSubject(rule, subject));
       if (allowRule) return { behavior: "allow", reason: ruleReason(allowRule) };
     }
 
-    // 7. Workspace confinement for anything with a path.
+    // 7. Workspace confinement for anything with a path, and for the files a command line writes.
     if (subject.path !== undefined && !roots.some((root) => isWithin(root, subject.path!))) {
       const reason: DecisionReason = { type: "workspace", reason: `${subject.path} is outside the workspace` };
       if (mode === "bypassPermissions") return { behavior: "deny", reason, message: `${subject.path} is outside the workspace.` };
       return ask(reason, `${name} wants to access ${subject.path}, outside the workspace.`);
+    }
+    const outside = writesOutside(writes, roots);
+    if (outside.length > 0) {
+      const reason: DecisionReason = { type: "workspace", reason: `writes outside the workspace: ${describeWrites(outside)}` };
+      if (mode === "bypassPermissions") return { behavior: "deny", reason, message: `The command writes outside the workspace: ${describeWrites(outside)}.` };
+      return ask(reason, `The command writes outside the workspace: ${describeWrites(outside)}. Allow?`, verdict?.kind === "uncovered" ? verdict.uncovered : undefined);
     }
 
     // 8. Modes.
@@ -161,6 +176,16 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
       }
       return { behavior: "allow", reason: { type: "mode", mode, reason: "acceptEdits allows edits inside the workspace" } };
     }
+    if (mode === "acceptEdits" && verdict?.kind === "covered" && writes.length > 0) {
+      const refused = writesAcceptEditsRefuses(writes, roots);
+      if (refused.length === 0) {
+        return { behavior: "allow", reason: { type: "mode", mode, reason: `acceptEdits allows writing ${describeWrites(writes)} inside the workspace` } };
+      }
+      const protectedWrites = refused.filter((write) => write.path !== undefined);
+      if (protectedWrites.length > 0) {
+        return ask({ type: "workspace", reason: `writes ${describeWrites(protectedWrites)} in a protected directory (.git, .claude, .cairn)` }, `The command writes ${describeWrites(protectedWrites)}, a protected path. Allow?`);
+      }
+    }
 
     // 9. Read-only calls need no approval.
     if (readOnly) {
@@ -168,11 +193,16 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     }
 
     // 10. Ask.
-    if (analysisProblem) {
-      return ask({ type: "classifier", classifier: "bash-analysis", reason: analysisProblem }, `Rules cannot vouch for this command: ${analysisProblem}.`, uncovered);
+    if (verdict?.kind === "unsafe") {
+      return ask({ type: "classifier", classifier: "bash-analysis", reason: `${verdict.reason}${writing}` }, `Rules cannot vouch for this command: ${verdict.reason}${writing}.`);
     }
+    if (verdict?.kind === "covered") {
+      const what = describeWrites(writes);
+      return ask({ type: "classifier", classifier: "bash-analysis", reason: `the command writes ${what}; a Bash rule never allows writing files` }, `The command writes ${what}. Allow?`, []);
+    }
+    const uncovered = verdict?.kind === "uncovered" ? verdict.uncovered : undefined;
     const what = uncovered?.length ? uncovered.map((command) => command.text).join(", ") : name;
-    return ask({ type: "default", reason: `no rule allows ${what}` }, `Allow ${what}?`, uncovered);
+    return ask({ type: "default", reason: `no rule allows ${what}${writing}` }, `Allow ${what}${writing}?`, uncovered);
   };
 
   const recordSession = (rule: string) =>
@@ -209,8 +239,10 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
 
     suggest({ tool, input, context }) {
       const { roots } = current();
-      const subject = describeCall(tool, input, context.cwd || workspaceRoot);
-      return suggestionsFor(subject, subject.command === undefined ? undefined : analyse(subject.command), roots);
+      const cwd = context.cwd || workspaceRoot;
+      const subject = describeCall(tool, input, cwd);
+      const analysis = subject.command === undefined ? undefined : analyse(subject.command);
+      return suggestionsFor(subject, analysis, roots, undefined, analysis ? shellWrites(analysis, cwd) : []);
     },
 
     isPathDenied(toolName, path) {

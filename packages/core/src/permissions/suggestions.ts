@@ -4,6 +4,7 @@ import { escapeRuleContent } from "./rule-parser.ts";
 import { dangerousCommandReason, unwrapCommand } from "./shell/command-safety.ts";
 import { isReadOnlySimpleCommand } from "./shell/read-only.ts";
 import type { ShellAnalysis, ShellWord, SimpleCommand } from "./shell/types.ts";
+import type { ShellWrite } from "./shell/write-targets.ts";
 
 // Commands whose second word picks what runs (`git status`, `cargo test`), and package-runner verbs
 // that pick a script (`npm run test`).
@@ -81,8 +82,15 @@ export function suggestRules(
   analysis: ShellAnalysis | undefined,
   context: SuggestionContext,
   uncovered?: readonly SimpleCommand[],
+  writes: readonly ShellWrite[] = [],
 ): string[] {
-  if (subject.toolName === "Bash") return analysis ? bashSuggestions(analysis, uncovered) : [];
+  if (subject.toolName === "Bash") {
+    // Nothing can allow a line that runs hidden code, so nothing is suggested for it.
+    if (!analysis || analysis.problems.length > 0 || analysis.commands.some((command) => dangerousCommandReason(unwrapCommand(command)))) return [];
+    // The files a line writes need Edit rules of their own: a Bash rule never covers them.
+    const editRules = writes.flatMap((write) => (write.path === undefined || write.device ? [] : [pathRule("Edit", write.path, context.roots, context.homeDir, false)]));
+    return [...new Set([...bashSuggestions(analysis, uncovered), ...editRules])];
+  }
   if (subject.mcpServer !== undefined) return [subject.toolName, `mcp__${subject.mcpServer}`];
   if (subject.toolName === "WebFetch") return subject.hostname ? [`WebFetch(domain:${subject.hostname})`] : [];
   if ((subject.isEdit || subject.isRead) && subject.path !== undefined) {

@@ -58,6 +58,21 @@ describe("simple commands after quote removal", () => {
     ]);
     expect(parser.analyze("cmd <<< word").redirects).toEqual([{ operator: "<<<", kind: "herestring" }]);
   });
+
+  test("words after a redirection target are arguments of the command, as bash reads them", () => {
+    const argvOf = (command: string) => parser.analyze(command).commands.map((simple) => simple.argv.map((word) => word.value));
+    expect(argvOf("ls > ../out -la")).toEqual([["ls", "-la"]]);
+    expect(argvOf("ls 2>x -la")).toEqual([["ls", "-la"]]);
+    expect(argvOf("git > /dev/null push --force")).toEqual([["git", "push", "--force"]]);
+    expect(argvOf("ls > a b > c d")).toEqual([["ls", "b", "d"]]);
+    expect(parser.analyze("ls > ../out -la").redirects.map((redirect) => redirect.target?.value)).toEqual(["../out"]);
+    expect(parser.analyze("{ ls; } > x y").problems).toContain("words after a redirection target");
+  });
+
+  test("redirections inside functions and loops are recorded", () => {
+    expect(parser.analyze("f() { ls > inner; }; f").redirects.map((redirect) => redirect.target?.value)).toEqual(["inner"]);
+    expect(parser.analyze("for i in 1; do ls >> loop; done").redirects.map((redirect) => redirect.target?.value)).toEqual(["loop"]);
+  });
 });
 
 describe("what cannot be allowed by a rule", () => {

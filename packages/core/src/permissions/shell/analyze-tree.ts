@@ -54,6 +54,12 @@ function scan(walker: Walker, node: SyntaxNode, nested: boolean): void {
     case "command":
       command(walker, node, nested);
       return;
+    // Redirections inside functions, loops and conditions are recorded too, so their targets are named.
+    case "file_redirect":
+    case "heredoc_redirect":
+    case "herestring_redirect":
+      standaloneRedirect(walker, node, nested);
+      return;
   }
   for (const child of namedChildren(node)) scan(walker, child, nested);
 }
@@ -72,9 +78,20 @@ function statement(walker: Walker, node: SyntaxNode, nested: boolean): void {
   }
   if (node.type === "command") return command(walker, node, nested);
   if (node.type === "redirected_statement") {
+    // `ls > out -la`: the words after the target are arguments of the simple command, if there is one.
+    let owner: SimpleCommand | undefined;
     for (const child of namedChildren(node)) {
-      if (child.type.endsWith("_redirect")) redirect(walker, child, nested);
-      else statement(walker, child, nested);
+      if (!child.type.endsWith("_redirect")) {
+        statement(walker, child, nested);
+        if (child.type === "command") owner = walker.commands.at(-1);
+        continue;
+      }
+      const extra = redirect(walker, child, nested);
+      if (extra.length === 0) continue;
+      if (owner) {
+        owner.argv.push(...extra);
+        owner.text = node.text;
+      } else problem(walker, "words after a redirection target");
     }
     return;
   }
@@ -93,7 +110,7 @@ function command(walker: Walker, node: SyntaxNode, nested: boolean): void {
       continue;
     }
     if (child.type.endsWith("_redirect")) {
-      redirect(walker, child, nested);
+      argv.push(...redirect(walker, child, nested));
       continue;
     }
     if (child.type === "command_name") {
@@ -171,29 +188,36 @@ function word(walker: Walker, node: SyntaxNode, nested: boolean): ShellWord {
   }
 }
 
-function redirect(walker: Walker, node: SyntaxNode, nested: boolean): void {
+/**
+ * Records one redirection. tree-sitter-bash gives a redirection every word up to the next operator
+ * (`ls > out -la`), but bash takes only the first as the target: the rest are arguments of the
+ * command, returned so the caller can put them back into argv.
+ */
+function redirect(walker: Walker, node: SyntaxNode, nested: boolean): ShellWord[] {
   if (node.type === "herestring_redirect") {
     for (const child of namedChildren(node)) word(walker, child, nested);
     walker.redirects.push({ operator: "<<<", kind: "herestring" });
-    return;
+    return [];
   }
   if (node.type === "heredoc_redirect") {
     walker.redirects.push({ operator: "<<", kind: "heredoc" });
+    const extra: ShellWord[] = [];
     for (const child of namedChildren(node)) {
       if (child.type === "heredoc_body") scan(walker, child, nested);
-      else if (child.type === "file_redirect") redirect(walker, child, nested);
+      else if (child.type === "file_redirect") extra.push(...redirect(walker, child, nested));
       else if (!["heredoc_start", "heredoc_end"].includes(child.type)) statement(walker, child, nested);
     }
-    return;
+    return extra;
   }
   if (node.type !== "file_redirect") {
     problem(walker, `unsupported redirection (${node.type})`);
     scan(walker, node, nested);
-    return;
+    return [];
   }
   let operator = "";
   let fd: number | undefined;
   let target: ShellWord | undefined;
+  const extra: ShellWord[] = [];
   for (const child of node.children) {
     if (child.isError || child.isMissing) {
       problem(walker, "the command has a syntax error");
@@ -201,9 +225,16 @@ function redirect(walker: Walker, node: SyntaxNode, nested: boolean): void {
     }
     if (!child.isNamed) operator = child.text;
     else if (child.type === "file_descriptor") fd = Number(child.text);
-    else target = word(walker, child, nested);
+    else if (target === undefined) target = word(walker, child, nested);
+    else extra.push(word(walker, child, nested));
   }
   walker.redirects.push({ operator, kind: redirectKind(operator, target), ...(fd === undefined ? {} : { fd }), ...(target ? { target } : {}) });
+  return extra;
+}
+
+/** A redirection outside a simple command: words after its target would be a bash syntax error. */
+function standaloneRedirect(walker: Walker, node: SyntaxNode, nested: boolean): void {
+  if (redirect(walker, node, nested).length > 0) problem(walker, "words after a redirection target");
 }
 
 function redirectKind(operator: string, target: ShellWord | undefined): RedirectKind {

@@ -1,6 +1,6 @@
 import type { CompiledRule } from "../rule-matcher.ts";
 import { bashSpecifierMatches } from "./bash-specifier.ts";
-import { assignmentProblem, dangerousCommandReason, redirectProblem, unwrapCommand, type RedirectScope } from "./command-safety.ts";
+import { assignmentProblem, dangerousCommandReason, unwrapCommand } from "./command-safety.ts";
 import { isReadOnlySimpleCommand } from "./read-only.ts";
 import type { ShellAnalysis, ShellWord, SimpleCommand } from "./types.ts";
 
@@ -25,40 +25,37 @@ export function findBashRuleHit(candidates: () => readonly ShellWord[][], rules:
   return undefined;
 }
 
-export type BashAllowResult =
-  | { allowed: true; rule: CompiledRule }
-  | { allowed: false; reason?: string; uncovered: SimpleCommand[] };
-
 /**
- * For allow rules: a whole-tool `Bash` rule allows anything. A specifier rule allows only when the
- * command parsed cleanly, has nothing that could run hidden code (substitutions, eval, `sh -c`,
- * xargs, `find -exec`, unsafe variables), writes only inside the workspace or to /dev/null, and
- * EVERY simple command matches an allow rule or is read-only on its own.
+ * What allow rules say about the commands of a line (not about the files it writes: a prefix rule
+ * never allows those, the engine asks an Edit rule or the mode):
+ * - `whole-tool`: a bare `Bash` rule allows anything;
+ * - `covered`: every simple command matches an allow rule (`rule` is the first) or is read-only;
+ * - `uncovered`: these simple commands are neither;
+ * - `unsafe`: no prefix rule can vouch for the line (substitutions, eval, `sh -c`, xargs,
+ *   `find -exec`, unsafe variables, syntax errors, …).
  */
-export function evaluateBashAllow(analysis: ShellAnalysis, rules: readonly CompiledRule[], scope: RedirectScope): BashAllowResult {
+export type BashCommandsVerdict =
+  | { kind: "whole-tool"; rule: CompiledRule }
+  | { kind: "covered"; rule?: CompiledRule }
+  | { kind: "uncovered"; uncovered: SimpleCommand[] }
+  | { kind: "unsafe"; reason: string };
+
+export function evaluateBashCommands(analysis: ShellAnalysis, rules: readonly CompiledRule[]): BashCommandsVerdict {
   const wholeTool = rules.find((rule) => rule.matcher.kind === "tool" && rule.matcher.toolName === "Bash");
-  if (wholeTool) return { allowed: true, rule: wholeTool };
-  if (analysis.problems.length > 0) return { allowed: false, reason: analysis.problems.join("; "), uncovered: [] };
-  // After a `cd` a relative target no longer resolves against the working directory we know.
-  const changesDirectory = analysis.commands.some((command) => ["cd", "pushd", "popd"].includes(command.argv[0]?.value ?? ""));
-  for (const redirect of analysis.redirects) {
-    if (changesDirectory && redirect.kind === "write" && redirect.target && !redirect.target.value.startsWith("/")) {
-      return { allowed: false, reason: `output redirection to ${redirect.target.raw} after a change of directory`, uncovered: [] };
-    }
-    const problem = redirectProblem(redirect, scope);
-    if (problem) return { allowed: false, reason: problem, uncovered: [] };
-  }
+  if (wholeTool) return { kind: "whole-tool", rule: wholeTool };
+  if (analysis.problems.length > 0) return { kind: "unsafe", reason: analysis.problems.join("; ") };
+  if (analysis.commands.length === 0) return { kind: "unsafe", reason: "a redirection without a command" };
   let firstRule: CompiledRule | undefined;
   const uncovered: SimpleCommand[] = [];
   for (const command of analysis.commands) {
     const unwrapped = unwrapCommand(command);
     const danger = dangerousCommandReason(unwrapped) ?? assignmentProblem(unwrapped.assignments);
-    if (danger) return { allowed: false, reason: danger, uncovered: [] };
+    if (danger) return { kind: "unsafe", reason: danger };
     const argvs = unwrapped.argv === command.argv ? [command.argv] : [command.argv, unwrapped.argv];
     const rule = rules.find((candidate) => argvs.some((argv) => ruleMatchesArgv(candidate, argv)));
     if (rule) firstRule ??= rule;
     else if (!isReadOnlySimpleCommand(command)) uncovered.push(command);
   }
-  if (firstRule && uncovered.length === 0) return { allowed: true, rule: firstRule };
-  return { allowed: false, uncovered };
+  if (uncovered.length > 0) return { kind: "uncovered", uncovered };
+  return firstRule ? { kind: "covered", rule: firstRule } : { kind: "covered" };
 }

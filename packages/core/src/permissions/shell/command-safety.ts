@@ -1,6 +1,4 @@
-import { isProtectedPath } from "../modes.ts";
-import { isWithin, resolvePosix } from "../posix-path.ts";
-import type { ShellAssignment, ShellRedirect, ShellWord, SimpleCommand } from "./types.ts";
+import type { ShellAssignment, ShellWord, SimpleCommand } from "./types.ts";
 
 /** A simple command with leading wrappers (`timeout 5`, `nice`, `env A=1`, …) peeled off. */
 export type UnwrappedCommand = {
@@ -152,27 +150,4 @@ export function dangerousCommandReason(command: UnwrappedCommand): string | unde
     if (command.argv.some((word) => !word.literal)) return "find with arguments computed at run time";
   }
   return undefined;
-}
-
-export type RedirectScope = { cwd: string; roots: readonly string[] };
-
-/** Why an output redirection is not acceptable for a rule-allowed command, or undefined. */
-export function redirectProblem(redirect: ShellRedirect, scope: RedirectScope): string | undefined {
-  if (redirect.kind !== "write") return undefined;
-  const target = redirect.target;
-  if (!target) return `output redirection ${redirect.operator} without a target`;
-  if (!target.literal) return `output redirection to ${target.raw}, computed at run time`;
-  if (target.value === "/dev/null") return undefined;
-  const resolved = resolvePosix(scope.cwd, target.value);
-  if (resolved.startsWith("/dev/") || resolved.startsWith("/proc/") || resolved.startsWith("/sys/")) {
-    return `output redirection to the device ${target.value}`;
-  }
-  if (!scope.roots.some((root) => isWithin(root, resolved))) return `output redirection to ${target.value}, outside the workspace`;
-  if (isProtectedPath(resolved, scope.roots)) return `output redirection to ${target.value}, a protected path`;
-  return undefined;
-}
-
-/** Output redirections other than `/dev/null` and descriptor duplication. */
-export function writesFiles(redirects: readonly ShellRedirect[]): boolean {
-  return redirects.some((redirect) => redirect.kind === "write" && !(redirect.target?.literal && redirect.target.value === "/dev/null"));
 }

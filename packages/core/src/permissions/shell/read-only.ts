@@ -1,6 +1,7 @@
-import { assignmentProblem, commandName, dangerousCommandReason, ownEntry, unwrapCommand, writesFiles } from "./command-safety.ts";
+import { assignmentProblem, commandName, dangerousCommandReason, ownEntry, unwrapCommand } from "./command-safety.ts";
 import type { ShellParser } from "./shell-parser.ts";
 import type { ShellAnalysis, ShellWord, SimpleCommand } from "./types.ts";
+import { isFileWriteRedirect } from "./write-targets.ts";
 
 type ArgsCheck = (args: readonly ShellWord[]) => boolean;
 
@@ -115,7 +116,7 @@ export const readOnlyCommandNames: readonly string[] = Object.keys(readOnlyComma
  */
 export function isReadOnlyAnalysis(analysis: ShellAnalysis): boolean {
   if (analysis.problems.length > 0 || analysis.commands.length === 0) return false;
-  if (writesFiles(analysis.redirects)) return false;
+  if (analysis.redirects.some(isFileWriteRedirect)) return false;
   return analysis.commands.every(isReadOnlySimpleCommand);
 }
 
