@@ -183,7 +183,8 @@ describe("path-escape corpus through the tools", () => {
     try {
       await unsandboxed.run("Bash", { command: redirectScript() }, unsandboxed.context());
       const written = await readdir(unsandboxed.parent);
-      expect(redirectCorpus.map((_entry, index) => `redirected-${index}`).filter((name) => !written.includes(name))).toEqual([]);
+      const expected = redirectCorpus.map((entry, index) => instantiateRedirectCase(entry, `redirected-${index}`).file);
+      expect(expected.filter((name) => !written.includes(name))).toEqual([]);
     } finally {
       await unsandboxed.dispose();
     }
