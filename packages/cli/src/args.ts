@@ -17,6 +17,7 @@ const printOptions = {
   settings: { type: "string" },
   "mcp-config": { type: "string", multiple: true },
   model: { type: "string" },
+  "plan-model": { type: "string" },
   "fallback-model": { type: "string" },
   "max-turns": { type: "string" },
   resume: { type: "string", short: "r" },
@@ -39,6 +40,8 @@ export type PrintArgs = {
   settings: string | undefined;
   mcpConfig: string[];
   model: string | undefined;
+  /** `--plan-model`: the model used while in plan mode. */
+  planModel: string | undefined;
   fallbackModel: string | undefined;
   maxTurns: number | undefined;
   resume: string | undefined;
@@ -112,6 +115,7 @@ export function parsePrintArgs(argv: string[], stdinPrompt: string | undefined):
     settings: values.settings,
     mcpConfig: values["mcp-config"] ?? [],
     model: values.model,
+    planModel: values["plan-model"],
     fallbackModel: values["fallback-model"],
     maxTurns,
     resume: values.resume,

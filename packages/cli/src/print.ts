@@ -27,6 +27,7 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       apiKey: env.apiKey,
       baseURL: env.baseURL,
       model: args.model ?? env.model,
+      planModel: args.planModel,
       fallbackModel: args.fallbackModel ?? env.fallbackModel,
       flagSettings: args.settings,
       allowedTools: args.allowedTools,
@@ -124,8 +125,11 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       systemPrompt: runtime.systemPrompt,
       tools,
       model: runtime.model.model,
+      ...(runtime.planModel ? { planModel: runtime.planModel } : {}),
       ...(runtime.fallbackModel ? { fallbackModel: runtime.fallbackModel } : {}),
       ...(args.maxTurns ? { maxTurns: args.maxTurns } : {}),
+      // As `claude -p`: the run ends only after the background agents it started have reported.
+      awaitBackgroundAgents: true,
       signal: io.signal,
       context: {
         sessionId,

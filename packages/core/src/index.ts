@@ -88,7 +88,12 @@ export { contextUsage, contextWindowForModel, estimateMessageTokens, estimateTok
 export type { ContextLimitOptions, ContextLimits, ContextUsage } from "./compact/tokens.ts";
 export { estimateCostUsd } from "./model/pricing.ts";
 export { bashLimits, bashOutputTool, bashTool, builtinTools, createBashOutputTool, createBashTool, createEditTool, createGlobTool, createGrepTool, createKillShellTool, createReadTool, createTodoWriteTool, createWriteTool, editTool, globTool, grepTool, killShellTool, readLimits, readTool, todoWriteTool, writeTool, type BashProgress, type BashToolOptions, type BuiltinToolsOptions, type PatchHunk, type ToolFailureOutput } from "./tools/builtin/index.ts";
-export { agentInputSchema, createAgentTool, type AgentInput, type AgentOutput } from "./tools/builtin/index.ts";
+export { agentInputSchema, createAgentTool, type AgentInput, type AgentLaunchOutput, type AgentOutput } from "./tools/builtin/index.ts";
+export { createEnterPlanModeTool } from "./tools/builtin/index.ts";
+export { PLAN_MODE_REMINDER, modelForMode } from "./loop/plan-mode.ts";
+export { MODEL_ALIASES, resolveModelAlias } from "./model/model-aliases.ts";
+export { BACKGROUND_AGENTS_SERVICE, BackgroundAgents, backgroundAgentsOf, taskNotificationText } from "./agents/background-agents.ts";
+export type { BackgroundAgentOutcome, TaskNotification } from "./agents/background-agents.ts";
 // MCP client (runtime-neutral; Node transports live at @cairn/core/node).
 export { describeServer, expandEnvVars, expandServerConfig, isStdioServerConfig, mcpServerSources, mergeMcpServers, parseMcpConfigText, parseMcpConfigValue, requiresTrust } from "./mcp/config.ts";
 export type { McpConfigProblem, McpRemoteServerConfig, McpServerEntry, McpServerSource, McpStdioServerConfig } from "./mcp/config.ts";

@@ -69,7 +69,8 @@ function assignTurn(context: MessagesContext, request: MessagesRequest, response
     context.record(turnIndex, 1);
     return { turn: demoTurn(request), turnIndex, fault: undefined };
   }
-  const assignment = context.cursor.next();
+  const first = request.messages[0];
+  const assignment = context.cursor.next({ firstMessage: first ? JSON.stringify(first.content) : "" });
   if (assignment.kind === "exhausted") {
     context.record(null, assignment.attempt);
     // x-should-retry stops the SDK from retrying an answer that can never change.

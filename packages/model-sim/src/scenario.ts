@@ -58,7 +58,15 @@ export const faultSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("stall"), afterEvents, ms: z.int().nonnegative() }),
 ]);
 
+/** Routes a turn to one kind of request (e.g. a subagent's) when several conversations share the simulator. */
+export const turnMatchSchema = z.strictObject({
+  /** The request's first message contains this text. */
+  firstMessageIncludes: z.string().min(1),
+});
+
 export const turnSchema = z.strictObject({
+  /** Without it a turn answers whichever request comes next; with it, only a request that fits. */
+  match: turnMatchSchema.optional(),
   content: z.array(scriptedBlockSchema),
   stop_reason: stopReasonSchema.optional(),
   usage: scriptedUsageSchema.optional(),
@@ -74,6 +82,7 @@ export type StopReason = z.infer<typeof stopReasonSchema>;
 export type ScriptedUsage = z.infer<typeof scriptedUsageSchema>;
 export type Fault = z.infer<typeof faultSchema>;
 export type Turn = z.infer<typeof turnSchema>;
+export type TurnMatch = z.infer<typeof turnMatchSchema>;
 export type Scenario = z.infer<typeof scenarioSchema>;
 
 /** Thrown when a scenario does not match `scenarioSchema`; `message` lists every problem with its path. */

@@ -1,16 +1,25 @@
-import type { Fault, Scenario, Turn } from "./scenario.ts";
+import type { Fault, Scenario, Turn, TurnMatch } from "./scenario.ts";
+
+/** What a turn's `match` looks at in a request. */
+export type RequestFacts = { firstMessage: string };
+
+function fits(match: TurnMatch | undefined, facts: RequestFacts | undefined): boolean {
+  if (!match) return true;
+  return facts !== undefined && facts.firstMessage.includes(match.firstMessageIncludes);
+}
 
 export type TurnAssignment =
   | { kind: "turn"; turn: Turn; turnIndex: number; attempt: number; fault: Fault | undefined }
   | { kind: "exhausted"; turnCount: number; attempt: number };
 
 /**
- * Walks a scenario: each request gets the current turn and that turn's next unused fault.
- * A fault that ends the request leaves the cursor where it is, so the retry sees the same turn.
+ * Walks a scenario: each request gets the first unused turn that fits it (a turn without `match`
+ * fits every request) and that turn's next unused fault. A fault that ends the request leaves the
+ * turn unused, so the retry sees the same turn.
  */
 export class ScriptCursor {
   #scenario: Scenario;
-  #turnIndex = 0;
+  #used = new Set<number>();
   #faultsUsed = new Map<number, number>();
   #attempts = new Map<number | null, number>();
 
@@ -24,13 +33,13 @@ export class ScriptCursor {
   }
 
   rewind(): void {
-    this.#turnIndex = 0;
+    this.#used.clear();
     this.#faultsUsed.clear();
     this.#attempts.clear();
   }
 
   remaining(): number {
-    return Math.max(0, this.#scenario.turns.length - this.#turnIndex);
+    return Math.max(0, this.#scenario.turns.length - this.#used.size);
   }
 
   /** Counts one more attempt against `turnIndex` (null = requests not tied to a turn). */
@@ -40,16 +49,16 @@ export class ScriptCursor {
     return attempt;
   }
 
-  next(): TurnAssignment {
-    const turnIndex = this.#turnIndex;
-    const turn = this.#scenario.turns[turnIndex];
+  next(facts?: RequestFacts): TurnAssignment {
+    const turnIndex = this.#scenario.turns.findIndex((candidate, index) => !this.#used.has(index) && fits(candidate.match, facts));
+    const turn = turnIndex >= 0 ? this.#scenario.turns[turnIndex] : undefined;
     if (!turn) {
       return { kind: "exhausted", turnCount: this.#scenario.turns.length, attempt: this.countAttempt(null) };
     }
     const faultsUsed = this.#faultsUsed.get(turnIndex) ?? 0;
     const fault = turn.faults?.[faultsUsed];
     if (fault) this.#faultsUsed.set(turnIndex, faultsUsed + 1);
-    if (!fault || fault.kind === "stall") this.#turnIndex += 1;
+    if (!fault || fault.kind === "stall") this.#used.add(turnIndex);
     return { kind: "turn", turn, turnIndex, attempt: this.countAttempt(turnIndex), fault };
   }
 }

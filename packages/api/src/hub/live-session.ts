@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import {
+  BackgroundAgents,
   createInitialAppState,
+  taskNotificationText,
   createStore,
   productionDeps,
   repairForResume,
@@ -72,6 +74,8 @@ export class LiveSession {
   private active: ActiveRun | undefined;
   private lastState: SessionStateEvent | undefined;
   private readonly unsubscribeStore: () => void;
+  /** Agents started with `run_in_background`; they outlive the prompt that started them. */
+  private readonly backgroundAgents = new BackgroundAgents();
 
   constructor(options: LiveSessionOptions) {
     this.options = options;
@@ -92,6 +96,8 @@ export class LiveSession {
     this.gate = this.runtime.createGate(this.store);
     this.contextTokens = lastContextTokens(this.history);
     this.unsubscribeStore = this.store.subscribe(() => this.publishStateIfChanged());
+    // A background agent that finishes while the session is idle wakes it: its result becomes the next turn.
+    this.backgroundAgents.onFinished(() => this.deliverBackgroundResults());
   }
 
   get running(): boolean {
@@ -243,6 +249,12 @@ export class LiveSession {
     return outcome;
   }
 
+  /** Results of background agents that finished while no prompt ran: they start the next turn. */
+  private deliverBackgroundResults(): void {
+    if (this.active || !this.backgroundAgents.hasPending()) return;
+    this.start(this.backgroundAgents.takeNotifications().map(taskNotificationText).join("\n\n"));
+  }
+
   private start(prompt: string): void {
     if (this.title === "New session") this.title = shorten(prompt);
     void this.begin((signal) => this.run(prompt, signal));
@@ -258,6 +270,7 @@ export class LiveSession {
       this.active = undefined;
       const next = this.queue.shift();
       if (next !== undefined) this.start(next);
+      else if (this.backgroundAgents.hasPending()) this.deliverBackgroundResults();
       else this.publishStateIfChanged();
     });
     return run.done;
@@ -313,6 +326,7 @@ export class LiveSession {
         systemPrompt: runtime.systemPrompt,
         tools: runtime.toolsFor(history),
         model: app.model,
+        ...(runtime.planModel ? { planModel: runtime.planModel } : {}),
         ...(runtime.fallbackModel ? { fallbackModel: runtime.fallbackModel } : {}),
         signal,
         context: {
@@ -323,7 +337,7 @@ export class LiveSession {
           getAppState: this.store.getState,
           setAppState: this.store.setState,
           // Subagents (the Agent tool) ask through this session's gate and prompter, so their questions reach the tabs too.
-          services: runtime.sessionServices({ gate, prompter: this.broker, hooks: wiring.hooks, deps }),
+          services: runtime.sessionServices({ gate, prompter: this.broker, hooks: wiring.hooks, deps, backgroundAgents: this.backgroundAgents }),
         },
         gate,
         prompter: this.broker,

@@ -9,6 +9,9 @@ import {
   loadAgentDefinitions,
   productionDeps,
   SUBAGENT_SERVICE,
+  BACKGROUND_AGENTS_SERVICE,
+  BackgroundAgents,
+  resolveModelAlias,
   type AgentDefinition,
   type AgentFileProblem,
   type ConversationMessage,
@@ -57,6 +60,8 @@ export type RuntimeOptions = {
   apiKey?: string | undefined;
   baseURL?: string | undefined;
   model?: string | undefined;
+  /** `--plan-model`: the model while in plan mode (alias or id); default: the `planModel` setting. */
+  planModel?: string | undefined;
   fallbackModel?: string | undefined;
   /** `--settings`: a file or inline JSON. */
   flagSettings?: string | undefined;
@@ -108,7 +113,14 @@ export type Runtime = {
    * `ToolUseContext.services` for one session: `subagents` (runs the Agent tool's sidechains with
    * this session's gate, prompter and hooks) and `mcp`.
    */
-  sessionServices(options: { gate: PermissionGate; prompter?: PermissionPrompter; hooks: HookDispatcher; deps?: QueryDeps }): Record<string, unknown>;
+  sessionServices(options: {
+    gate: PermissionGate;
+    prompter?: PermissionPrompter;
+    hooks: HookDispatcher;
+    deps?: QueryDeps;
+    /** The session's background agents (kept across prompts by the hub); default: a new registry. */
+    backgroundAgents?: BackgroundAgents;
+  }): Record<string, unknown>;
   /** The settings as last loaded; `reloadSettings` refreshes them for every later permission check. */
   readonly settings: LoadedSettings;
   reloadSettings(): Promise<LoadedSettings>;
@@ -117,6 +129,8 @@ export type Runtime = {
   setTrusted(trusted: boolean): void;
   store: Store<AppState>;
   model: ModelSource;
+  /** The model used while in plan mode, aliases resolved; undefined keeps the session's model. */
+  planModel: string | undefined;
   fallbackModel: string | undefined;
   systemPrompt: string[];
   queryConfig: Partial<QueryConfig>;
@@ -230,6 +244,23 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.promptCaching !== undefined ? { promptCaching: options.promptCaching } : {}),
     retry,
   };
+  const planModelSetting = options.planModel ?? merged.planModel;
+  const planModel = planModelSetting ? resolveModelAlias(planModelSetting, model.model) : undefined;
+  /** A session's compactor; without a store (a subagent) it keeps its breaker to itself. */
+  const createSessionCompactor = (hooks: HookDispatcher, sessionStore?: Store<AppState>): CairnCompactor =>
+    createCompactor({
+      hooks,
+      ...(sessionStore
+        ? { getAppState: sessionStore.getState, setAppState: sessionStore.setState, getTodos: () => sessionStore.getState().todos }
+        : {}),
+      readFile: async (path) => {
+        const bytes = await workspace.readFile(path).catch(() => null);
+        return bytes ? new TextDecoder().decode(bytes) : null;
+      },
+      retry,
+      ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
+      ...(options.autoCompactPct ? { autoCompactPct: options.autoCompactPct } : {}),
+    });
   await mcpStarted;
   return {
     workspaceRoot: workspace.root,
@@ -242,7 +273,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     toolsFor,
     mcp,
     agents,
-    sessionServices({ gate: sessionGate, prompter, hooks, deps }) {
+    sessionServices({ gate: sessionGate, prompter, hooks, deps, backgroundAgents }) {
       const subagents = createSubagentService({
         definitions: agents.definitions,
         deps: deps ?? productionDeps(model.client),
@@ -252,6 +283,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         ...(prompter ? { prompter } : {}),
         hooks,
         config: queryConfig,
+        // Every subagent conversation compacts on its own (its breaker and accounting are its own).
+        createCompactor: () => createSessionCompactor(hooks),
         ...(options.fallbackModel ? { fallbackModel: options.fallbackModel } : {}),
         extraTools: () => mcp.allTools(),
         createTranscript: async ({ sessionId, agentId, agentType, description }) => {
@@ -262,7 +295,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           return { sink: createJsonlTranscriptStore({ cairnHome: options.cairnHome, cwd: workspace.root, sessionId, version: options.version, path }), path };
         },
       });
-      return { [SUBAGENT_SERVICE]: subagents, mcp };
+      return { [SUBAGENT_SERVICE]: subagents, [BACKGROUND_AGENTS_SERVICE]: backgroundAgents ?? new BackgroundAgents(), mcp };
     },
     get settings() {
       return settings;
@@ -281,6 +314,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
     store,
     model,
+    planModel,
     fallbackModel: options.fallbackModel,
     systemPrompt,
     queryConfig,
@@ -298,19 +332,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         trusted,
         getPermissionMode: () => sessionStore.getState().permissionMode,
       });
-      const compactor = createCompactor({
-        hooks,
-        getAppState: sessionStore.getState,
-        setAppState: sessionStore.setState,
-        getTodos: () => sessionStore.getState().todos,
-        readFile: async (path) => {
-          const bytes = await workspace.readFile(path).catch(() => null);
-          return bytes ? new TextDecoder().decode(bytes) : null;
-        },
-        retry,
-        ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
-        ...(options.autoCompactPct ? { autoCompactPct: options.autoCompactPct } : {}),
-      });
+      const compactor = createSessionCompactor(hooks, sessionStore);
       return { sink, hooks, transcriptPath, compactor };
     },
     async close() {

@@ -11,6 +11,10 @@ export type SubagentRunRequest = {
   prompt: string;
   /** Default: `general-purpose`. */
   subagentType?: string;
+  /** The Agent call's `model` (alias or id); overrides the definition's. */
+  model?: string;
+  /** A background run: nobody watches its progress, so a permission question is denied instead of asked. */
+  background?: boolean;
   /** The Agent tool call's context: tools, workspace, app state, abort signal. */
   parentContext: ToolUseContext;
   toolUseId: string;

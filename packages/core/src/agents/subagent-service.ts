@@ -2,6 +2,8 @@ import { noHooks, type HookDispatcher } from "../hooks/port.ts";
 import type { QueryConfig } from "../loop/config.ts";
 import type { QueryDeps } from "../loop/deps.ts";
 import { runPrompt, type RunPromptResult } from "../loop/run-prompt.ts";
+import type { Compactor } from "../compact/port.ts";
+import { resolveModelAlias } from "../model/model-aliases.ts";
 import type { PermissionGate, PermissionPrompter } from "../permissions/port.ts";
 import type { AgentEvent, Terminal } from "../schema/events.ts";
 import { emptyUsageTotals, type UsageTotals } from "../schema/usage.ts";
@@ -34,7 +36,12 @@ export type SubagentServiceOptions = {
   config?: Partial<QueryConfig>;
   maxTurns?: number;
   fallbackModel?: string;
-  /** Maps an agent's `model` (alias or id) to the model to call; default: ids as given, aliases → the parent's model. */
+  /**
+   * A fresh compactor for each subagent conversation (its own breaker and token accounting); without
+   * it the subagent uses `deps.compactor`.
+   */
+  createCompactor?: () => Compactor;
+  /** Maps an agent's `model` (alias or id) to the model to call; default: `inherit` → the parent's model, aliases → their model. */
   resolveModel?: (requested: string | undefined, parentModel: string) => string;
   /** Tools an agent definition may name beyond the parent's loaded ones (e.g. deferred MCP tools). */
   extraTools?: () => readonly Tool[];
@@ -46,12 +53,17 @@ export function agentIdFrom(uuid: string): string {
 }
 
 export function defaultResolveModel(requested: string | undefined, parentModel: string): string {
-  if (requested === undefined || requested === "inherit") return parentModel;
-  return requested.startsWith("claude-") ? requested : parentModel;
+  return resolveModelAlias(requested, parentModel);
 }
 
-/** Tools no subagent gets, as in Claude Code: plan approval belongs to the main conversation. */
-const PARENT_ONLY_TOOLS = ["ExitPlanMode"];
+/** Tools no subagent gets, as in Claude Code: plan mode belongs to the main conversation. */
+const PARENT_ONLY_TOOLS = ["ExitPlanMode", "EnterPlanMode"];
+
+const backgroundPrompter: PermissionPrompter = {
+  async ask() {
+    return { behavior: "deny", feedback: "Permission prompts are not available to a background agent; this call was denied." };
+  },
+};
 
 /** The tools a subagent gets: the parent's (never the Agent tool or ExitPlanMode), narrowed to the definition's list. */
 export function subagentTools(definition: AgentDefinition, parentTools: readonly Tool[], extraTools: readonly Tool[] = []): Tool[] {
@@ -105,15 +117,15 @@ export function createSubagentService(options: SubagentServiceOptions): Subagent
         ...(transcript ? { sink: transcript.sink } : {}),
         systemPrompt: [definition.systemPrompt, ...(options.environmentPrompt ?? [])],
         tools: subagentTools(definition, parent.tools, options.extraTools?.() ?? []),
-        model: resolveModel(definition.model, parent.getAppState().model),
+        model: resolveModel(request.model ?? definition.model, parent.getAppState().model),
         ...(options.fallbackModel ? { fallbackModel: options.fallbackModel } : {}),
         ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
         signal: parent.signal,
         context,
         ...(options.gate ? { gate: options.gate } : {}),
-        ...(options.prompter ? { prompter: options.prompter } : {}),
+        ...(request.background ? { prompter: backgroundPrompter } : options.prompter ? { prompter: options.prompter } : {}),
         hooks: subagentHooks(options.hooks ?? noHooks, { agentId, agentType, transcriptPath: transcript?.path }),
-        deps: options.deps,
+        deps: options.createCompactor ? { ...options.deps, compactor: options.createCompactor() } : options.deps,
         ...(options.config ? { config: options.config } : {}),
       });
       let finished: RunPromptResult | undefined;

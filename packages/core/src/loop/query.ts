@@ -15,6 +15,8 @@ import type { Tool, ToolUseContext } from "../tools/tool.ts";
 import { defaultQueryConfig, MAX_TOKENS_RESUME_MESSAGE, STREAM_CUT_RESUME_MESSAGE, type QueryConfig } from "./config.ts";
 import type { QueryDeps } from "./deps.ts";
 import { createUserMessage, messagesAfterCompactBoundary } from "./messages.ts";
+import { backgroundAgentsOf, taskNotificationText } from "../agents/background-agents.ts";
+import { isPlanModeReminder, modelForMode, PLAN_MODE_REMINDER } from "./plan-mode.ts";
 import { mapModelEvent } from "./stream-events.ts";
 
 export type QueryParams = {
@@ -24,12 +26,16 @@ export type QueryParams = {
   systemPrompt: readonly string[];
   tools: readonly Tool[];
   model: string;
+  /** The model used while the session is in plan mode (`planModel`); the session's model comes back after. */
+  planModel?: string;
   fallbackModel?: string;
   thinking?: ThinkingConfig;
   betas?: readonly string[];
   /** Sent as the request's `metadata` (e.g. an opaque `user_id`). */
   metadata?: { user_id?: string };
   maxTurns?: number;
+  /** Before ending, wait for background agents still running and continue with their results (`cairn -p`). */
+  awaitBackgroundAgents?: boolean;
   signal: AbortSignal;
   /** Workspace, app state, read-file state and services for tools; the loop sets signal, tools and messages. */
   context: Omit<ToolUseContext, "signal" | "tools" | "messages">;
@@ -47,7 +53,8 @@ type Transition =
   | { reason: "max_tokens_resume"; attempt: number }
   | { reason: "stream_cut_resume"; attempt: number }
   | { reason: "reactive_compact" }
-  | { reason: "stop_hook_blocking" };
+  | { reason: "stop_hook_blocking" }
+  | { reason: "background_agent" };
 
 /** All that changes between iterations, rewritten whole at each `continue` site. */
 type State = {
@@ -152,9 +159,22 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       lastUuid = messages.at(-1)?.uuid ?? lastUuid;
     }
 
+    // Background agents that finished since the last request: their results, as Claude Code delivers them.
+    for (const notification of backgroundAgentsOf(state.context)?.takeNotifications() ?? []) {
+      const note = meta(taskNotificationText(notification));
+      yield { type: "message", message: note };
+      messages = [...messages, note];
+    }
+    const mode = state.context.getAppState().permissionMode;
+    if (mode === "plan" && !isPlanModeReminder(messages.at(-1))) {
+      const reminder = meta(PLAN_MODE_REMINDER);
+      yield { type: "message", message: reminder };
+      messages = [...messages, reminder];
+    }
+    const requestModel = modelForMode(mode, state.model, params.planModel);
     const messagesForQuery = messagesAfterCompactBoundary(messages);
     const request = buildModelRequest({
-      model: state.model,
+      model: requestModel,
       maxOutputTokens: state.maxOutputTokensOverride ?? config.maxOutputTokens,
       systemPrompt: params.systemPrompt,
       messages: messagesForQuery,
@@ -165,7 +185,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       ...(params.betas ? { betas: params.betas } : {}),
       ...(params.metadata ? { metadata: params.metadata } : {}),
     });
-    yield { type: "request-start", model: state.model, turn: state.turnCount };
+    yield { type: "request-start", model: requestModel, turn: state.turnCount };
 
     const context: ToolUseContext = { ...state.context, messages: messagesForQuery };
     const assistantUuid = deps.uuid();
@@ -174,7 +194,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       uuid: assistantUuid,
       parentUuid: lastUuid,
       timestamp: services.timestamp(),
-      message: { id: "", role: "assistant", model: state.model, content: [] },
+      message: { id: "", role: "assistant", model: requestModel, content: [] },
       ...(params.context.agentId ? { agentId: params.context.agentId, isSidechain: true } : {}),
     };
     const executor = new StreamingToolExecutor(context, assistant, services, config.maxToolConcurrency, state.batchesUsed);
@@ -274,7 +294,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       id: assembled.id,
       type: "message",
       role: "assistant",
-      model: assembled.model || state.model,
+      model: assembled.model || requestModel,
       content: assembled.content,
       stop_reason: assembled.stopReason,
       stop_sequence: assembled.stopSequence,
@@ -349,6 +369,13 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       const note = meta(`Stop hook feedback:\n${stop.blocked.reason}`);
       yield { type: "message", message: note };
       state = { ...base, messages: [...conversation, note], stopHookActive: true, transition: { reason: "stop_hook_blocking" } };
+      continue;
+    }
+    const background = backgroundAgentsOf(nextContext);
+    if (background && (background.hasPending() || (params.awaitBackgroundAgents && background.running().length > 0))) {
+      await background.waitForNotification(signal);
+      if (signal.aborted) return yield* end({ reason: "aborted_streaming", turnCount: state.turnCount });
+      state = { ...base, messages: conversation, stopHookActive: false, transition: { reason: "background_agent" } };
       continue;
     }
     return yield* end({ reason: "completed", turnCount: state.turnCount });

@@ -135,7 +135,13 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
 
     // 5. Plan mode admits read-only calls only.
     if (mode === "plan" && !readOnly) {
-      if (tool.name === "ExitPlanMode") return ask({ type: "mode", mode, reason: "leaving plan mode needs approval" }, "Approve the plan and leave plan mode?");
+      if (tool.name === "ExitPlanMode") {
+        // Plans are a person's call; only an allow rule given on this run's command line pre-approves
+        // them (a headless `cairn -p --allowedTools ExitPlanMode`), never one from a settings file.
+        const approved = rules.allow.find((rule) => rule.source === "cliArg" && ruleMatchesSubject(rule, subject));
+        if (approved) return { behavior: "allow", reason: ruleReason(approved) };
+        return ask({ type: "mode", mode, reason: "leaving plan mode needs approval" }, "Approve the plan and leave plan mode?");
+      }
       return { behavior: "deny", reason: { type: "mode", mode, reason: "plan mode allows read-only tools only" }, message: `${name} is not available in plan mode: only read-only tools may run until the plan is approved${writing}.` };
     }
 

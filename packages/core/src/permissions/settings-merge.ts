@@ -37,6 +37,8 @@ export type MergedSettings = {
   allowManagedHooksOnly: boolean;
   env: Record<string, string>;
   model?: string;
+  /** The model used while in plan mode (alias or id). */
+  planModel?: string;
   sandbox: SandboxSettings;
   mcpServers: Record<string, { config: McpServerConfig; source: SettingsSource }>;
   problems: SettingsProblem[];
@@ -85,6 +87,7 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
   let defaultMode: PermissionMode | undefined;
   let disabledBy: SettingsLayer | undefined;
   let model: string | undefined;
+  let planModel: string | undefined;
 
   const addRule = (rule: string, behavior: PermissionBehavior, source: PermissionRuleSource, where: Pick<SettingsProblem, "source" | "file" | "path">) => {
     const compiled = compileRule(rule, behavior, source, options.roots);
@@ -115,6 +118,7 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
     if (permissions?.disableBypassPermissionsMode === "disable") disabledBy ??= layer;
     for (const directory of permissions?.additionalDirectories ?? []) additionalDirectories.push(resolveDirectory(directory, options.roots));
     model ??= layer.settings.model;
+    planModel ??= layer.settings.planModel;
     for (const [event, groups] of Object.entries(layer.settings.hooks ?? {})) {
       for (const group of groups ?? []) {
         hooks.push({ event: event as HookEventName, hooks: group.hooks, source: layer.source, ...(group.matcher === undefined ? {} : { matcher: group.matcher }) });
@@ -144,6 +148,7 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
     allowManagedHooksOnly: policy?.settings.allowManagedHooksOnly === true,
     env,
     ...(model === undefined ? {} : { model }),
+    ...(planModel === undefined ? {} : { planModel }),
     sandbox,
     mcpServers,
     problems,

@@ -70,6 +70,8 @@ export const settingsFileSchema = z
     hooks: hooksSettingsSchema.optional(),
     env: z.record(z.string(), z.string()).optional(),
     model: z.string().optional(),
+    /** The model used while in plan mode (Claude Code's `opusplan`): an alias (opus, sonnet, haiku) or an id. */
+    planModel: z.string().min(1).optional(),
     sandbox: sandboxSettingsSchema.optional(),
     mcpServers: z.record(z.string(), mcpServerConfigSchema).optional(),
     /** Policy only: ignore hooks from every other source. */

@@ -50,6 +50,8 @@ export const permissionAnswerSchema = z.discriminatedUnion("behavior", [
     behavior: z.literal("allow"),
     scope: z.enum(["once", "session", "always"]),
     updatedInput: z.record(z.string(), z.unknown()).optional(),
+    /** Switch the session to this mode once approved (a plan approved into acceptEdits). */
+    mode: z.enum(["default", "acceptEdits"]).optional(),
   }),
   z.object({ behavior: z.literal("deny"), feedback: z.string().optional() }),
 ]);

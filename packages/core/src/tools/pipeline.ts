@@ -251,6 +251,8 @@ async function* decide(args: PermissionCheckArgs, services: PipelineServices): A
   }
   await services.gate.recordAnswer?.(args, answer, suggestions);
   if (answer.behavior === "allow") {
+    const mode = answer.mode;
+    if (mode) args.context.setAppState((state) => (state.permissionMode === mode ? state : { ...state, permissionMode: mode }));
     return {
       behavior: "allow",
       reason: { type: "user", scope: answer.scope },
@@ -268,7 +270,7 @@ async function* decide(args: PermissionCheckArgs, services: PipelineServices): A
     reason: { type: "user", scope: "reject", ...(feedback ? { feedback } : {}) },
     waitedMs,
     asked: true,
-    message: feedback ? `${REJECTED_MESSAGE}\nThe user said: ${feedback}` : REJECTED_MESSAGE,
+    message: args.tool.rejectionMessage?.(feedback) ?? (feedback ? `${REJECTED_MESSAGE}\nThe user said: ${feedback}` : REJECTED_MESSAGE),
   };
 }
 

@@ -69,6 +69,8 @@ export type Tool<Input = any, Output = unknown> = {
   call(input: Input, context: ToolUseContext, meta: { toolUseId: string; assistantMessage: AssistantMessage }): ToolCall<Output>;
   /** Turns the structured output into what the model reads. */
   renderResult?(output: Output, toolUseId: string): ToolResultContent;
+  /** What the model reads when the user rejects the call; default: stop and wait for the user. */
+  rejectionMessage?(feedback: string | undefined): string;
   /** Results longer than this are cut with a marker (the tool-result budget). */
   readonly maxResultChars?: number;
 };

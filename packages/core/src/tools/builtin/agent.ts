@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { GENERAL_PURPOSE_AGENT_TYPE, generalPurposeAgent, type AgentDefinition } from "../../agents/definition.ts";
-import { subagentServiceOf, type SubagentRunResult } from "../../agents/service.ts";
+import { BackgroundAgents, backgroundAgentsOf, type BackgroundAgentOutcome } from "../../agents/background-agents.ts";
+import { subagentServiceOf, type SubagentProgress, type SubagentRunResult } from "../../agents/service.ts";
 import { subagentFailed } from "../../agents/subagent-service.ts";
 import type { UsageTotals } from "../../schema/usage.ts";
 import type { Tool, ToolProgress, ToolResult } from "../tool.ts";
@@ -10,8 +11,20 @@ export const agentInputSchema = z.strictObject({
   description: z.string().describe("A short (3-5 word) description of the task"),
   prompt: z.string().describe("The task for the agent to perform"),
   subagent_type: z.string().optional().describe(`The type of specialized agent to use for this task (default: ${GENERAL_PURPOSE_AGENT_TYPE})`),
+  model: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Optional model for this agent: sonnet, opus, haiku, or inherit (the default: the agent definition's model, else yours)."),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe("Set to true to run this agent in the background. You get its id at once and are notified with its result when it finishes."),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
+
+/** The result of a background launch: the agent runs on; a `<task-notification>` brings its answer later. */
+export type AgentLaunchOutput = { status: "async_launched"; agentId: string; description: string; prompt: string };
 
 /** Claude Code's `toolUseResult` for an Agent call. */
 export type AgentOutput = {
@@ -46,7 +59,9 @@ Usage notes:
 - The agent's final message is returned to you; it is not visible to the user. Summarise what matters for the user yourself.
 - Each invocation is stateless: the agent sees only your prompt, not this conversation. Write a detailed, self-contained task description and say exactly what information the agent should return.
 - Say whether the agent should write code or only research (search, read files); it does not know the user's intent.
-- Trust the agent's output in general, but verify claims that matter.`;
+- Trust the agent's output in general, but verify claims that matter.
+- With run_in_background: true the call returns at once with the agent's id and you can keep working; when the agent finishes you receive a <task-notification> message with its result. Do not poll for it.
+- model picks the agent's model (sonnet, opus, haiku, or inherit).`;
 }
 
 function tokensOf(usage: UsageTotals): number {
@@ -65,7 +80,7 @@ function statusOf(run: SubagentRunResult): AgentOutput["status"] {
  * streams its events as progress. Concurrency-safe, so parallel Agent calls run at once. It needs
  * no permission of its own: every tool call the subagent makes goes through the same gate.
  */
-export function createAgentTool(options: { definitions?: readonly AgentDefinition[] } = {}): Tool<AgentInput, AgentOutput | ToolFailureOutput> {
+export function createAgentTool(options: { definitions?: readonly AgentDefinition[] } = {}): Tool<AgentInput, AgentOutput | AgentLaunchOutput | ToolFailureOutput> {
   const definitions = options.definitions ?? [generalPurposeAgent];
   return {
     name: "Agent",
@@ -80,16 +95,21 @@ export function createAgentTool(options: { definitions?: readonly AgentDefinitio
       if (known.some((definition) => definition.agentType === type)) return { ok: true };
       return { ok: false, code: "unknown_agent_type", message: `Agent type '${type}' not found. Available agents: ${known.map((definition) => definition.agentType).join(", ")}` };
     },
-    async *call(input, context, meta): AsyncGenerator<ToolProgress, ToolResult<AgentOutput | ToolFailureOutput>, void> {
+    async *call(input, context, meta): AsyncGenerator<ToolProgress, ToolResult<AgentOutput | AgentLaunchOutput | ToolFailureOutput>, void> {
       const service = subagentServiceOf(context);
       if (!service) return toolFailure("Subagents are not available in this session.");
+      const background = input.run_in_background === true ? backgroundAgentsOf(context) : undefined;
+      if (input.run_in_background === true && !background) return toolFailure("Background agents are not available in this session; run the agent without run_in_background.");
       const run = service.run({
         description: input.description,
         prompt: input.prompt,
         ...(input.subagent_type ? { subagentType: input.subagent_type } : {}),
+        ...(input.model ? { model: input.model } : {}),
+        ...(background ? { background: true } : {}),
         parentContext: context,
         toolUseId: meta.toolUseId,
       });
+      if (background) return launchInBackground(run, background, input);
       let result: SubagentRunResult | undefined;
       try {
         while (true) {
@@ -124,5 +144,35 @@ export function createAgentTool(options: { definitions?: readonly AgentDefinitio
       if (status === "max_turns") return { output, content: `${text}\n\n(The agent reached its turn limit before finishing.)` };
       return { output, content: text };
     },
+  };
+}
+
+/**
+ * Starts the run and returns as soon as it has an id (its first event); the rest runs detached and
+ * ends as a notification in `background`.
+ */
+async function launchInBackground(
+  run: AsyncGenerator<SubagentProgress, SubagentRunResult, void>,
+  background: BackgroundAgents,
+  input: AgentInput,
+): Promise<ToolResult<AgentLaunchOutput | ToolFailureOutput>> {
+  const first = await run.next();
+  if (first.done) return toolFailure(`The agent ended before it started: ${first.value.terminal.error?.message ?? first.value.terminal.reason}`);
+  const agentId = first.value.agentId;
+  const finished = (async (): Promise<BackgroundAgentOutcome> => {
+    while (true) {
+      const step = await run.next();
+      if (!step.done) continue;
+      const status = statusOf(step.value);
+      if (status === "failed") return { status: "failed", text: step.value.terminal.error?.message ?? step.value.terminal.reason };
+      if (status === "interrupted") return { status: "killed", text: step.value.text };
+      return { status: "completed", text: step.value.text };
+    }
+  })();
+  background.launch(agentId, input.description, finished);
+  const output: AgentLaunchOutput = { status: "async_launched", agentId, description: input.description, prompt: input.prompt };
+  return {
+    output,
+    content: `Async agent launched successfully.\nagentId: ${agentId}\nThe agent is working in the background. You will be notified automatically when it completes; do not poll for it. Continue with other work or end your turn.`,
   };
 }

@@ -40,4 +40,13 @@ describe("ExitPlanMode", () => {
     const harness = createHarness({ mode: "plan", layers: [{ source: "userSettings", settings: { permissions: { allow: ["ExitPlanMode"] } } }] });
     expect(await harness.engine.check(harness.args(exitPlanMode, { plan: "do it" }))).toMatchObject({ behavior: "ask", reason: { type: "mode", mode: "plan" } });
   });
+
+  it("is pre-approved only by an allow rule from this run's command line (headless runs)", async () => {
+    const harness = createHarness({ mode: "plan", cli: { allowedTools: ["ExitPlanMode"] } });
+    expect(await harness.engine.check(harness.args(exitPlanMode, { plan: "do it" }))).toMatchObject({ behavior: "allow", reason: { type: "rule", source: "cliArg" } });
+  });
+
+  it("tells the model to keep planning, with the user's comments, when the plan is not approved", () => {
+    expect(exitPlanMode.rejectionMessage?.("Cover the error path.")).toMatch(/keep planning[\s\S]*Cover the error path\.[\s\S]*ExitPlanMode again/);
+  });
 });

@@ -23,8 +23,8 @@ Eg.
 
 /**
  * Leaves plan mode once the user approves the plan. The permission engine asks for every call made in
- * plan mode (the user's answer is the approval); the call itself switches the session to default mode,
- * which the UI sees as a state change.
+ * plan mode (the user's answer is the approval, and may pick acceptEdits as the next mode); the call
+ * itself switches a session still in plan mode to default mode, which the UI sees as a state change.
  */
 export function createExitPlanModeTool(): Tool<ExitPlanModeInput, ExitPlanModeOutput> {
   return {
@@ -48,6 +48,9 @@ export function createExitPlanModeTool(): Tool<ExitPlanModeInput, ExitPlanModeOu
       return { output: { plan: input.plan, approved: true } };
     },
     renderResult: () => exitPlanModeApproved,
+    // "Keep planning": the user's comments on the plan go back to the model, which stays in plan mode.
+    rejectionMessage: (feedback) =>
+      `The user did not approve the plan yet and wants you to keep planning (you are still in plan mode).${feedback ? `\nTheir comments on the plan:\n${feedback}` : ""}\nRevise the plan, then call ExitPlanMode again.`,
   };
 }
 

@@ -17,6 +17,7 @@ const contract: Record<string, { properties: string[]; required: string[]; readO
   BashOutput: { properties: ["bash_id", "filter"], required: ["bash_id"], readOnly: true },
   KillShell: { properties: ["shell_id"], required: ["shell_id"], readOnly: false },
   TodoWrite: { properties: ["todos"], required: ["todos"], readOnly: false },
+  EnterPlanMode: { properties: [], required: [], readOnly: false },
   ExitPlanMode: { properties: ["plan"], required: ["plan"], readOnly: false },
 };
 
@@ -46,6 +47,7 @@ describe("builtinTools", () => {
       BashOutput: { bash_id: "b" },
       KillShell: { shell_id: "b" },
       TodoWrite: { todos: [] },
+      EnterPlanMode: {},
       ExitPlanMode: { plan: "p" },
     };
     for (const tool of builtinTools()) {

@@ -2,6 +2,7 @@ import type { AnyTool } from "../tool.ts";
 import { createBashOutputTool, createKillShellTool } from "./bash-background.ts";
 import { createBashTool, type BashToolOptions } from "./bash.ts";
 import { createEditTool } from "./edit.ts";
+import { createEnterPlanModeTool } from "./enter-plan-mode.ts";
 import { createExitPlanModeTool } from "./exit-plan-mode.ts";
 import { createGlobTool } from "./glob.ts";
 import { createGrepTool } from "./grep.ts";
@@ -28,6 +29,7 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] {
     createBashOutputTool(clock),
     createKillShellTool(),
     createTodoWriteTool(),
+    createEnterPlanModeTool(),
     createExitPlanModeTool(),
   ];
 }
@@ -39,6 +41,7 @@ export type { BashInput, BashOutput, BashProgress, BashToolOptions } from "./bas
 export { createEditTool, editTool } from "./edit.ts";
 export type { EditInput, EditOutput } from "./edit.ts";
 export type { PatchHunk } from "./edit-apply.ts";
+export { createEnterPlanModeTool, enteredPlanModeMessage } from "./enter-plan-mode.ts";
 export { createExitPlanModeTool, exitPlanModeApproved, exitPlanModeTool } from "./exit-plan-mode.ts";
 export type { ExitPlanModeInput, ExitPlanModeOutput } from "./exit-plan-mode.ts";
 export { createGlobTool, globTool } from "./glob.ts";
@@ -52,4 +55,4 @@ export type { TodoWriteInput, TodoWriteOutput } from "./todo-write.ts";
 export { createWriteTool, writeTool } from "./write.ts";
 export type { WriteInput, WriteOutput } from "./write.ts";
 export type { ToolFailureOutput } from "./tool-failure.ts";
-export { agentInputSchema, createAgentTool, type AgentInput, type AgentOutput } from "./agent.ts";
+export { agentInputSchema, createAgentTool, type AgentInput, type AgentLaunchOutput, type AgentOutput } from "./agent.ts";
