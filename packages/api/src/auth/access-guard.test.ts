@@ -1,35 +1,65 @@
 import type { IncomingMessage } from "node:http";
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import { AccessGuard } from "./access-guard.ts";
 import { generateAccessToken, isLoopbackHost, tokensEqual } from "./access-token.ts";
+import { BrowserSessionStore } from "./browser-sessions.ts";
 
 const token = "t".repeat(43);
-const guard = new AccessGuard({ token, port: 3000 });
-const cookie = `cairn_token_3000=${token}`;
+const dir = mkdtempSync(join(tmpdir(), "cairn-guard-"));
+const sessions = new BrowserSessionStore({ path: join(dir, "auth.db") });
+afterAll(() => {
+  sessions.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+const guard = new AccessGuard({ token, port: 3000, sessions });
 const incoming = (method: string, url: string, headers: Record<string, string> = {}) =>
   ({ method, url, headers: { host: "127.0.0.1:3000", ...headers } }) as unknown as IncomingMessage;
 
+/** Logs in and returns the cookie pair and key the browser would hold. */
+function login(): { cookie: string; key: string } {
+  const decision = guard.check(incoming("GET", `/?token=${token}`));
+  if (decision.kind !== "login") throw new Error(decision.kind);
+  const key = decision.location.split("#cairn-key=")[1] ?? "";
+  return { cookie: decision.setCookie.split(";")[0] ?? "", key };
+}
+
 describe("AccessGuard", () => {
-  it("logs in with ?token=, keeping the rest of the URL", () => {
-    expect(guard.check(incoming("GET", `/files?a=1&token=${token}`))).toEqual({
-      kind: "login",
-      location: "/files?a=1",
-      setCookie: `cairn_token_3000=${token}; Path=/; HttpOnly; SameSite=Strict`,
-    });
+  it("logs in with ?token=: a session cookie that is not the token, the key in the fragment, the rest of the URL kept", () => {
+    const decision = guard.check(incoming("GET", `/files?a=1&token=${token}`));
+    expect(decision.kind).toBe("login");
+    if (decision.kind !== "login") return;
+    expect(decision.location).toMatch(/^\/files\?a=1#cairn-key=[A-Za-z0-9_-]{43}$/);
+    expect(decision.setCookie).toMatch(/^cairn_session_3000=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=2592000; HttpOnly; SameSite=Strict$/);
+    expect(decision.setCookie).not.toContain(token);
+    expect(decision.setCookie).not.toContain("Domain");
     expect(guard.check(incoming("GET", "/?token=nope")).kind).toBe("unauthorized");
   });
 
-  it("accepts the cookie or a bearer token and nothing else", () => {
-    expect(guard.check(incoming("GET", "/", { cookie: `other=1; ${cookie}` })).kind).toBe("allow");
-    expect(guard.check(incoming("GET", "/", { authorization: `Bearer ${token}` })).kind).toBe("allow");
+  it("opens the API to the cookie with its key (header or SSE connectionParams) or a bearer token, and nothing else", () => {
+    const { cookie, key } = login();
+    const api = (headers: Record<string, string>, query = "") => guard.check(incoming("GET", `/api/trpc/meta.info${query}`, headers)).kind;
+    expect(api({ cookie: `other=1; ${cookie}`, "x-cairn-key": key })).toBe("allow");
+    expect(api({ cookie }, `?connectionParams=${encodeURIComponent(JSON.stringify({ cairnKey: key }))}`)).toBe("allow");
+    expect(api({ authorization: `Bearer ${token}` })).toBe("allow");
+    // The cookie alone (what another port of the same host receives) opens no API.
+    expect(api({ cookie })).toBe("unauthorized");
+    expect(api({ cookie, "x-cairn-key": login().key })).toBe("unauthorized");
+    expect(api({ cookie }, "?connectionParams=%7Bbroken")).toBe("unauthorized");
+    expect(api({})).toBe("unauthorized");
+    expect(api({ cookie: `cairn_session_3000=${token}`, "x-cairn-key": key })).toBe("unauthorized");
+    expect(api({ authorization: "Bearer wrong" })).toBe("unauthorized");
+    expect(api({ authorization: `Basic ${token}` })).toBe("unauthorized");
+    // Pages load with the cookie alone (a navigation cannot carry a header); they hold no data.
+    expect(guard.check(incoming("GET", "/", { cookie })).kind).toBe("allow");
     expect(guard.check(incoming("GET", "/")).kind).toBe("unauthorized");
-    expect(guard.check(incoming("GET", "/", { cookie: "cairn_token_3000=wrong" })).kind).toBe("unauthorized");
-    expect(guard.check(incoming("GET", "/", { authorization: "Bearer wrong" })).kind).toBe("unauthorized");
-    expect(guard.check(incoming("GET", "/", { authorization: `Basic ${token}` })).kind).toBe("unauthorized");
   });
 
-  it("lets cookie-borne state changes through only from this origin", () => {
-    const post = (headers: Record<string, string>) => guard.check(incoming("POST", "/api/trpc/x", { cookie, ...headers })).kind;
+  it("lets cookie-borne state changes through only from this origin, and only with the key", () => {
+    const { cookie, key } = login();
+    const post = (headers: Record<string, string>) => guard.check(incoming("POST", "/api/trpc/x", { cookie, "x-cairn-key": key, ...headers })).kind;
     expect(post({ origin: "http://127.0.0.1:3000", "sec-fetch-site": "same-origin" })).toBe("allow");
     expect(post({ "sec-fetch-site": "same-origin" })).toBe("allow");
     expect(post({ origin: "http://127.0.0.1:3000" })).toBe("allow");
@@ -38,6 +68,7 @@ describe("AccessGuard", () => {
     expect(post({ "sec-fetch-site": "cross-site" })).toBe("forbidden");
     expect(post({ "sec-fetch-site": "same-site" })).toBe("forbidden");
     expect(post({})).toBe("forbidden");
+    expect(guard.check(incoming("POST", "/", { cookie, origin: "http://127.0.0.1:3000" })).kind).toBe("unauthorized");
   });
 });
 

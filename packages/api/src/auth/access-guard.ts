@@ -1,70 +1,101 @@
 import type { IncomingMessage } from "node:http";
-import { tokensEqual } from "./access-token.ts";
+import { z } from "zod";
 import { shareRouteOf } from "../share/share-headers.ts";
+import { tokensEqual } from "./access-token.ts";
+import type { BrowserSessionStore } from "./browser-sessions.ts";
 
 /** What to do with a request before it reaches tRPC or Next. */
 export type AccessDecision =
   | { kind: "allow" }
-  /** `?token=` was right: set the cookie and send the browser to the same URL without it. */
+  /** `?token=` was right: set the session cookie and send the browser to the same URL without it, the key in the fragment. */
   | { kind: "login"; location: string; setCookie: string }
   | { kind: "unauthorized"; reason: string }
   | { kind: "forbidden"; reason: string };
 
+/** The header the IDE sends its browser key in; subscriptions (EventSource) carry it in tRPC's `connectionParams`. */
+export const BROWSER_KEY_HEADER = "x-cairn-key";
+export const BROWSER_KEY_PARAM = "cairnKey";
+/** The URL fragment the login redirect hands the key over in (a fragment never reaches a server). */
+export const BROWSER_KEY_FRAGMENT = "cairn-key";
+const connectionParamsSchema = z.object({ [BROWSER_KEY_PARAM]: z.string() });
+
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const SAFE_READS = new Set(["GET", "HEAD"]);
+const API_PREFIX = "/api/";
+
+export type AccessGuardOptions = {
+  token: string;
+  port: number;
+  sessions: Pick<BrowserSessionStore, "create" | "check">;
+  now?: () => number;
+};
 
 /**
- * Jupyter-style access: the token from the printed URL becomes an HttpOnly, SameSite=Strict cookie;
- * scripts may send `Authorization: Bearer <token>` instead. Requests that change state and ride on
- * the cookie must come from this origin (`Origin` / `Sec-Fetch-Site`): a cross-site form or fetch is
- * refused even if a browser attached the cookie. Cookie names carry the port, because cookies are
- * shared by every port of a host.
+ * Access to everything but share links. The printed `?token=` link signs a browser in: the server creates a
+ * browser session and answers with an HttpOnly, SameSite=Strict, host-only cookie holding the session's
+ * cookie secret (never the access token) and a redirect whose fragment hands the page the session's key,
+ * which the page keeps in its origin's localStorage and sends as a header. Browsers send cookies to every
+ * port of a host; the key stays with the origin, so the cookie alone opens nothing but the page shell.
+ * Scripts send `Authorization: Bearer <access token>` instead. Requests that change state and ride on the
+ * cookie must come from this origin as well.
  */
 export class AccessGuard {
   readonly cookieName: string;
-  private readonly token: string;
+  private readonly options: AccessGuardOptions;
+  private readonly now: () => number;
 
-  constructor(options: { token: string; port: number }) {
-    this.token = options.token;
-    this.cookieName = `cairn_token_${options.port}`;
+  constructor(options: AccessGuardOptions) {
+    this.options = options;
+    this.now = options.now ?? Date.now;
+    this.cookieName = `cairn_session_${options.port}`;
   }
 
   check(request: IncomingMessage): AccessDecision {
     // Share pages, the read-only share router and the page assets they load: the link's token is the
     // capability, checked by the share router on every read. Pages and assets only for reading: a POST
     // to a page path could reach Next.js server actions.
+    const method = (request.method ?? "GET").toUpperCase();
     const shareRoute = shareRouteOf(request.url);
-    if (shareRoute === "api" || (shareRoute !== undefined && SAFE_READS.has((request.method ?? "GET").toUpperCase()))) return { kind: "allow" };
+    if (shareRoute === "api" || (shareRoute !== undefined && SAFE_READS.has(method))) return { kind: "allow" };
     const url = new URL(request.url ?? "/", "http://cairn.invalid");
     const queryToken = url.searchParams.get("token");
-    if (queryToken !== null) {
-      if (!tokensEqual(queryToken, this.token)) return { kind: "unauthorized", reason: "The token in the link is not this server's token." };
-      url.searchParams.delete("token");
-      const location = `${url.pathname}${url.search}${url.hash}`;
-      return {
-        kind: "login",
-        location,
-        setCookie: `${this.cookieName}=${this.token}; Path=/; HttpOnly; SameSite=Strict`,
-      };
-    }
+    if (queryToken !== null) return this.login(url, queryToken);
 
     const bearer = bearerToken(request.headers.authorization);
     if (bearer !== undefined) {
-      if (!tokensEqual(bearer, this.token)) return { kind: "unauthorized", reason: "The bearer token is not this server's token." };
+      if (!tokensEqual(bearer, this.options.token)) return { kind: "unauthorized", reason: "The bearer token is not this server's token." };
       // A page on another site cannot make a browser send this header without a CORS preflight, which is never granted.
       return { kind: "allow" };
     }
 
     const cookie = readCookie(request.headers.cookie, this.cookieName);
     if (cookie === undefined) return { kind: "unauthorized", reason: "Open the link that `cairn serve` printed (it carries ?token=…)." };
-    if (!tokensEqual(cookie, this.token)) return { kind: "unauthorized", reason: "The access cookie is not this server's token; open the printed link again." };
+    // Page loads cannot carry a header: the cookie alone opens the page shell, never the API or a change.
+    const needsKey = url.pathname.startsWith(API_PREFIX) || !SAFE_READS.has(method);
+    const key = needsKey ? (browserKey(request, url) ?? "") : undefined;
+    const session = this.options.sessions.check(cookie, key);
+    if (session.kind === "unknown") return { kind: "unauthorized", reason: "This browser's sign-in has expired or was signed out; open the printed link again." };
+    if (session.kind === "key_mismatch") return { kind: "unauthorized", reason: "This request lacks the page's browser key; open the printed link again." };
 
-    const method = (request.method ?? "GET").toUpperCase();
     if (!SAFE_METHODS.has(method)) {
       const problem = crossSiteProblem(request);
       if (problem) return { kind: "forbidden", reason: problem };
     }
     return { kind: "allow" };
+  }
+
+  private login(url: URL, queryToken: string): AccessDecision {
+    if (!tokensEqual(queryToken, this.options.token)) return { kind: "unauthorized", reason: "The token in the link is not this server's token." };
+    const session = this.options.sessions.create();
+    url.searchParams.delete("token");
+    const maxAge = Math.max(0, Math.ceil((session.expiresAt - this.now()) / 1000));
+    return {
+      kind: "login",
+      location: `${url.pathname}${url.search}#${BROWSER_KEY_FRAGMENT}=${session.key}`,
+      // Host-only (no Domain) and HttpOnly; not `__Host-`: that prefix needs Secure, which plain http on a loopback
+      // address or a LAN name cannot set, and it would not keep the cookie from other ports either.
+      setCookie: `${this.cookieName}=${session.cookie}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict`,
+    };
   }
 }
 
@@ -80,6 +111,19 @@ function crossSiteProblem(request: IncomingMessage): string | undefined {
     if (host === undefined || (origin !== `http://${host}` && origin !== `https://${host}`)) return `Cross-origin request refused (Origin: ${origin}).`;
   }
   return undefined;
+}
+
+/** The browser key from the header, or from the `connectionParams` an SSE subscription carries in its URL. */
+function browserKey(request: IncomingMessage, url: URL): string | undefined {
+  const header = request.headers[BROWSER_KEY_HEADER];
+  if (typeof header === "string") return header;
+  const params = url.searchParams.get("connectionParams");
+  if (params === null) return undefined;
+  try {
+    return connectionParamsSchema.safeParse(JSON.parse(params)).data?.[BROWSER_KEY_PARAM];
+  } catch {
+    return undefined;
+  }
 }
 
 function bearerToken(header: string | undefined): string | undefined {

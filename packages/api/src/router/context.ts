@@ -91,6 +91,12 @@ export interface ReviewPort {
   sendReview(sessionId: string, comments: readonly ReviewCommentInput[]): Promise<SendResult & { message: string }>;
 }
 
+/** Browser sign-ins (implemented by the server's `BrowserSessionStore`). */
+export interface AuthPort {
+  /** Revokes every browser session; the access token itself stays valid. Returns how many were live. */
+  signOutEverywhere(): number;
+}
+
 /** What every procedure receives: the server's services, built once per server. */
 export type ApiContext = {
   meta: MetaPort;
@@ -101,6 +107,7 @@ export type ApiContext = {
   /** The owner's share links (the share page itself is served by the separate `shareViewRouter`). */
   shares: SharesPort;
   mcp: McpPort;
+  auth: AuthPort;
   /** Session timelines and transcript upload (optional: contexts built for other tests leave it out). */
   timeline?: TimelinePort;
   /** The review workflow (optional for the same reason). */

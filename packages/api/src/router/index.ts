@@ -30,6 +30,11 @@ const meta = router({
   trust: procedure.mutation(({ ctx }) => ctx.meta.trust()),
 });
 
+const auth = router({
+  /** Signs every browser out (each must open the printed link again); bearer-token scripts are unaffected. */
+  signOutEverywhere: procedure.mutation(({ ctx }) => ({ revoked: ctx.auth.signOutEverywhere() })),
+});
+
 const session = router({
   create: procedure
     .input(z.object({ model: z.string().min(1).max(200).optional(), permissionMode: permissionModeSchema.optional() }).optional())
@@ -170,5 +175,5 @@ const terminal = router({
   }),
 });
 
-export const appRouter = router({ meta, session, permission, workspace, settings, terminal, share: shareRouter, mcp: mcpRouter, timeline: timelineRouter, changes: changesRouter, review: reviewRouter });
+export const appRouter = router({ meta, auth, session, permission, workspace, settings, terminal, share: shareRouter, mcp: mcpRouter, timeline: timelineRouter, changes: changesRouter, review: reviewRouter });
 export type AppRouter = typeof appRouter;

@@ -7,6 +7,8 @@ import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { QueryDeps } from "@cairn/core";
 import { AccessGuard } from "../auth/access-guard.ts";
 import { generateAccessToken, isLoopbackHost } from "../auth/access-token.ts";
+import { BrowserSessionStore } from "../auth/browser-sessions.ts";
+import { ideHostName } from "../auth/ide-host.ts";
 import { SessionHub } from "../hub/session-hub.ts";
 import type { EventBus } from "../hub/event-bus.ts";
 import type { ApiContext } from "../router/context.ts";
@@ -62,6 +64,8 @@ export type StartServerOptions = Omit<RuntimeOptions, "workspaceRoot" | "trusted
   idleTimeoutMs?: number;
   bus?: EventBus;
   deps?: (runtime: Runtime) => QueryDeps;
+  /** How long a browser stays signed in (default 30 days). */
+  browserSessionTtlMs?: number;
   /** Share links: clock, environment whose secret-looking values are redacted (default the process's), limits (tests). */
   share?: ShareOptions;
 };
@@ -76,9 +80,11 @@ export type ShareOptions = {
 };
 
 export type CairnServer = {
-  /** `http://host:port` */
+  /** `http://host:port`: the bound address (scripts, tests). */
   url: string;
-  /** The URL to open once: it carries the token. */
+  /** Where the IDE lives: `http://cairn-<random>.localhost:port` on a loopback address (its cookie stays on that name), else `url`. */
+  ideUrl: string;
+  /** The URL to open once: `ideUrl` with the token. */
   loginUrl: string;
   token: string;
   port: number;
@@ -107,7 +113,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
 
   const trustStore = new TrustStore(options.cairnHome);
   // Everything but the server's own options configures the runtime.
-  const { workspace, host: _host, port: _port, token: _token, webDir, checkpoints, idleTimeoutMs, bus, deps, share: shareOptions, ...runtimeOptions } = options;
+  const { workspace, host: _host, port: _port, token: _token, webDir, checkpoints, idleTimeoutMs, bus, deps, share: shareOptions, browserSessionTtlMs, ...runtimeOptions } = options;
   // Trust is decided before the runtime starts: project MCP servers start with it, or not at all.
   const trusted = await trustStore.isTrusted(await realpath(workspace));
   const runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted });
@@ -116,6 +122,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
   let terminals: TerminalManager | undefined;
   let server: Server | undefined;
   let shares: ShareStore | undefined;
+  let browserSessions: BrowserSessionStore | undefined;
   try {
     const sandbox = await sandboxStatus(runtime);
     hub = new SessionHub({
@@ -132,6 +139,8 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const now = shareOptions?.now ?? Date.now;
     const shareStore = new ShareStore({ path: join(runtime.cairnHome, "shares.db"), now });
     shares = shareStore;
+    const sessionStore = new BrowserSessionStore({ path: join(runtime.cairnHome, "auth.db"), ...(browserSessionTtlMs !== undefined ? { ttlMs: browserSessionTtlMs } : {}) });
+    browserSessions = sessionStore;
     const redactor = createRedactor({
       extraSecrets: [
         { kind: "cairn-access-token", value: token },
@@ -163,6 +172,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       mcp: new McpService(runtime.mcp),
       timeline: new TimelineService(runtime),
       review: createReviewPort(sessionHub, runtime.workspace),
+      auth: { signOutEverywhere: () => sessionStore.revokeAll() },
     };
     const trpc = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context, maxBodySize: MAX_BODY_BYTES });
     // A second handler for the read-only share router: its context holds the share view alone.
@@ -181,7 +191,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     });
     const port = await listen(server, host, options.port ?? DEFAULT_PORT);
     if (webDir !== null) web = await loadNextHandler({ webDir, hostname: host, port });
-    const guard = new AccessGuard({ token, port });
+    const guard = new AccessGuard({ token, port, sessions: sessionStore });
     const webHandler = web;
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
       route(request, response, { guard, trpc, shareTrpc, web: webHandler, sharePageAvailable: (shareToken, client) => shareView.pageAvailable(shareToken, client) });
@@ -189,6 +199,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
 
     const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
     const url = `http://${urlHost}:${port}`;
+    const ideUrl = isLoopbackHost(host) ? `http://${ideHostName(sessionStore)}:${port}` : url;
     const openServer = server;
     const openHub = hub;
     const openTerminals = terminals;
@@ -196,7 +207,8 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     let closing: Promise<void> | undefined;
     return {
       url,
-      loginUrl: `${url}/?token=${token}`,
+      ideUrl,
+      loginUrl: `${ideUrl}/?token=${token}`,
       token,
       port,
       runtime,
@@ -206,12 +218,12 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       shares: openShares,
       connectionCount: () => sockets.size,
       close() {
-        closing ??= shutdown({ server: openServer, hub: openHub, terminals: openTerminals, web: webHandler, runtime, shares: openShares });
+        closing ??= shutdown({ server: openServer, hub: openHub, terminals: openTerminals, web: webHandler, runtime, shares: openShares, browserSessions: sessionStore });
         return closing;
       },
     };
   } catch (error) {
-    await shutdown({ server, hub, terminals, web, runtime, shares }).catch(() => undefined);
+    await shutdown({ server, hub, terminals, web, runtime, shares, browserSessions }).catch(() => undefined);
     throw error;
   }
 }
@@ -302,7 +314,15 @@ function listen(server: Server, host: string, port: number): Promise<number> {
   });
 }
 
-async function shutdown(parts: { server: Server | undefined; hub: SessionHub | undefined; terminals: TerminalManager | undefined; web: WebHandler | undefined; runtime: Runtime; shares?: ShareStore | undefined }): Promise<void> {
+async function shutdown(parts: {
+  server: Server | undefined;
+  hub: SessionHub | undefined;
+  terminals: TerminalManager | undefined;
+  web: WebHandler | undefined;
+  runtime: Runtime;
+  shares?: ShareStore | undefined;
+  browserSessions?: BrowserSessionStore | undefined;
+}): Promise<void> {
   const { server } = parts;
   const closed = server?.listening
     ? new Promise<void>((resolve) => {
@@ -313,6 +333,7 @@ async function shutdown(parts: { server: Server | undefined; hub: SessionHub | u
   server?.closeAllConnections();
   await Promise.allSettled([parts.hub?.close(), parts.terminals?.closeAll()]);
   parts.shares?.close();
+  parts.browserSessions?.close();
   await closed;
   await parts.web?.close().catch(() => undefined);
   await parts.runtime.close();
