@@ -161,7 +161,7 @@ test("a reload in the middle of a run continues the same stream, with nothing lo
   await expect(page.getByTestId("run-result")).toHaveAttribute("data-reason", "completed", { timeout: 90_000 });
   await expect(answer).toHaveText(words.join(" "));
   await expect(page.getByTestId("message-user")).toHaveCount(1);
-  expect(e2e.url).toContain("127.0.0.1");
+  expect(e2e.url).toMatch(/^http:\/\/cairn-[0-9a-f]{16}\.localhost:\d+$/);
 });
 
 test("Bash asks with the exact command; allowed for the session, it runs and its output reaches the card", async ({ ide: page, e2e, sim }) => {

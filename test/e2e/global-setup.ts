@@ -15,6 +15,7 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
     const cairn = await startCairn({ workspace, modelUrl: sim.url });
     process.env.CAIRN_E2E_URL = cairn.url;
     process.env.CAIRN_E2E_LOGIN_URL = cairn.loginUrl;
+    process.env.CAIRN_E2E_LOOPBACK_URL = cairn.loopbackUrl;
     process.env.CAIRN_E2E_TOKEN = cairn.token;
     process.env.CAIRN_E2E_WORKSPACE = workspace;
     process.env.CAIRN_E2E_SIM_URL = sim.url;

@@ -29,6 +29,8 @@ export async function startApiFixture(
     settings?: object;
     ringSize?: number;
     idleTimeoutMs?: number;
+    browserSessionTtlMs?: number;
+    allowedHosts?: string[];
     share?: ShareOptions;
     /** `--mcp-config` entries (objects, sent as JSON). */
     mcpConfig?: object[];
@@ -64,6 +66,8 @@ export async function startApiFixture(
       maxRetries: 1,
       promptCaching: false,
       ...(options.idleTimeoutMs !== undefined ? { idleTimeoutMs: options.idleTimeoutMs } : {}),
+      ...(options.browserSessionTtlMs !== undefined ? { browserSessionTtlMs: options.browserSessionTtlMs } : {}),
+      ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(options.ringSize ? { bus: new MemoryEventBus({ ringSize: options.ringSize }) } : {}),
       ...(options.share ? { share: options.share } : {}),
       ...(options.mcpConfig ? { mcpConfig: options.mcpConfig.map((config) => JSON.stringify(config)) } : {}),

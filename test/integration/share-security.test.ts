@@ -14,7 +14,7 @@ describe("what a share token can reach", () => {
     const { sessionId } = await fixture.client.session.create.mutate();
     await prompt(fixture, sessionId, "hi");
     const { token } = await fixture.client.share.create.mutate({ sessionId, mode: "live" });
-    const cookie = `cairn_token_${fixture.server.port}=${token}`;
+    const cookie = `cairn_session_${fixture.server.port}=${token}`;
     const host = new URL(fixture.server.url).host;
     const procedures = proceduresOf(appRouter);
     const mutations = procedures.filter((procedure) => procedure.type === "mutation");
@@ -27,7 +27,7 @@ describe("what a share token can reach", () => {
       const attempts: { headers: Record<string, string>; query: string }[] = [
         { headers: {}, query: "" },
         { headers: { authorization: `Bearer ${token}` }, query: "" },
-        { headers: { cookie, origin: `http://${host}`, "sec-fetch-site": "same-origin" }, query: "" },
+        { headers: { cookie, "x-cairn-key": token, origin: `http://${host}`, "sec-fetch-site": "same-origin" }, query: "" },
         { headers: {}, query: `?token=${token}` },
       ];
       for (const attempt of attempts) {
@@ -96,6 +96,26 @@ describe("what a share token can reach", () => {
     } finally {
       await reader.stop();
       await forgedReader.stop();
+    }
+  });
+
+  it("no share payload carries the session's id: view, timeline source, live events", async () => {
+    await using fixture = await startShareFixture({ scenario: { turns: [text("first answer"), text("second answer")] } });
+    const { sessionId } = await fixture.client.session.create.mutate();
+    await prompt(fixture, sessionId, "first prompt");
+    const { token } = await fixture.client.share.create.mutate({ sessionId, mode: "live" });
+    const reader = new ShareEventsReader(fixture.server.url, token, "0");
+    try {
+      await prompt(fixture, sessionId, "second prompt");
+      await eventually(() => expect(JSON.stringify(reader.data())).toContain("second answer"));
+      const view = await fixture.viewer.view.session.query({ token });
+      const timeline = await fixture.viewer.view.timelineSource.query({ token });
+      expect(timeline.lines.length).toBeGreaterThan(2);
+      expect(JSON.stringify(view)).toContain("first answer");
+      for (const payload of [view, timeline, reader.data()]) expect(JSON.stringify(payload)).not.toContain(sessionId);
+      expect(timeline.lines.every((line) => !("sessionId" in line))).toBe(true);
+    } finally {
+      await reader.stop();
     }
   });
 

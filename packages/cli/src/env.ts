@@ -10,6 +10,7 @@ const envSchema = z.object({
   CAIRN_MODEL: z.string().min(1).optional(),
   CAIRN_FALLBACK_MODEL: z.string().min(1).optional(),
   CAIRN_TOKEN: z.string().min(16).optional(),
+  CAIRN_ALLOWED_HOSTS: z.string().optional(),
   CAIRN_MAX_TOOL_USE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   CAIRN_DISABLE_PROMPT_CACHING: z.enum(["0", "1", "true", "false"]).optional(),
   CAIRN_MAX_RETRIES: z.coerce.number().int().min(1).max(20).optional(),
@@ -24,6 +25,8 @@ export type CliEnv = {
   model: string | undefined;
   fallbackModel: string | undefined;
   token: string | undefined;
+  /** Extra host names `cairn serve` answers to (comma-separated `CAIRN_ALLOWED_HOSTS`). */
+  allowedHosts: string[];
   maxToolConcurrency: number;
   promptCaching: boolean;
   maxRetries: number | undefined;
@@ -46,6 +49,7 @@ export function readEnv(source: Record<string, string | undefined> = process.env
     model: env.CAIRN_MODEL,
     fallbackModel: env.CAIRN_FALLBACK_MODEL,
     token: env.CAIRN_TOKEN,
+    allowedHosts: (env.CAIRN_ALLOWED_HOSTS ?? "").split(",").map((entry) => entry.trim()).filter((entry) => entry !== ""),
     maxToolConcurrency: env.CAIRN_MAX_TOOL_USE_CONCURRENCY ?? 10,
     promptCaching: !(env.CAIRN_DISABLE_PROMPT_CACHING === "1" || env.CAIRN_DISABLE_PROMPT_CACHING === "true"),
     maxRetries: env.CAIRN_MAX_RETRIES,

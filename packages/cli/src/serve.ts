@@ -9,14 +9,18 @@ import { DEFAULT_HOST, DEFAULT_PORT, ensureSampleWorkspace, isWebAppBuilt, Serve
 import { childProcessEnv, useProductionNodeEnv, type CliEnv } from "./env.ts";
 import { cliVersion } from "./main.ts";
 
-export const SERVE_HELP = `Usage: cairn serve [--host 127.0.0.1] [--port 3000] [--workspace <dir>] [--api-only]
+export const SERVE_HELP = `Usage: cairn serve [--host 127.0.0.1] [--port 3000] [--workspace <dir>] [--allowed-host <name>]… [--api-only]
 
-Starts the web IDE. It prints a URL carrying an access token; open it once and the browser keeps a cookie.
+Starts the web IDE. It prints a URL carrying an access token (on its own name, http://cairn-<random>.localhost:<port>);
+open it once and the browser stays signed in for 30 days.
   --host <addr>       interface to listen on (default 127.0.0.1). Any other address needs CAIRN_TOKEN set.
   --port <n>          port (default 3000; 0 picks a free one)
   --workspace <dir>   the folder to open (default: a sample project in $CAIRN_HOME/workspaces/sample)
+  --allowed-host <name[:port]>  another host name to answer to (a reverse proxy's, a LAN name); repeatable.
+                      Requests under any other name are refused (DNS rebinding).
   --api-only          serve /api/trpc only, without the web app (for \`next dev\` against this server)
-Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CAIRN_HOME, CAIRN_MODEL, CAIRN_TOKEN (fixed access token).
+Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CAIRN_HOME, CAIRN_MODEL, CAIRN_TOKEN (fixed access token),
+  CAIRN_ALLOWED_HOSTS (comma-separated, added to --allowed-host).
 `;
 
 export type ServeIo = {
@@ -34,7 +38,7 @@ class ServeUsageError extends Error {
 
 /** `cairn serve`: runs until SIGINT/SIGTERM (or `io.signal`), then shuts down cleanly. Returns the exit code. */
 export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promise<number> {
-  let options: { host: string; port: number; workspace: string | undefined; apiOnly: boolean };
+  let options: ServeOptions;
   try {
     const parsed = parseServeArgs(argv);
     if (parsed === "help") {
@@ -96,8 +100,10 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
       contextWindow: env.contextWindow,
       autoCompactPct: env.autoCompactPct,
       ...(env.token ? { token: env.token } : {}),
+      allowedHosts: [...options.allowedHosts, ...env.allowedHosts],
     });
     io.stdout(`Cairn is running at ${server.loginUrl}\n`);
+    if (server.ideUrl !== server.url) io.stdout(`  (a browser that does not open *.localhost names: ${server.url}/?token=${server.token})\n`);
     io.stdout(`  workspace: ${server.runtime.workspaceRoot}\n`);
     if (server.runtime.model.demo) io.stdout("  no ANTHROPIC_API_KEY is set: the offline demo model answers (it knows a few commands only)\n");
     for (const problem of server.runtime.settings.problems) {
@@ -127,7 +133,9 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
   }
 }
 
-function parseServeArgs(argv: string[]): "help" | { host: string; port: number; workspace: string | undefined; apiOnly: boolean } {
+type ServeOptions = { host: string; port: number; workspace: string | undefined; apiOnly: boolean; allowedHosts: string[] };
+
+function parseServeArgs(argv: string[]): "help" | ServeOptions {
   let values;
   try {
     ({ values } = parseArgs({
@@ -136,6 +144,7 @@ function parseServeArgs(argv: string[]): "help" | { host: string; port: number; 
         host: { type: "string", default: DEFAULT_HOST },
         port: { type: "string", default: String(DEFAULT_PORT) },
         workspace: { type: "string" },
+        "allowed-host": { type: "string", multiple: true, default: [] },
         "api-only": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -148,7 +157,7 @@ function parseServeArgs(argv: string[]): "help" | { host: string; port: number; 
   if (values.help) return "help";
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ServeUsageError(`--port must be a port number, not "${values.port}"`);
-  return { host: values.host, port, workspace: values.workspace, apiOnly: values["api-only"] };
+  return { host: values.host, port, workspace: values.workspace, apiOnly: values["api-only"], allowedHosts: values["allowed-host"] };
 }
 
 /** apps/web of this checkout: found by walking up from this file (works from src/ and from a dist bundle). */

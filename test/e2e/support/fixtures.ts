@@ -6,7 +6,8 @@ import { test as base, expect, type Page } from "@playwright/test";
 
 const artifactsDir = join(dirname(fileURLToPath(import.meta.url)), "..", "artifacts");
 
-export type E2eEnv = { url: string; loginUrl: string; workspace: string; simUrl: string };
+/** `url`: the IDE's own `cairn-<random>.localhost` address; `loopbackUrl`: the same server at 127.0.0.1. */
+export type E2eEnv = { url: string; loopbackUrl: string; token: string; loginUrl: string; workspace: string; simUrl: string };
 
 type ScriptedBlock =
   | { type: "text"; text: string }
@@ -31,7 +32,14 @@ function env(name: string): string {
 
 export const test = base.extend<{ e2e: E2eEnv; sim: Sim; ide: Page; offsiteRequests: string[] }>({
   e2e: async ({}, use) => {
-    await use({ url: env("CAIRN_E2E_URL"), loginUrl: env("CAIRN_E2E_LOGIN_URL"), workspace: env("CAIRN_E2E_WORKSPACE"), simUrl: env("CAIRN_E2E_SIM_URL") });
+    await use({
+      url: env("CAIRN_E2E_URL"),
+      loopbackUrl: env("CAIRN_E2E_LOOPBACK_URL"),
+      token: env("CAIRN_E2E_TOKEN"),
+      loginUrl: env("CAIRN_E2E_LOGIN_URL"),
+      workspace: env("CAIRN_E2E_WORKSPACE"),
+      simUrl: env("CAIRN_E2E_SIM_URL"),
+    });
   },
   sim: async ({ e2e }, use) => {
     const post = async (path: string, body?: unknown) => {
@@ -54,17 +62,17 @@ export const test = base.extend<{ e2e: E2eEnv; sim: Sim; ide: Page; offsiteReque
       },
     });
   },
-  /** Every request any page of the test made to a host other than 127.0.0.1 (there must be none). */
+  /** Every request any page of the test made to a host other than loopback (127.0.0.1, localhost, *.localhost) (there must be none). */
   offsiteRequests: [
     async ({ context }, use) => {
       const offsite: string[] = [];
       context.on("request", (request) => {
         const url = new URL(request.url());
         if (url.protocol === "data:" || url.protocol === "blob:") return;
-        if (url.hostname !== "127.0.0.1") offsite.push(request.url());
+        if (url.hostname !== "127.0.0.1" && url.hostname !== "localhost" && !url.hostname.endsWith(".localhost")) offsite.push(request.url());
       });
       await use(offsite);
-      expect(offsite, "requests that left 127.0.0.1").toEqual([]);
+      expect(offsite, "requests that left loopback").toEqual([]);
     },
     { auto: true },
   ],

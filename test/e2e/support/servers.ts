@@ -9,7 +9,8 @@ export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", ".."
 const webDir = join(repoRoot, "apps", "web");
 
 export type ModelSimProcess = Started & { url: string };
-export type CairnProcess = Started & { url: string; loginUrl: string; token: string; workspace: string; cairnHome: string };
+/** `url` is the IDE's own name (`http://cairn-<random>.localhost:<port>`, as printed); `loopbackUrl` the bound address. */
+export type CairnProcess = Started & { url: string; loopbackUrl: string; loginUrl: string; token: string; workspace: string; cairnHome: string };
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -48,11 +49,11 @@ export async function startCairn(options: { workspace: string; modelUrl?: string
     args: [join(repoRoot, "packages", "cli", "bin", "cairn.js"), "serve", "--host", "127.0.0.1", "--port", "0", "--workspace", options.workspace],
     cwd: repoRoot,
     env,
-    ready: /Cairn is running at (http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)/,
+    ready: /Cairn is running at (http:\/\/cairn-[0-9a-f]{16}\.localhost:(\d+))\/\?token=(\S+)/,
     timeoutMs: 120_000,
   });
   const url = match[1]!;
-  return { ...started, url, loginUrl: `${url}/?token=${match[2]!}`, token, workspace: options.workspace, cairnHome };
+  return { ...started, url, loopbackUrl: `http://127.0.0.1:${match[2]!}`, loginUrl: `${url}/?token=${match[3]!}`, token, workspace: options.workspace, cairnHome };
 }
 
 /**

@@ -7,6 +7,7 @@ import { useEditorTabs } from "@/editor/use-editor-tabs";
 import { useWorkspaceWatch } from "@/files/use-workspace-watch";
 import { useTRPC, useTRPCClient } from "@/trpc/client";
 import { DemoBanner } from "./demo-banner";
+import { SignOutEverywhere } from "./sign-out-everywhere";
 import { TrustDialog } from "./trust-dialog";
 import { ChatPanel } from "../chat/chat-panel";
 import { EditorArea } from "../editor/editor-area";
@@ -81,7 +82,7 @@ export function IdeShell() {
     return (
       <div className="splash error" role="alert">
         <p>Cannot reach the Cairn server: {meta.error.message}</p>
-        <p className="muted">If the server asked for a token, open the address it printed (it includes the token).</p>
+        <p className="muted">If this browser is not signed in (or was signed out), open the address the server printed (it includes the token).</p>
         <button type="button" onClick={() => void meta.refetch()}>Retry</button>
       </div>
     );
@@ -105,8 +106,11 @@ export function IdeShell() {
         <aside className="sidebar">
           <FileTree root={info.workspaceRoot} activePath={editor.state.active} onOpen={(path) => void editor.open(path)} {...ops} />
           <McpPanel />
-          <footer className="sidebar-footer muted" title={info.workspaceRoot}>
-            Cairn {info.version} · {info.trusted ? "trusted" : "untrusted"} workspace
+          <footer className="sidebar-footer muted">
+            <span className="sidebar-footer-text" title={info.workspaceRoot}>
+              Cairn {info.version} · {info.trusted ? "trusted" : "untrusted"} workspace
+            </span>
+            <SignOutEverywhere />
           </footer>
         </aside>
         <main className="center">

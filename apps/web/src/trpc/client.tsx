@@ -13,7 +13,7 @@ export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRou
 const TRPC_URL = "/api/trpc";
 
 export function createBrowserTRPCClient() {
-  return createTRPCClient<AppRouter>({ links: browserLinks(TRPC_URL) });
+  return createTRPCClient<AppRouter>({ links: browserLinks(TRPC_URL, { signedIn: true }) });
 }
 
 export type BrowserTRPCClient = ReturnType<typeof createBrowserTRPCClient>;

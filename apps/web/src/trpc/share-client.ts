@@ -1,6 +1,7 @@
 import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AppRouter } from "@cairn/api/router";
 import type { ShareViewRouter } from "@cairn/api/share-router";
+import { browserKeyHeaders } from "./browser-key.ts";
 import { browserLinks } from "./links.ts";
 
 /**
@@ -10,7 +11,7 @@ import { browserLinks } from "./links.ts";
 const SHARE_URL = "/api/share";
 
 export function createShareViewClient() {
-  return createTRPCClient<ShareViewRouter>({ links: browserLinks(SHARE_URL) });
+  return createTRPCClient<ShareViewRouter>({ links: browserLinks(SHARE_URL, { signedIn: false }) });
 }
 
 export type ShareViewClient = ReturnType<typeof createShareViewClient>;
@@ -33,6 +34,7 @@ export function createSignedInClient(url = "/api/trpc") {
     links: [
       httpLink({
         url,
+        headers: browserKeyHeaders,
         fetch: async (input, init) => {
           const response = await fetch(input, init);
           if (response.status === 401) throw new NotSignedInError();

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { AccessGuard } from "./access-guard.ts";
 import { generateAccessToken, isLoopbackHost, tokensEqual } from "./access-token.ts";
 import { BrowserSessionStore } from "./browser-sessions.ts";
+import { HostPolicy } from "./host-policy.ts";
 
 const token = "t".repeat(43);
 const dir = mkdtempSync(join(tmpdir(), "cairn-guard-"));
@@ -14,7 +15,8 @@ afterAll(() => {
   sessions.close();
   rmSync(dir, { recursive: true, force: true });
 });
-const guard = new AccessGuard({ token, port: 3000, sessions });
+const hosts = new HostPolicy({ boundHost: "127.0.0.1", port: 3000, ideHost: "cairn-0123456789abcdef.localhost", allowedHosts: [] });
+const guard = new AccessGuard({ token, port: 3000, sessions, hosts });
 const incoming = (method: string, url: string, headers: Record<string, string> = {}) =>
   ({ method, url, headers: { host: "127.0.0.1:3000", ...headers } }) as unknown as IncomingMessage;
 
@@ -63,7 +65,10 @@ describe("AccessGuard", () => {
     expect(post({ origin: "http://127.0.0.1:3000", "sec-fetch-site": "same-origin" })).toBe("allow");
     expect(post({ "sec-fetch-site": "same-origin" })).toBe("allow");
     expect(post({ origin: "http://127.0.0.1:3000" })).toBe("allow");
+    expect(post({ origin: "http://cairn-0123456789abcdef.localhost:3000" })).toBe("allow");
     expect(post({ origin: "http://127.0.0.1:3001" })).toBe("forbidden");
+    // The Host a rebinding page sends is its own name: an Origin matching it proves nothing.
+    expect(post({ host: "evil.example:3000", origin: "http://evil.example:3000" })).toBe("forbidden");
     expect(post({ origin: "null" })).toBe("forbidden");
     expect(post({ "sec-fetch-site": "cross-site" })).toBe("forbidden");
     expect(post({ "sec-fetch-site": "same-site" })).toBe("forbidden");

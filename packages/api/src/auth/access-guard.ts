@@ -3,6 +3,7 @@ import { z } from "zod";
 import { shareRouteOf } from "../share/share-headers.ts";
 import { tokensEqual } from "./access-token.ts";
 import type { BrowserSessionStore } from "./browser-sessions.ts";
+import type { HostPolicy } from "./host-policy.ts";
 
 /** What to do with a request before it reaches tRPC or Next. */
 export type AccessDecision =
@@ -13,20 +14,22 @@ export type AccessDecision =
   | { kind: "forbidden"; reason: string };
 
 /** The header the IDE sends its browser key in; subscriptions (EventSource) carry it in tRPC's `connectionParams`. */
-export const BROWSER_KEY_HEADER = "x-cairn-key";
-export const BROWSER_KEY_PARAM = "cairnKey";
+const BROWSER_KEY_HEADER = "x-cairn-key";
+const BROWSER_KEY_PARAM = "cairnKey";
 /** The URL fragment the login redirect hands the key over in (a fragment never reaches a server). */
-export const BROWSER_KEY_FRAGMENT = "cairn-key";
+const BROWSER_KEY_FRAGMENT = "cairn-key";
 const connectionParamsSchema = z.object({ [BROWSER_KEY_PARAM]: z.string() });
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const SAFE_READS = new Set(["GET", "HEAD"]);
 const API_PREFIX = "/api/";
 
-export type AccessGuardOptions = {
+type AccessGuardOptions = {
   token: string;
   port: number;
   sessions: Pick<BrowserSessionStore, "create" | "check">;
+  /** The origins a cookie-borne change may come from. */
+  hosts: Pick<HostPolicy, "allowsOrigin">;
   now?: () => number;
 };
 
@@ -78,7 +81,7 @@ export class AccessGuard {
     if (session.kind === "key_mismatch") return { kind: "unauthorized", reason: "This request lacks the page's browser key; open the printed link again." };
 
     if (!SAFE_METHODS.has(method)) {
-      const problem = crossSiteProblem(request);
+      const problem = crossSiteProblem(request, this.options.hosts);
       if (problem) return { kind: "forbidden", reason: problem };
     }
     return { kind: "allow" };
@@ -100,16 +103,13 @@ export class AccessGuard {
 }
 
 /** Why a state-changing cookie request does not look same-origin, or undefined when it does. */
-function crossSiteProblem(request: IncomingMessage): string | undefined {
+function crossSiteProblem(request: IncomingMessage, hosts: Pick<HostPolicy, "allowsOrigin">): string | undefined {
   const fetchSite = request.headers["sec-fetch-site"];
   const origin = request.headers.origin;
   if (fetchSite === undefined && origin === undefined) return "A state-changing request must carry Origin or Sec-Fetch-Site (or use Authorization: Bearer).";
   if (fetchSite !== undefined && fetchSite !== "same-origin" && fetchSite !== "none") return `Cross-site request refused (Sec-Fetch-Site: ${fetchSite}).`;
-  if (origin !== undefined) {
-    const host = request.headers.host;
-    // https when a TLS proxy fronts the server.
-    if (host === undefined || (origin !== `http://${host}` && origin !== `https://${host}`)) return `Cross-origin request refused (Origin: ${origin}).`;
-  }
+  // Compared with the server's own origins, never with the request's Host (a rebinding page sets both).
+  if (origin !== undefined && !hosts.allowsOrigin(origin)) return `Cross-origin request refused (Origin: ${origin}).`;
   return undefined;
 }
 

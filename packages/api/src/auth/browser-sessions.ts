@@ -5,17 +5,17 @@ import { dirname } from "node:path";
 import { z } from "zod";
 
 /** How long a browser stays signed in after opening the printed link (30 days). */
-export const DEFAULT_BROWSER_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const DEFAULT_BROWSER_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
  * A signed-in browser holds two secrets. The cookie travels with every request to the host, whatever
  * the port; the key lives in the origin's localStorage (scheme, host and port) and the page sends it in a
  * header. Only both together open the API, so a cookie that reaches another port is worth nothing there.
  */
-export type BrowserSessionSecrets = { sessionId: string; cookie: string; key: string; expiresAt: number };
+type BrowserSessionSecrets = { sessionId: string; cookie: string; key: string; expiresAt: number };
 
 /** What a presented cookie (and key) amount to. */
-export type BrowserSessionCheck = { kind: "valid"; sessionId: string; expiresAt: number } | { kind: "key_mismatch" } | { kind: "unknown" };
+type BrowserSessionCheck = { kind: "valid"; sessionId: string; expiresAt: number } | { kind: "key_mismatch" } | { kind: "unknown" };
 
 const SCHEMA_VERSION = 1;
 const SCHEMA = `

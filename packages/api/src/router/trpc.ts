@@ -5,12 +5,15 @@ import { ApiError, apiErrorData } from "./errors.ts";
 import { fromWorkspaceError } from "./workspace-errors.ts";
 
 const t = initTRPC.context<ApiContext>().create({
+  // Never stack traces (they name the server's files), whatever NODE_ENV says; the share router does the same.
+  isDev: false,
   sse: {
     ping: { enabled: true, intervalMs: 2_000 },
     client: { reconnectAfterInactivityMs: 5_000 },
   },
   errorFormatter({ shape, error }) {
-    return { ...shape, data: { ...shape.data, cairn: apiErrorData(error) } };
+    const { stack: _stack, ...data } = shape.data;
+    return { ...shape, data: { ...data, cairn: apiErrorData(error) } };
   },
 });
 

@@ -9,6 +9,7 @@ import { AccessGuard } from "../auth/access-guard.ts";
 import { generateAccessToken, isLoopbackHost } from "../auth/access-token.ts";
 import { BrowserSessionStore } from "../auth/browser-sessions.ts";
 import { ideHostName } from "../auth/ide-host.ts";
+import { HostPolicy, InvalidAllowedHostError, parseAllowedHosts, type AllowedHost } from "../auth/host-policy.ts";
 import { SessionHub } from "../hub/session-hub.ts";
 import type { EventBus } from "../hub/event-bus.ts";
 import type { ApiContext } from "../router/context.ts";
@@ -42,8 +43,8 @@ const MAX_BODY_BYTES = 80 * 1024 * 1024;
 
 export class ServerConfigError extends Error {
   override readonly name = "ServerConfigError";
-  readonly code: "token_required" | "invalid_token";
-  constructor(code: "token_required" | "invalid_token", message: string) {
+  readonly code: "token_required" | "invalid_token" | "invalid_allowed_host";
+  constructor(code: "token_required" | "invalid_token" | "invalid_allowed_host", message: string) {
     super(message);
     this.code = code;
   }
@@ -57,6 +58,8 @@ export type StartServerOptions = Omit<RuntimeOptions, "workspaceRoot" | "trusted
   port?: number;
   /** Required when `host` is not a loopback address; otherwise random. */
   token?: string;
+  /** Host names the server also answers to (a reverse proxy's, a LAN name): `name` or `name:port`. */
+  allowedHosts?: readonly string[];
   /** The built Next.js app to serve for every non-API path; null serves the API alone (tests). */
   webDir: string | null;
   /** Hub options (tests and benchmarks). */
@@ -110,10 +113,17 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
   }
   if (options.token !== undefined && options.token.length < 16) throw new ServerConfigError("invalid_token", "The access token must be at least 16 characters long");
   const token = options.token ?? generateAccessToken();
+  let allowedHosts: AllowedHost[];
+  try {
+    allowedHosts = parseAllowedHosts(options.allowedHosts ?? []);
+  } catch (error) {
+    if (error instanceof InvalidAllowedHostError) throw new ServerConfigError("invalid_allowed_host", error.message);
+    throw error;
+  }
 
   const trustStore = new TrustStore(options.cairnHome);
   // Everything but the server's own options configures the runtime.
-  const { workspace, host: _host, port: _port, token: _token, webDir, checkpoints, idleTimeoutMs, bus, deps, share: shareOptions, browserSessionTtlMs, ...runtimeOptions } = options;
+  const { workspace, host: _host, port: _port, token: _token, webDir, checkpoints, idleTimeoutMs, bus, deps, share: shareOptions, browserSessionTtlMs, allowedHosts: _allowedHosts, ...runtimeOptions } = options;
   // Trust is decided before the runtime starts: project MCP servers start with it, or not at all.
   const trusted = await trustStore.isTrusted(await realpath(workspace));
   const runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted });
@@ -191,15 +201,17 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     });
     const port = await listen(server, host, options.port ?? DEFAULT_PORT);
     if (webDir !== null) web = await loadNextHandler({ webDir, hostname: host, port });
-    const guard = new AccessGuard({ token, port, sessions: sessionStore });
+    const ideHost = isLoopbackHost(host) ? ideHostName(sessionStore) : undefined;
+    const hosts = new HostPolicy({ boundHost: host, port, ideHost, allowedHosts });
+    const guard = new AccessGuard({ token, port, sessions: sessionStore, hosts });
     const webHandler = web;
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-      route(request, response, { guard, trpc, shareTrpc, web: webHandler, sharePageAvailable: (shareToken, client) => shareView.pageAvailable(shareToken, client) });
+      route(request, response, { hosts, guard, trpc, shareTrpc, web: webHandler, sharePageAvailable: (shareToken, client) => shareView.pageAvailable(shareToken, client) });
     });
 
     const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
     const url = `http://${urlHost}:${port}`;
-    const ideUrl = isLoopbackHost(host) ? `http://${ideHostName(sessionStore)}:${port}` : url;
+    const ideUrl = ideHost !== undefined ? `http://${ideHost}:${port}` : url;
     const openServer = server;
     const openHub = hub;
     const openTerminals = terminals;
@@ -229,6 +241,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
 }
 
 type Routes = {
+  hosts: HostPolicy;
   guard: AccessGuard;
   trpc: (request: IncomingMessage, response: ServerResponse) => void;
   shareTrpc: (request: IncomingMessage, response: ServerResponse) => void;
@@ -243,6 +256,13 @@ const DEAD_SHARE_PAGE = "/share/-";
 function route(request: IncomingMessage, response: ServerResponse, routes: Routes): void {
   response.setHeader("Referrer-Policy", "no-referrer");
   response.setHeader("X-Content-Type-Options", "nosniff");
+  if (!routes.hosts.allowsHost(request.headers.host)) {
+    // DNS rebinding: a page under a foreign name that resolves here. Nothing is served to it, not even login.
+    request.resume();
+    response.writeHead(403, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", Connection: "close" });
+    response.end("403 Forbidden: this host name is not allowed; an administrator can add it with --allowed-host\n");
+    return;
+  }
   const shareRoute = shareRouteOf(request.url);
   if (shareRoute === "api" || shareRoute === "page") {
     const nonce = shareRoute === "page" ? createNonce() : undefined;

@@ -11,6 +11,7 @@ import { iso } from "./share-service.ts";
 import { isShareLive, type ShareRecord, type ShareStore } from "./share-store.ts";
 import type { SharedSessionView, ShareSessionSource, ShareViewPort } from "./share-types.ts";
 import { sharedMessages, sharedTitle } from "./shared-messages.ts";
+import { SHARED_SESSION_PLACEHOLDER, scrubSessionId } from "./session-id-scrub.ts";
 
 /** Builds what the timeline shows of a session (the timeline's `loadTimelineSource`), limited to the shared messages. */
 export type TimelineSourceLoader = (input: { sessionId: string; messages: SessionSnapshot["messages"]; signal?: AbortSignal }) => Promise<TimelineSource>;
@@ -36,7 +37,7 @@ export type ShareViewServiceOptions = {
 export class ShareViewService implements ShareViewPort {
   private readonly options: ShareViewServiceOptions;
   private readonly now: () => number;
-  private readonly redactedMessages = new WeakMap<ConversationMessage, ConversationMessage>();
+  private readonly redactedMessages = new WeakMap<ConversationMessage, { sessionId: string; message: ConversationMessage }>();
 
   constructor(options: ShareViewServiceOptions) {
     this.options = options;
@@ -49,9 +50,9 @@ export class ShareViewService implements ShareViewPort {
     const messages = sharedMessages(snapshot.messages, record.pinnedMessageUuid);
     this.options.store.recordView(record.shareId);
     const live = record.mode === "live";
-    const redactedMessages = messages.map((message) => this.redacted(message));
+    const redactedMessages = messages.map((message) => this.redacted(message, record.sessionId));
     return {
-      title: sharedTitle(this.options.redactor, snapshot.title, messages, redactedMessages),
+      title: scrubSessionId(sharedTitle(this.options.redactor, snapshot.title, messages, redactedMessages), record.sessionId),
       mode: record.mode,
       createdAt: iso(record.createdAt),
       expiresAt: iso(record.expiresAt),
@@ -74,9 +75,9 @@ export class ShareViewService implements ShareViewPort {
           })
         : // Without the transcript reader (or before the first line is written): the shared messages alone, as lines.
           { sessionId: record.sessionId, title: snapshot.title, cwd: null, imported: false, lines: messages.map((message) => ({ ...message, sessionId: record.sessionId })), sidechains: [] };
-    const redacted = this.options.redactor.redactValue(source).value;
-    const title = source.title === null ? null : sharedTitle(this.options.redactor, source.title, messages, messages.map((message) => this.redacted(message)));
-    return { ...redacted, title };
+    const redacted = scrubSessionId(this.options.redactor.redactValue(source).value, record.sessionId);
+    const title = source.title === null ? null : scrubSessionId(sharedTitle(this.options.redactor, source.title, messages, messages.map((message) => this.redacted(message, record.sessionId))), record.sessionId);
+    return { ...redacted, sessionId: SHARED_SESSION_PLACEHOLDER, title };
   }
 
   async *events(token: string, client: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<SequencedEvent> {
@@ -99,7 +100,7 @@ export class ShareViewService implements ShareViewPort {
     try {
       if (signal.aborted) return;
       for await (const item of this.options.sessions.events(record.sessionId, afterSeq, stream.signal)) {
-        for (const event of redactor.redact(item.event)) yield { seq: item.seq, event };
+        for (const event of redactor.redact(item.event)) yield { seq: item.seq, event: scrubSessionId(event, record.sessionId) };
         // Checked between events too, so a busy stream never outlives its share by more than one event.
         recheck();
         if (died) break;
@@ -114,13 +115,12 @@ export class ShareViewService implements ShareViewPort {
   }
 
   /** Messages never change once held, so each is redacted once (per loaded session object), not per view. */
-  private redacted(message: ConversationMessage): ConversationMessage {
-    let cached = this.redactedMessages.get(message);
-    if (!cached) {
-      cached = this.options.redactor.redactValue(message).value;
-      this.redactedMessages.set(message, cached);
-    }
-    return cached;
+  private redacted(message: ConversationMessage, sessionId: string): ConversationMessage {
+    const cached = this.redactedMessages.get(message);
+    if (cached?.sessionId === sessionId) return cached.message;
+    const redacted = scrubSessionId(this.options.redactor.redactValue(message).value, sessionId);
+    this.redactedMessages.set(message, { sessionId, message: redacted });
+    return redacted;
   }
 
   /**
