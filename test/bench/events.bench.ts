@@ -214,7 +214,8 @@ async function startServerProcess(parent: string, modelUrl: string): Promise<Ser
     let buffer = "";
     child.stdout!.on("data", (chunk: Buffer) => {
       buffer += chunk.toString();
-      const match = /running at (http:\/\/[^/\s]+)\//.exec(buffer);
+      // The loopback address: Node's resolver, unlike a browser's, may not know *.localhost names.
+      const match = /also at (http:\/\/127\.0\.0\.1:\d+)\//.exec(buffer);
       if (match) resolve(match[1]!);
     });
     child.once("exit", (code) => reject(new Error(`cairn serve exited early with code ${code}`)));

@@ -103,7 +103,7 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
       allowedHosts: [...options.allowedHosts, ...env.allowedHosts],
     });
     io.stdout(`Cairn is running at ${server.loginUrl}\n`);
-    if (server.ideUrl !== server.url) io.stdout(`  (a browser that does not open *.localhost names: ${server.url}/?token=${server.token})\n`);
+    if (server.ideUrl !== server.url) io.stdout(`  also at ${server.url}/?token=${server.token} (for a browser or tool that does not resolve *.localhost names)\n`);
     io.stdout(`  workspace: ${server.runtime.workspaceRoot}\n`);
     if (server.runtime.model.demo) io.stdout("  no ANTHROPIC_API_KEY is set: the offline demo model answers (it knows a few commands only)\n");
     for (const problem of server.runtime.settings.problems) {
