@@ -48,6 +48,7 @@ class MemorySink implements TranscriptSink {
     this.lines.push(message);
   }
   async appendTombstone(): Promise<void> {}
+  async appendHookRuns(): Promise<void> {}
   async flush(): Promise<void> {}
   async close(): Promise<void> {}
 }

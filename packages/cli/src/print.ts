@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { checkBypassPermissionsAllowed, productionDeps, repairForResume, runPrompt, type AgentEvent, type ConversationMessage } from "@cairn/core";
+import { checkBypassPermissionsAllowed, dispatchSessionEnd, productionDeps, repairForResume, runPrompt, type AgentEvent, type ConversationMessage } from "@cairn/core";
 import { assertSessionId, createCheckpointStore, listTranscriptFiles, loadTranscript, sessionTranscriptPath } from "@cairn/core/node";
 import { checkpointingGate, createRuntime, type Runtime, type SessionWiring } from "@cairn/api/runtime";
 import type { PrintArgs } from "./args.ts";
@@ -122,6 +122,7 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       history,
       prompt: args.prompt,
       sink: wiring.sink,
+      sessionStart: resumed ? "resume" : "startup",
       systemPrompt: runtime.systemPrompt,
       tools,
       model: runtime.model.model,
@@ -167,6 +168,11 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       } else if (args.verbose && (event.type === "notice" || event.type === "retry" || event.type === "error")) {
         io.stderr(`cairn: ${JSON.stringify(event)}\n`);
       }
+    }
+    const ended = await dispatchSessionEnd(wiring.hooks, "other", { signal: io.signal, now: Date.now });
+    for (const event of ended.events) {
+      if (event.type === "hook-runs") await wiring.sink.appendHookRuns(event.event, event.runs);
+      else if (args.verbose) io.stderr(`cairn: ${JSON.stringify(event)}\n`);
     }
     await wiring.sink.close();
     if (!result) throw new Error("the agent loop ended without a result");
@@ -238,6 +244,7 @@ async function runManualCompaction(options: {
     await wiring.sink.close();
     return 1;
   }
+  for (const event of outcome.result.events) if (event.type === "hook-runs") await wiring.sink.appendHookRuns(event.event, event.runs);
   for (const message of outcome.result.added) await wiring.sink.appendMessage(message);
   await wiring.sink.close();
   const boundary = outcome.result.events.find((event) => event.type === "compact-boundary");

@@ -4,11 +4,14 @@ import {
   createInitialAppState,
   taskNotificationText,
   createStore,
+  dispatchNotification,
+  dispatchSessionEnd,
   productionDeps,
   repairForResume,
   runPrompt,
   type AgentEvent,
   type AppState,
+  type HookNotification,
   type PermissionRequest,
   type QueryDeps,
   type ReadFileState,
@@ -76,6 +79,10 @@ export class LiveSession {
   private readonly unsubscribeStore: () => void;
   /** Agents started with `run_in_background`; they outlive the prompt that started them. */
   private readonly backgroundAgents = new BackgroundAgents();
+  /** SessionStart ran (with this session's first prompt here): SessionEnd runs when it closes. */
+  private started = false;
+  /** Cancels hooks run outside a prompt (Notification, SessionEnd) when the session closes. */
+  private readonly hooksController = new AbortController();
 
   constructor(options: LiveSessionOptions) {
     this.options = options;
@@ -197,7 +204,29 @@ export class LiveSession {
     await this.idle();
     this.unsubscribeStore();
     this.broker.clear();
+    if (this.started && this.wiring) {
+      const ended = await dispatchSessionEnd(this.wiring.hooks, "other", { signal: this.hooksController.signal, now: Date.now }).catch(() => undefined);
+      for (const event of ended?.events ?? []) await this.record(event);
+    }
+    this.hooksController.abort();
     await this.wiring?.sink.close();
+  }
+
+  /**
+   * Tells the user's `Notification` hooks that the session wants attention (a permission prompt is
+   * waiting, the session is idle, or anything else another part of Cairn wants to say). Their runs
+   * go to the transcript and the bus, like any hook's.
+   */
+  async notify(notification: HookNotification): Promise<void> {
+    const hooks = this.sessionWiring().hooks;
+    const notified = await dispatchNotification(hooks, notification, { signal: this.hooksController.signal, now: Date.now }).catch(() => undefined);
+    for (const event of notified?.events ?? []) await this.record(event);
+  }
+
+  /** Keeps an event that happened outside a prompt run: hook runs in the transcript, every event on the bus. */
+  private async record(event: AgentEvent): Promise<void> {
+    if (event.type === "hook-runs") await this.wiring?.sink.appendHookRuns(event.event, event.runs).catch(() => undefined);
+    this.bus.publish(this.sessionId, event);
   }
 
   /** Makes the transcript on disk complete (for fork and rewind). */
@@ -269,9 +298,10 @@ export class LiveSession {
     run.done = task(controller.signal).finally(() => {
       this.active = undefined;
       const next = this.queue.shift();
-      if (next !== undefined) this.start(next);
-      else if (this.backgroundAgents.hasPending()) this.deliverBackgroundResults();
-      else this.publishStateIfChanged();
+      if (next !== undefined) return this.start(next);
+      if (this.backgroundAgents.hasPending()) return this.deliverBackgroundResults();
+      this.publishStateIfChanged();
+      if (!controller.signal.aborted) void this.notify({ notificationType: "idle_prompt", message: "Cairn is waiting for your input" });
     });
     return run.done;
   }
@@ -319,10 +349,13 @@ export class LiveSession {
     };
     const gate = checkpointingGate(this.gate, takeCheckpoint);
     try {
+      const sessionStart = this.started ? undefined : history.length > 0 ? ("resume" as const) : ("startup" as const);
+      this.started = true;
       const events = runPrompt({
         history,
         prompt,
         sink: wiring.sink,
+        ...(sessionStart ? { sessionStart } : {}),
         systemPrompt: runtime.systemPrompt,
         tools: runtime.toolsFor(history),
         model: app.model,
@@ -389,6 +422,7 @@ export class LiveSession {
         return;
       }
       case "permission-request":
+        void this.notify({ notificationType: "permission_prompt", message: `Cairn needs your permission to use ${event.toolName}` });
         this.broker.announce({
           requestId: event.requestId,
           toolUseId: event.toolUseId,

@@ -38,7 +38,10 @@ export async function* manualCompaction(input: ManualCompactionInput): AsyncGene
     yield* outcome.events;
     return new ApiError("compaction_failed", `The conversation was not compacted (${outcome.error.code}): ${outcome.error.message}`, { cause: outcome.error });
   }
-  yield* outcome.result.events;
+  for (const event of outcome.result.events) {
+    if (event.type === "hook-runs") await input.sink.appendHookRuns(event.event, event.runs);
+    yield event;
+  }
   forgetUnseenFiles(input.readFileState, outcome.result);
   for (const message of outcome.result.added) {
     await input.sink.appendMessage(message);

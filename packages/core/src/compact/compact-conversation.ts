@@ -1,3 +1,4 @@
+import { hookRunsOf } from "../tools/hook-runs.ts";
 import { messagesAfterCompactBoundary } from "../loop/messages.ts";
 import type { AgentEvent } from "../schema/events.ts";
 import type { ConversationMessage } from "../schema/messages.ts";
@@ -41,11 +42,13 @@ async function runPreCompactHooks(run: CompactionRun): Promise<HookStep> {
   // Claude Code's hook contract knows two triggers; reactive compaction is automatic.
   const trigger = run.trigger === "manual" ? "manual" : "auto";
   try {
+    const startedAt = run.deps.now();
     const outcome = await hooks.dispatch(
       "PreCompact",
       { trigger, custom_instructions: run.instructions?.trim() || null },
       { signal: run.input.signal, matchValue: trigger },
     );
+    if (outcome.ran.length > 0) step.events.push({ type: "hook-runs", event: "PreCompact", runs: hookRunsOf("PreCompact", startedAt, run.deps.now(), outcome) });
     instructions.push(...outcome.additionalContext);
     for (const message of outcome.systemMessages) step.events.push({ type: "notice", level: "info", code: "hook_message", message });
     for (const error of outcome.errors) {

@@ -104,7 +104,7 @@ describe("PreToolUse hooks with real sh commands", () => {
       writeInput,
       { signal: signal(), matchValue: "Write" },
     );
-    expect(outcome.errors).toEqual([{ hookName: "sleep 30", message: "timed out after 0.3 s" }]);
+    expect(outcome.errors).toEqual([{ hookName: "sleep 30", message: "timed out after 0.3 s and was stopped" }]);
     expect(outcome.ran[0]?.exitCode).toBeNull();
   });
 

@@ -88,7 +88,7 @@ export function createHookDispatcher(options: HookDispatcherOptions): HookDispat
         }),
       );
       for (const { verdict, durationMs, exitCode } of verdicts) {
-        outcome.ran.push({ hookName: verdict.hookName, durationMs, exitCode });
+        outcome.ran.push({ hookName: verdict.hookName, durationMs, exitCode, ...(verdict.output && !verdict.suppressOutput ? { output: verdict.output } : {}) });
         foldVerdict(outcome, verdict);
       }
       return outcome;
@@ -102,6 +102,10 @@ const decisionRank = { deny: 3, ask: 2, allow: 1 } as const;
 export function foldVerdict(outcome: HookOutcome, verdict: HookVerdict): void {
   const { hookName } = verdict;
   if (verdict.error) outcome.errors.push({ hookName, message: verdict.error });
+  if (verdict.notice) outcome.notices.push({ hookName, message: verdict.notice });
+  if (verdict.permissionRequest && outcome.permissionRequest?.behavior !== "deny") {
+    outcome.permissionRequest = { ...verdict.permissionRequest, hookName };
+  }
   if (verdict.blocked !== undefined && !outcome.blocked) outcome.blocked = { hookName, reason: verdict.blocked };
   if (verdict.permissionDecision) {
     const current = outcome.permissionDecision;

@@ -29,6 +29,8 @@ export type HookOutcome = {
   /** Exit code 2 or `decision: "block"`: the action is blocked and `reason` goes to the model. */
   blocked: { hookName: string; reason: string } | null;
   permissionDecision?: { behavior: "allow" | "deny" | "ask"; hookName: string; reason?: string };
+  /** `PermissionRequest`: the hooks' answer to the permission prompt; a deny from any hook wins. */
+  permissionRequest?: ({ behavior: "allow"; updatedInput?: Record<string, unknown> } | { behavior: "deny"; message?: string; interrupt?: boolean }) & { hookName: string };
   updatedInput?: Record<string, unknown>;
   additionalContext: string[];
   systemMessages: string[];
@@ -36,7 +38,10 @@ export type HookOutcome = {
   preventContinuation: { hookName: string; stopReason?: string } | null;
   /** Non-blocking failures, shown to the user. */
   errors: Array<{ hookName: string; message: string }>;
-  ran: Array<{ hookName: string; durationMs: number; exitCode: number | null }>;
+  /** Things the user should know that are not errors (a hook printed output that is not JSON). */
+  notices: Array<{ hookName: string; message: string }>;
+  /** `output`: the hook's plain stdout, unless it asked for `suppressOutput`. */
+  ran: Array<{ hookName: string; durationMs: number; exitCode: number | null; output?: string }>;
   /** `suppressOutput: true` from any hook: keep its stdout out of the transcript view. */
   suppressOutput?: boolean;
 };
@@ -47,6 +52,7 @@ export const emptyHookOutcome = (): HookOutcome => ({
   systemMessages: [],
   preventContinuation: null,
   errors: [],
+  notices: [],
   ran: [],
 });
 

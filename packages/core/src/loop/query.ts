@@ -1,6 +1,7 @@
 import type { CompactionInput, CompactionResult } from "../compact/port.ts";
 import { forgetUnseenFiles } from "../compact/read-file-state.ts";
 import { noHooks, type HookDispatcher } from "../hooks/port.ts";
+import { dispatchRecorded, dispatchSessionStart } from "../hooks/session-events.ts";
 import { callModel, type CallModelResult } from "../model/call-model.ts";
 import type { ThinkingConfig } from "../model/port.ts";
 import { buildModelRequest } from "../model/request.ts";
@@ -93,6 +94,8 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
   let usage: UsageTotals = emptyUsageTotals();
   let apiMs = 0;
   const denials: Array<{ toolName: string; toolUseId: string; input: unknown }> = [];
+  /** A tool hook said `continue: false`: the run ends once the calls in flight have their results. */
+  let hookStop = null as { hookName: string; stopReason?: string } | null;
   let lastUuid: string | null = params.messages.at(-1)?.uuid ?? null;
   const chain = <T extends ConversationMessage>(message: T): T => {
     const linked = { ...message, parentUuid: message.parentUuid === undefined ? lastUuid : message.parentUuid };
@@ -121,6 +124,17 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       permissionDenials: denials,
     };
     return terminal;
+  }
+
+  /** Claude Code runs `SessionStart` (source `compact`) after a compaction; what it says joins the new context. */
+  async function* sessionStartAfterCompaction(compacted: ConversationMessage[]): AsyncGenerator<AgentEvent, ConversationMessage[]> {
+    const started = await dispatchSessionStart(hooks, "compact", { signal, now: deps.now, model: params.model });
+    yield* started.events;
+    if (started.outcome.additionalContext.length === 0) return compacted;
+    lastUuid = compacted.at(-1)?.uuid ?? lastUuid;
+    const notes = started.outcome.additionalContext.map((text) => meta(text));
+    for (const note of notes) yield { type: "message", message: note };
+    return [...compacted, ...notes];
   }
 
   let state: State = {
@@ -157,6 +171,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       forgetUnseenFiles(state.context.readFileState, compacted);
       messages = compacted.messages;
       lastUuid = messages.at(-1)?.uuid ?? lastUuid;
+      messages = yield* sessionStartAfterCompaction(messages);
     }
 
     // Background agents that finished since the last request: their results, as Claude Code delivers them.
@@ -215,6 +230,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
           continue;
         }
         const { outcome } = item;
+        if (outcome.stop && !hookStop) hookStop = outcome.stop;
         if (outcome.denied) {
           const call = toolCalls.find((block) => block.id === outcome.record.toolUseId);
           denials.push({ toolName: outcome.record.name, toolUseId: outcome.record.toolUseId, input: call?.input });
@@ -272,7 +288,8 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
           yield* emitCompaction(compacted);
           forgetUnseenFiles(state.context.readFileState, compacted);
           lastUuid = compacted.messages.at(-1)?.uuid ?? lastUuid;
-          state = { ...state, messages: compacted.messages, hasAttemptedReactiveCompact: true, transition: { reason: "reactive_compact" } };
+          const withContext = yield* sessionStartAfterCompaction(compacted.messages);
+          state = { ...state, messages: withContext, hasAttemptedReactiveCompact: true, transition: { reason: "reactive_compact" } };
           continue;
         }
       }
@@ -320,6 +337,11 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
     if (signal.aborted) {
       return yield* end({ reason: toolCalls.length > 0 ? "aborted_tools" : "aborted_streaming", turnCount: state.turnCount });
     }
+    if (hookStop) {
+      const why = hookStop.stopReason ? `: ${hookStop.stopReason}` : "";
+      yield { type: "notice", level: "warning", code: "hook_stopped", message: `A hook stopped the run (${hookStop.hookName})${why}` };
+      return yield* end({ reason: "hook_stopped", turnCount: state.turnCount });
+    }
 
     const base = { ...state, context: nextContext, batchesUsed, lastInputTokens, maxOutputTokensOverride: undefined };
     if (result.kind === "cut") {
@@ -363,7 +385,9 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       yield { type: "notice", level: "warning", code: "max_output_tokens", message: "The response hit the output token limit again; stopping here." };
     }
 
-    const stop = await hooks.dispatch("Stop", { stop_hook_active: state.stopHookActive }, { signal });
+    const stopped = await dispatchRecorded(hooks, "Stop", { stop_hook_active: state.stopHookActive }, { signal, now: deps.now });
+    yield* stopped.events;
+    const stop = stopped.outcome;
     if (stop.preventContinuation) return yield* end({ reason: "stop_hook_prevented", turnCount: state.turnCount });
     if (stop.blocked) {
       const note = meta(`Stop hook feedback:\n${stop.blocked.reason}`);

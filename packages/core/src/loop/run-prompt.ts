@@ -3,6 +3,7 @@ import type { AgentEvent, Terminal } from "../schema/events.ts";
 import type { ConversationMessage, UserMessage } from "../schema/messages.ts";
 import type { TranscriptSink } from "../session/port.ts";
 import { noHooks } from "../hooks/port.ts";
+import { dispatchRecorded, dispatchSessionStart, type SessionStartSource } from "../hooks/session-events.ts";
 import { createUserMessage } from "./messages.ts";
 import { query, type QueryParams } from "./query.ts";
 
@@ -11,54 +12,90 @@ export type RunPromptOptions = Omit<QueryParams, "messages"> & {
   history: readonly ConversationMessage[];
   prompt: string | ContentBlock[];
   sink?: TranscriptSink;
+  /** The first prompt of a session in this process: run the `SessionStart` hooks first, with this source. */
+  sessionStart?: SessionStartSource;
 };
 
 export type RunPromptResult = { terminal: Terminal; messages: ConversationMessage[] };
 
 /**
- * One user turn end to end: UserPromptSubmit hooks, the prompt made durable before the model is
- * called, the loop, and every message it yields appended to the transcript in order.
+ * One user turn end to end: SessionStart hooks (on a session's first prompt), UserPromptSubmit
+ * hooks, the prompt made durable before the model is called, the loop, and every message it
+ * yields appended to the transcript in order.
  */
 export async function* runPrompt(options: RunPromptOptions): AsyncGenerator<AgentEvent, RunPromptResult> {
-  const { history, prompt, sink, ...queryParams } = options;
+  const { history, prompt, sink, sessionStart, ...queryParams } = options;
   const { deps } = queryParams;
   const hooks = queryParams.hooks ?? noHooks;
   const messages: ConversationMessage[] = [...history];
+  const sidechain = queryParams.context.agentId ? { agentId: queryParams.context.agentId, isSidechain: true } : {};
+  const persist = async (event: AgentEvent): Promise<void> => {
+    if (event.type === "message") {
+      messages.push(event.message);
+      await sink?.appendMessage(event.message);
+    } else if (event.type === "tombstone" && event.uuid) {
+      await sink?.appendTombstone(event.uuid, event.reason);
+    } else if (event.type === "hook-runs") {
+      await sink?.appendHookRuns(event.event, event.runs);
+    }
+  };
+  const contextNote = (content: string): AgentEvent => ({
+    type: "message",
+    message: createUserMessage({ uuid: deps.uuid(), timestamp: new Date(deps.now()).toISOString(), parentUuid: messages.at(-1)?.uuid ?? null, content, isMeta: true, ...sidechain }),
+  });
+  const stopped = (code: string, message: string): AgentEvent[] => {
+    const terminal: Terminal = { reason: "hook_stopped", turnCount: 0 };
+    return [
+      { type: "notice", level: "warning", code, message },
+      { type: "result", terminal, usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 }, numTurns: 0, durationMs: 0, durationApiMs: 0, permissionDenials: [] },
+    ];
+  };
+
+  if (sessionStart) {
+    const started = await dispatchSessionStart(hooks, sessionStart, { signal: queryParams.signal, now: deps.now, model: queryParams.model });
+    for (const event of started.events) {
+      await persist(event);
+      yield event;
+    }
+    for (const context of started.outcome.additionalContext) {
+      const note = contextNote(context);
+      await persist(note);
+      yield note;
+    }
+    const stop = started.outcome.preventContinuation;
+    if (stop) {
+      yield* stopped("session_start_stopped", `SessionStart hook stopped the session${stop.stopReason ? `: ${stop.stopReason}` : ""}`);
+      await sink?.flush();
+      return { terminal: { reason: "hook_stopped", turnCount: 0 }, messages };
+    }
+  }
+
+  const submitted = await dispatchRecorded(hooks, "UserPromptSubmit", { prompt: typeof prompt === "string" ? prompt : JSON.stringify(prompt) }, { signal: queryParams.signal, now: deps.now });
+  for (const event of submitted.events) {
+    await persist(event);
+    yield event;
+  }
+  const blocked = submitted.outcome.blocked ?? submitted.outcome.preventContinuation;
+  if (blocked) {
+    const reason = submitted.outcome.blocked?.reason ?? submitted.outcome.preventContinuation?.stopReason ?? "blocked by a hook";
+    yield* stopped("prompt_blocked", `UserPromptSubmit hook blocked the prompt: ${reason}`);
+    await sink?.flush();
+    return { terminal: { reason: "hook_stopped", turnCount: 0 }, messages };
+  }
+
   const userMessage: UserMessage = createUserMessage({
     uuid: deps.uuid(),
     timestamp: new Date(deps.now()).toISOString(),
-    parentUuid: history.at(-1)?.uuid ?? null,
+    parentUuid: messages.at(-1)?.uuid ?? null,
     content: prompt,
-    ...(queryParams.context.agentId ? { agentId: queryParams.context.agentId, isSidechain: true } : {}),
+    ...sidechain,
   });
-
-  const submitted = await hooks.dispatch(
-    "UserPromptSubmit",
-    { prompt: typeof prompt === "string" ? prompt : JSON.stringify(prompt) },
-    { signal: queryParams.signal },
-  );
-  if (submitted.blocked || submitted.preventContinuation) {
-    const reason = submitted.blocked?.reason ?? submitted.preventContinuation?.stopReason ?? "blocked by a hook";
-    yield { type: "notice", level: "warning", code: "prompt_blocked", message: `UserPromptSubmit hook blocked the prompt: ${reason}` };
-    const terminal: Terminal = { reason: "hook_stopped", turnCount: 0 };
-    yield { type: "result", terminal, usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 }, numTurns: 0, durationMs: 0, durationApiMs: 0, permissionDenials: [] };
-    return { terminal, messages };
-  }
-
-  await sink?.appendMessage(userMessage);
-  messages.push(userMessage);
+  await persist({ type: "message", message: userMessage });
   yield { type: "message", message: userMessage };
-  for (const context of submitted.additionalContext) {
-    const note = createUserMessage({
-      uuid: deps.uuid(),
-      timestamp: new Date(deps.now()).toISOString(),
-      parentUuid: messages.at(-1)!.uuid,
-      content: context,
-      isMeta: true,
-    });
-    await sink?.appendMessage(note);
-    messages.push(note);
-    yield { type: "message", message: note };
+  for (const context of submitted.outcome.additionalContext) {
+    const note = contextNote(context);
+    await persist(note);
+    yield note;
   }
 
   const loop = query({ ...queryParams, messages: [...messages] });
@@ -68,13 +105,7 @@ export async function* runPrompt(options: RunPromptOptions): AsyncGenerator<Agen
       await sink?.flush();
       return { terminal: step.value, messages };
     }
-    const event = step.value;
-    if (event.type === "message") {
-      messages.push(event.message);
-      await sink?.appendMessage(event.message);
-    } else if (event.type === "tombstone" && event.uuid) {
-      await sink?.appendTombstone(event.uuid, event.reason);
-    }
-    yield event;
+    await persist(step.value);
+    yield step.value;
   }
 }

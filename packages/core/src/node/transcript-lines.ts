@@ -13,7 +13,7 @@ export interface TranscriptLinesReport {
   unknownLines: number;
 }
 
-const KNOWN_TYPES = new Set(["user", "assistant", "system", "tombstone", "cairn-session", "cairn-checkpoint"]);
+const KNOWN_TYPES = new Set(["user", "assistant", "system", "tombstone", "cairn-session", "cairn-checkpoint", "cairn-hooks"]);
 
 /**
  * Every line of a transcript as written, in file order, tombstones and all: what a timeline draws

@@ -1,6 +1,6 @@
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { conversationMessageSchema, type ConversationMessage } from "../schema/messages.ts";
+import { conversationMessageSchema, type ConversationMessage, type HookRunRecord } from "../schema/messages.ts";
 import { TRANSCRIPT_SCHEMA_VERSION, projectDirName, type SessionMetaLine } from "../schema/transcript.ts";
 import type { TranscriptSink } from "../session/port.ts";
 import { repairTornTail } from "./transcript-tail.ts";
@@ -189,6 +189,10 @@ export function createJsonlTranscriptStore(options: JsonlTranscriptStoreOptions)
     },
     appendTombstone(tombstoneOf: string, reason: string): Promise<void> {
       const line = { type: "tombstone", sessionId: options.sessionId, timestamp: now().toISOString(), tombstoneOf, reason };
+      return writeLine({ ...line, cairnSchema: TRANSCRIPT_SCHEMA_VERSION }, false);
+    },
+    appendHookRuns(event: string, runs: readonly HookRunRecord[]): Promise<void> {
+      const line = { type: "cairn-hooks", sessionId: options.sessionId, timestamp: now().toISOString(), event, runs };
       return writeLine({ ...line, cairnSchema: TRANSCRIPT_SCHEMA_VERSION }, false);
     },
     appendCheckpoint(messageUuid: string, commit: string): Promise<void> {

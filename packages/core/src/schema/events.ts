@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { conversationMessageSchema, toolCallRecordSchema } from "./messages.ts";
+import { conversationMessageSchema, hookRunRecordSchema, toolCallRecordSchema } from "./messages.ts";
 import { decisionReasonSchema, permissionModeSchema } from "./permissions.ts";
 
 export const usageTotalsSchema = z.object({
@@ -111,6 +111,8 @@ export const agentEventSchema = z.discriminatedUnion("type", [
     postTokens: z.number(),
     summarizedCount: z.number(),
   }),
+  /** Hooks of a session event (UserPromptSubmit, Stop, SessionStart, PreCompact, …); tool hooks travel on the call's record. */
+  z.object({ type: z.literal("hook-runs"), event: z.string(), runs: z.array(hookRunRecordSchema) }),
   z.object({ type: z.literal("todos-update"), todos: z.array(todoItemSchema) }),
   z.object({ type: z.literal("mode-change"), mode: permissionModeSchema }),
   z.object({

@@ -3,7 +3,7 @@ import { contentBlockSchema } from "./content.ts";
 import { permissionDecisionRecordSchema } from "./permissions.ts";
 import { usageSchema } from "./usage.ts";
 
-/** One hook command run for a tool call (PreToolUse, PostToolUse, PostToolUseFailure), for the timeline. */
+/** One hook command run (for a tool call, or for a session event such as Stop), for the timeline. */
 export const hookRunRecordSchema = z.object({
   event: z.string(),
   name: z.string(),
@@ -11,6 +11,8 @@ export const hookRunRecordSchema = z.object({
   endedAt: z.number(),
   /** "ok", "blocked", "error", or "exit <code>" for other non-zero exits. */
   outcome: z.string(),
+  /** The hook's stdout (clipped), unless it asked for `suppressOutput`. */
+  output: z.string().optional(),
 });
 export type HookRunRecord = z.infer<typeof hookRunRecordSchema>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { assistantMessageSchema, systemMessageSchema, userMessageSchema } from "./messages.ts";
+import { assistantMessageSchema, hookRunRecordSchema, systemMessageSchema, userMessageSchema } from "./messages.ts";
 
 /** Version of Cairn's additions to Claude Code's transcript format. */
 export const TRANSCRIPT_SCHEMA_VERSION = 1;
@@ -57,6 +57,17 @@ export const checkpointLineSchema = z.looseObject({
   cairnSchema: z.number().optional(),
 });
 
+/** Cairn: the hooks one session event ran (UserPromptSubmit, Stop, SessionStart, …), for the timeline. */
+export const hookRunsLineSchema = z.looseObject({
+  type: z.literal("cairn-hooks"),
+  sessionId: z.string(),
+  timestamp: z.string(),
+  event: z.string(),
+  runs: z.array(hookRunRecordSchema),
+  agentId: z.string().optional(),
+  cairnSchema: z.number().optional(),
+});
+
 export const transcriptLineSchema = z.discriminatedUnion("type", [
   userLineSchema,
   assistantLineSchema,
@@ -64,6 +75,7 @@ export const transcriptLineSchema = z.discriminatedUnion("type", [
   tombstoneLineSchema,
   sessionMetaLineSchema,
   checkpointLineSchema,
+  hookRunsLineSchema,
 ]);
 export type TranscriptLine = z.infer<typeof transcriptLineSchema>;
 export type TranscriptMessageLine = z.infer<typeof userLineSchema> | z.infer<typeof assistantLineSchema> | z.infer<typeof systemLineSchema>;

@@ -1,4 +1,4 @@
-import type { ConversationMessage } from "../schema/messages.ts";
+import type { ConversationMessage, HookRunRecord } from "../schema/messages.ts";
 
 /**
  * Where a session's transcript goes. The Node implementation appends JSONL lines through one
@@ -9,6 +9,8 @@ export interface TranscriptSink {
   /** Resolves once the line is written (and, for user prompts, durable per the fsync policy). */
   appendMessage(message: ConversationMessage): Promise<void>;
   appendTombstone(tombstoneOf: string, reason: string): Promise<void>;
+  /** The hook runs of one session event (tool hooks are kept on the tool call's record instead). */
+  appendHookRuns(event: string, runs: readonly HookRunRecord[]): Promise<void>;
   flush(): Promise<void>;
   close(): Promise<void>;
 }

@@ -190,6 +190,9 @@ export class TranscriptIndex implements IndexedLines {
           this.report.malformedLines++;
         }
         return;
+      case "cairn-hooks":
+        // Hook runs are for the timeline; the conversation has no place for them.
+        return;
       case "summary":
         if (typeof line.summary === "string") this.titleFromLines = line.summary;
         this.report.unknownLines++;

@@ -1,4 +1,4 @@
-import { asNumber, asRecord, asString, clip, contentText, inputText, oneLine, timestampMs, toolSubject, type LooseRecord } from "./line-fields.ts";
+import { asArray, asNumber, asRecord, asString, clip, contentText, inputText, oneLine, timestampMs, toolSubject, type LooseRecord } from "./line-fields.ts";
 import { readAssistantLine } from "./model-events.ts";
 import { readUserLine, toolDetail } from "./tool-events.ts";
 import { TimelineEventRecord, type TimelineEventFields } from "./timeline-event.ts";
@@ -71,6 +71,9 @@ export function readThread(lines: readonly unknown[], agentId: string | null, dr
         push({ id: `tombstone:${key}:${target}`, kind: "tombstone", lane: "errors", at, title: "Tombstone", summary: `${target}: ${reason}`, status: "tombstoned", detail: { kind: "tombstone", target, reason } });
         break;
       }
+      case "cairn-hooks":
+        readHookRunsLine(line, key, uuid, push, mainLane);
+        break;
       case "system":
         lastCompaction = readSystemLine(line, at, key, uuid, push, mainLane) ?? lastCompaction;
         break;
@@ -145,3 +148,29 @@ function readSystemLine(
   return undefined;
 }
 
+/** The hooks of a session event (UserPromptSubmit, Stop, SessionStart, PreCompact, …): one event per run on the hooks lane. */
+function readHookRunsLine(line: LooseRecord, key: string, uuid: string | null, push: Push, mainLane: (fallback: string) => string): void {
+  const event = asString(line.event) ?? "hook";
+  asArray(line.runs).forEach((value, position) => {
+    const run = asRecord(value);
+    const start = asNumber(run?.startedAt);
+    const end = asNumber(run?.endedAt);
+    if (!run || start === undefined || end === undefined || end < start) return;
+    const name = asString(run.name) ?? "";
+    const outcome = asString(run.outcome) ?? "";
+    const output = asString(run.output);
+    push({
+      id: `hooks:${key}:${position}`,
+      kind: "hook",
+      lane: mainLane("hooks"),
+      at: start,
+      start,
+      end,
+      title: `${event}: ${oneLine(name, 60)}`,
+      summary: output ? `${outcome} · ${oneLine(output, SUMMARY_CHARS)}` : outcome,
+      status: outcome === "blocked" ? "denied" : outcome === "ok" ? "ok" : "error",
+      lineUuid: uuid,
+      detail: { kind: "hook", event, name, outcome, toolUseId: null },
+    });
+  });
+}

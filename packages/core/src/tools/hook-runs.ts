@@ -12,6 +12,7 @@ export function hookRunsOf(event: HookEventName, startedAt: number, endedAt: num
     startedAt,
     endedAt: Math.max(startedAt, Math.min(endedAt, startedAt + run.durationMs)),
     outcome: hookRunOutcome(run, outcome),
+    ...(run.output ? { output: run.output } : {}),
   }));
 }
 

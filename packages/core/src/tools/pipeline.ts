@@ -7,7 +7,9 @@ import type { HookEventName, HookOutcome } from "../hooks/port.ts";
 import type { AssistantMessage, HookRunRecord, ToolCallRecord, UserMessage } from "../schema/messages.ts";
 import type { DecisionReason, PermissionDecisionRecord } from "../schema/permissions.ts";
 import { classifyToolError, errorMessage } from "./classify-error.ts";
+import { hookOutcomeNotices } from "../hooks/session-events.ts";
 import { hookRunsOf } from "./hook-runs.ts";
+import { askPermissionHooks, type Decided, type DispatchHooks } from "./permission-hooks.ts";
 import { applyResultBudget, DEFAULT_MAX_RESULT_CHARS } from "./result-budget.ts";
 import { findToolByName, type ContextModifier, type Tool, type ToolResult, type ToolUseContext } from "./tool.ts";
 
@@ -29,6 +31,8 @@ export type ToolRunOutcome = {
   record: ToolCallRecord;
   contextModifier?: ContextModifier;
   denied: boolean;
+  /** A hook of this call said `continue: false`: the loop stops after this batch. */
+  stop?: { hookName: string; stopReason?: string };
 };
 
 type Early = { content: string; errorClass?: string; decision?: PermissionDecisionRecord; denied?: boolean };
@@ -85,8 +89,11 @@ export async function* runToolUse(
   if (!validation.ok) return fail({ content: validation.message, errorClass: validation.code ?? "ValidationError" });
 
   const pre = await dispatchHooks("PreToolUse", { tool_name: tool.name, tool_input: input, tool_use_id: block.id }, tool.name);
-  for (const hookError of pre.errors) {
-    yield { type: "notice", level: "warning", code: "hook_error", message: `${hookError.hookName}: ${hookError.message}` };
+  yield* hookOutcomeNotices("PreToolUse", pre);
+  if (pre.preventContinuation) {
+    // `continue: false` wins over any decision: the call does not run and the loop stops.
+    const why = pre.preventContinuation.stopReason ? `: ${pre.preventContinuation.stopReason}` : "";
+    return finish(`Execution stopped by a PreToolUse hook${why}`, true, { errorClass: "HookStopped", stop: pre.preventContinuation });
   }
   if (pre.blocked) {
     const reason: DecisionReason = { type: "hook", hookName: pre.blocked.hookName, reason: pre.blocked.reason };
@@ -108,7 +115,7 @@ export async function* runToolUse(
     assistantMessage,
     ...(pre.permissionDecision ? { hookDecision: pre.permissionDecision } : {}),
   };
-  const permission = yield* decide(checkArgs, services);
+  const permission = yield* decide(checkArgs, services, dispatchHooks);
   permissionWaitMs = permission.waitedMs;
   yield {
     type: "permission-decision",
@@ -127,7 +134,7 @@ export async function* runToolUse(
   if (permission.behavior === "deny") {
     const suggestion = services.gate.recordDenial?.(checkArgs);
     if (suggestion) yield { type: "permission-suggestion", toolName: tool.name, rule: suggestion.rule, denials: suggestion.denials };
-    return fail({ content: permission.message, errorClass: "PermissionDenied", decision, denied: true });
+    return finish(permission.message, true, { errorClass: "PermissionDenied", decision, denied: true, ...(permission.stop ? { stop: permission.stop } : {}) });
   }
   if (permission.updatedInput) {
     const reparsed = tool.inputSchema.safeParse(permission.updatedInput);
@@ -147,23 +154,37 @@ export async function* runToolUse(
       { tool_name: tool.name, tool_input: input, tool_use_id: block.id, error: errorMessage(error), is_interrupt: aborted },
       tool.name,
     );
+    yield* hookOutcomeNotices("PostToolUseFailure", post);
     const extra = [...post.additionalContext, ...(post.blocked ? [post.blocked.reason] : [])];
-    return fail({ content: appendText(content, extra) as string, errorClass: aborted ? "Aborted" : classifyToolError(error), decision });
+    return finish(appendText(content, extra), true, {
+      errorClass: aborted ? "Aborted" : classifyToolError(error),
+      decision,
+      ...(post.preventContinuation ? { stop: post.preventContinuation } : {}),
+    });
   }
 
   let content = result.content ?? (tool.renderResult ? tool.renderResult(result.output, block.id) : stringify(result.output));
-  const post = await dispatchHooks("PostToolUse", { tool_name: tool.name, tool_input: input, tool_use_id: block.id, tool_response: result.output }, tool.name);
-  content = appendText(content, [...(post.blocked ? [`PostToolUse hook feedback: ${post.blocked.reason}`] : []), ...post.additionalContext]);
+  // A call that failed (an `is_error` result) fires PostToolUseFailure instead, as in Claude Code.
+  const failed = result.isError === true;
+  const postEvent = failed ? "PostToolUseFailure" : "PostToolUse";
+  const postInput = failed
+    ? { tool_name: tool.name, tool_input: input, tool_use_id: block.id, error: typeof content === "string" ? content : stringify(result.output), is_interrupt: false }
+    : { tool_name: tool.name, tool_input: input, tool_use_id: block.id, tool_response: result.output };
+  const post = await dispatchHooks(postEvent, postInput, tool.name);
+  yield* hookOutcomeNotices(postEvent, post);
+  content = appendText(content, [...(post.blocked ? [`${postEvent} hook feedback: ${post.blocked.reason}`] : []), ...post.additionalContext]);
   const budget = applyResultBudget(content, tool.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
   return finish(budget.content, result.isError ?? false, {
     output: result.output,
     decision,
+    ...(post.preventContinuation ? { stop: post.preventContinuation } : {}),
     ...(result.contextModifier ? { contextModifier: result.contextModifier } : {}),
   });
 }
 
 type OutcomeExtra = {
   output?: unknown;
+  stop?: { hookName: string; stopReason?: string };
   decision?: PermissionDecisionRecord;
   errorClass?: string;
   contextModifier?: ContextModifier;
@@ -208,22 +229,29 @@ export function buildOutcome(origin: OutcomeOrigin, content: ToolResultContent, 
     toolCall: record,
     ...(context.agentId ? { agentId: context.agentId, isSidechain: true } : {}),
   };
-  return { message, record, denied: extra.denied ?? false, ...(extra.contextModifier ? { contextModifier: extra.contextModifier } : {}) };
+  return {
+    message,
+    record,
+    denied: extra.denied ?? false,
+    ...(extra.contextModifier ? { contextModifier: extra.contextModifier } : {}),
+    ...(extra.stop ? { stop: extra.stop } : {}),
+  };
 }
 
-type Decided =
-  | { behavior: "allow"; reason: DecisionReason; waitedMs: number; asked: boolean; updatedInput?: Record<string, unknown> }
-  | { behavior: "deny"; reason: DecisionReason; waitedMs: number; asked: boolean; message: string };
 
-async function* decide(args: PermissionCheckArgs, services: PipelineServices): AsyncGenerator<AgentEvent, Decided> {
+async function* decide(args: PermissionCheckArgs, services: PipelineServices, dispatchHooks: DispatchHooks): AsyncGenerator<AgentEvent, Decided> {
   const result = await services.gate.check(args);
   if (result.behavior === "allow") {
     return { behavior: "allow", reason: result.reason, waitedMs: 0, asked: false, ...(result.updatedInput ? { updatedInput: result.updatedInput } : {}) };
   }
   if (result.behavior === "deny") return { behavior: "deny", reason: result.reason, waitedMs: 0, asked: false, message: result.message };
 
-  const requestId = services.uuid();
   const suggestions = result.suggestions ?? [];
+  // PermissionRequest hooks may answer the prompt before anyone is asked.
+  const hooked = yield* askPermissionHooks(args, suggestions, dispatchHooks);
+  if (hooked) return hooked;
+
+  const requestId = services.uuid();
   yield {
     type: "permission-request",
     requestId,

@@ -24,6 +24,7 @@ function memoryTranscripts() {
       sessionId,
       appendMessage: async (message) => void record.messages.push(message),
       appendTombstone: async () => undefined,
+      appendHookRuns: async () => undefined,
       flush: async () => undefined,
       close: async () => void (record.closed = true),
     };
