@@ -227,6 +227,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       additionalDirectories: merged.permissions.additionalDirectories,
       parser: parserLoading,
       persistRule,
+      bashSandboxed: sandbox.enabled,
     });
   const gate = createGate(store);
   const systemPrompt = buildSystemPrompt({

@@ -20,7 +20,9 @@ import { defaultPermissionTracer, traceDecision } from "./telemetry.ts";
 
 export type PermissionEngineOptions = {
   /** Read on every check, so reloaded settings apply at once. */
-  getSettings(): Pick<MergedSettings, "permissions">;
+  getSettings(): Pick<MergedSettings, "permissions"> & Partial<Pick<MergedSettings, "sandbox">>;
+  /** Bash runs inside the sandbox (or not at all): lets `sandbox.autoAllowBashIfSandboxed` apply. */
+  bashSandboxed?: boolean;
   getAppState(): AppState;
   setAppState(update: (state: AppState) => AppState): void;
   workspaceRoot: string;
@@ -58,7 +60,7 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     const state = options.getAppState();
     const rules: RuleSet = ruleSetFor(permissions.rules, state.sessionAllowRules);
     const roots = [workspaceRoot, ...(options.additionalDirectories ?? []).map((directory) => resolvePosix(workspaceRoot, directory)), ...permissions.additionalDirectories];
-    return { rules, roots, mode: state.permissionMode };
+    return { rules, roots, mode: state.permissionMode, autoAllowSandboxed: options.bashSandboxed === true && options.getSettings().sandbox?.autoAllowBashIfSandboxed === true };
   };
 
   let parser: ShellParser | undefined;
@@ -83,7 +85,7 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     const cwd = context.cwd || workspaceRoot;
     const subject = describeCall(tool, input, cwd);
     if (subject.command !== undefined && parserLoading) await parserLoading;
-    const { rules, roots, mode } = current();
+    const { rules, roots, mode, autoAllowSandboxed } = current();
     const analysis = subject.command === undefined ? undefined : analyse(subject.command);
     // Every file the Bash line writes (redirections, tee, dd of=): judged as an Edit of that file.
     const writes = analysis ? shellWrites(analysis, cwd) : [];
@@ -198,7 +200,14 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
       return { behavior: "allow", reason: { type: "mode", mode, reason: analysis ? "read-only command" : `${name} is read-only` } };
     }
 
-    // 10. Ask.
+    // 10. Sandbox auto-allow: the sandbox confines what Bash can write and reach, so no rule has to.
+    //     Deny and ask rules, plan mode and writes outside the workspace decided above; writes into
+    //     .git, .claude or .cairn still ask.
+    if (analysis && autoAllowSandboxed && writes.every((write) => write.path === undefined || !isProtectedPath(write.path, roots))) {
+      return { behavior: "allow", reason: { type: "sandbox", reason: "autoAllowBashIfSandboxed: the command runs inside the sandbox" } };
+    }
+
+    // 11. Ask.
     if (verdict?.kind === "unsafe") {
       return ask({ type: "classifier", classifier: "bash-analysis", reason: `${verdict.reason}${writing}` }, `Rules cannot vouch for this command: ${verdict.reason}${writing}.`);
     }

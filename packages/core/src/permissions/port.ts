@@ -54,7 +54,9 @@ export const allowAllGate: PermissionGate = {
 };
 
 export const headlessPrompter: PermissionPrompter = {
-  async ask() {
-    return { behavior: "deny", feedback: "Permission to use this tool was not granted (running non-interactively)." };
+  async ask(request) {
+    // The question goes back to the model as the reason, so it knows what was refused (e.g. the files a command writes).
+    const why = request.message ? ` It would have asked: ${request.message}` : "";
+    return { behavior: "deny", feedback: `Permission to use ${request.toolName} was not granted (running non-interactively).${why}` };
   },
 };

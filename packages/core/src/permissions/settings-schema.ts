@@ -42,6 +42,8 @@ export const sandboxSettingsSchema = z
     enabled: z.boolean().optional(),
     allowNetwork: z.boolean().optional(),
     allowedDomains: z.array(z.string()).optional(),
+    /** Claude Code's switch: Bash runs without asking when it runs inside the sandbox. */
+    autoAllowBashIfSandboxed: z.boolean().optional(),
   })
   .loose();
 export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;
