@@ -16,6 +16,7 @@ const envSchema = z.object({
   CAIRN_MAX_RETRIES: z.coerce.number().int().min(1).max(20).optional(),
   CAIRN_CONTEXT_WINDOW: z.coerce.number().int().min(1_000).optional(),
   CAIRN_AUTOCOMPACT_PCT: z.coerce.number().min(1).max(100).optional(),
+  CAIRN_DISABLE_AUTOCOMPACT: z.enum(["0", "1", "true", "false"]).optional(),
 });
 
 export type CliEnv = {
@@ -32,6 +33,8 @@ export type CliEnv = {
   maxRetries: number | undefined;
   contextWindow: number | undefined;
   autoCompactPct: number | undefined;
+  /** False with `CAIRN_DISABLE_AUTOCOMPACT=1`: only /compact summarises, and an over-long conversation stops at the blocking limit. */
+  autoCompact: boolean;
 };
 
 export function readEnv(source: Record<string, string | undefined> = process.env): CliEnv {
@@ -55,6 +58,7 @@ export function readEnv(source: Record<string, string | undefined> = process.env
     maxRetries: env.CAIRN_MAX_RETRIES,
     contextWindow: env.CAIRN_CONTEXT_WINDOW,
     autoCompactPct: env.CAIRN_AUTOCOMPACT_PCT,
+    autoCompact: !(env.CAIRN_DISABLE_AUTOCOMPACT === "1" || env.CAIRN_DISABLE_AUTOCOMPACT === "true"),
   };
 }
 

@@ -40,6 +40,7 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       maxRetries: env.maxRetries,
       contextWindow: env.contextWindow,
       autoCompactPct: env.autoCompactPct,
+      autoCompact: env.autoCompact,
       mcpConfig: args.mcpConfig,
     });
   } catch (error) {
@@ -179,7 +180,7 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
     const summary = resultLine(result, { sessionId, model: runtime.model.model, finalText });
     if (args.outputFormat === "text") io.stdout(finalText.endsWith("\n") || finalText === "" ? finalText : `${finalText}\n`);
     else emit(summary);
-    if (result.terminal.reason === "model_error" || result.terminal.reason === "prompt_too_long") {
+    if (result.terminal.reason === "model_error" || result.terminal.reason === "prompt_too_long" || result.terminal.reason === "blocking_limit") {
       if (args.outputFormat === "text") io.stderr(`cairn: ${result.terminal.error?.message ?? result.terminal.reason}\n`);
       return 1;
     }

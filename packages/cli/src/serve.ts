@@ -99,6 +99,7 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
       maxRetries: env.maxRetries,
       contextWindow: env.contextWindow,
       autoCompactPct: env.autoCompactPct,
+      autoCompact: env.autoCompact,
       ...(env.token ? { token: env.token } : {}),
       allowedHosts: [...options.allowedHosts, ...env.allowedHosts],
     });

@@ -5,8 +5,8 @@ import dynamic from "next/dynamic";
 import { useState } from "react";
 import type { PermissionRequestView } from "@/chat/chat-types";
 import { describeReason } from "@/chat/describe";
-import { MarkdownText } from "@/chat/markdown-lazy";
 import { cairnErrorCode, errorMessage } from "@/lib/errors";
+import { PlanReviewCard } from "./plan-review-card";
 import { filePathOf, proposedChange, type ProposedChange } from "./proposed-change";
 import { useTRPC } from "@/trpc/client";
 import type { PermissionAnswer } from "@/trpc/types";
@@ -19,8 +19,14 @@ type Props = {
   onRespond(answer: PermissionAnswer): Promise<void>;
 };
 
-/** Asks the user about one tool call, showing exactly what it would do. */
+/** Asks the user about one tool call, showing exactly what it would do; a plan gets its review card. */
 export function PermissionPrompt({ request, pendingCount, onRespond }: Props) {
+  const plan = request.toolName === "ExitPlanMode" ? proposedChange(request.toolName, request.input, undefined) : null;
+  if (plan?.kind === "plan") return <PlanReviewCard requestId={request.requestId} plan={plan.plan} pendingCount={pendingCount} onRespond={onRespond} />;
+  return <ToolPermissionPrompt request={request} pendingCount={pendingCount} onRespond={onRespond} />;
+}
+
+function ToolPermissionPrompt({ request, pendingCount, onRespond }: Props) {
   const trpc = useTRPC();
   const [feedback, setFeedback] = useState("");
   const [busy, setBusy] = useState(false);
@@ -54,14 +60,8 @@ export function PermissionPrompt({ request, pendingCount, onRespond }: Props) {
     <section className="permission-prompt" data-testid="permission-prompt" data-tool-name={request.toolName} data-request-id={request.requestId} aria-label={`Permission for ${request.toolName}`}>
       <header>
         <strong>
-          {request.toolName === "ExitPlanMode" ? (
-            "Approve this plan and leave plan mode?"
-          ) : (
-            <>
-              Allow {request.toolName}
-              {path ? ` on ${path}` : ""}?
-            </>
-          )}
+          Allow {request.toolName}
+          {path ? ` on ${path}` : ""}?
         </strong>
         {pendingCount > 1 ? <span className="muted"> (1 of {pendingCount} waiting)</span> : null}
         <p className="muted small-text">Asked because: {describeReason(request.reason)}</p>
@@ -82,11 +82,6 @@ export function PermissionPrompt({ request, pendingCount, onRespond }: Props) {
           <div className="permission-command">
             {change.description ? <p className="muted">{change.description}</p> : null}
             <pre data-testid="permission-command">{change.command}</pre>
-          </div>
-        ) : null}
-        {change?.kind === "plan" ? (
-          <div className="permission-plan" data-testid="permission-plan">
-            <MarkdownText text={change.plan} />
           </div>
         ) : null}
         {change?.kind === "input" ? <pre data-testid="permission-input">{change.json}</pre> : null}

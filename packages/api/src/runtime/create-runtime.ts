@@ -79,6 +79,8 @@ export type RuntimeOptions = {
   /** Context window override (tests, small models) and the share of it that triggers auto-compaction. */
   contextWindow?: number | undefined;
   autoCompactPct?: number | undefined;
+  /** False turns auto-compaction off (manual and reactive compaction still work). */
+  autoCompact?: boolean | undefined;
   /** `--mcp-config` values: files or inline JSON in the `.mcp.json` format. */
   mcpConfig?: readonly string[] | undefined;
   mcp?: {
@@ -261,6 +263,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       retry,
       ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
       ...(options.autoCompactPct ? { autoCompactPct: options.autoCompactPct } : {}),
+      ...(options.autoCompact === false ? { autoCompact: false } : {}),
     });
   await mcpStarted;
   return {

@@ -184,6 +184,20 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
       return outcome.ok ? { ok: true, result: outcome.result } : { ok: false, error: outcome.error, events: outcome.events };
     },
 
+    blockingLimit(input) {
+      // While auto-compaction can still run, it is what makes room; only without it is a request doomed.
+      if (settings.autoCompact && !status.get().breakerTripped) return null;
+      const limits = limitsFor(input.model);
+      const count = measure(input);
+      if (count.tokens < limits.blockingLimit) return null;
+      const why = settings.autoCompact ? "auto-compaction is paused after repeated failures" : "auto-compaction is off";
+      return {
+        tokens: count.tokens,
+        limit: limits.blockingLimit,
+        message: `The conversation is too long to send (about ${count.tokens.toLocaleString("en-US")} tokens; the limit is ${limits.blockingLimit.toLocaleString("en-US")}) and ${why}. Run /compact to summarise it, or start a new session.`,
+      };
+    },
+
     contextUsage(input) {
       return usageFromCount(measure(input), limitsFor(input.model));
     },

@@ -39,7 +39,14 @@ export interface Compactor {
   microcompact(input: CompactionInput): Promise<CompactionResult | null>;
   autocompact(input: CompactionInput): Promise<CompactionResult | null>;
   reactive(input: CompactionInput): Promise<CompactionResult | null>;
+  /**
+   * Checked after the stages, before the request: non-null when nothing will make room (auto-compaction
+   * off or paused) and the conversation is over the hard limit, so the request would surely fail.
+   */
+  blockingLimit?(input: CompactionInput): BlockingLimit | null;
 }
+
+export type BlockingLimit = { tokens: number; limit: number; message: string };
 
 export const noCompaction: Compactor = {
   snip: async () => null,

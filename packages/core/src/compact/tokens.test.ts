@@ -67,10 +67,13 @@ describe("countContextTokens", () => {
 
 describe("context limits", () => {
   it("is the window less the output reserve and a buffer, or a percentage of the effective window if lower", () => {
-    expect(resolveContextLimits("claude-sonnet-4-5")).toEqual({ contextWindow: 200_000, effectiveWindow: 180_000, threshold: 167_000 });
+    expect(resolveContextLimits("claude-sonnet-4-5")).toEqual({ contextWindow: 200_000, effectiveWindow: 180_000, threshold: 167_000, blockingLimit: 177_000 });
     expect(resolveContextLimits("claude-sonnet-4-5[1m]").contextWindow).toBe(1_000_000);
     expect(resolveContextLimits("m", { autoCompactPct: 50 }).threshold).toBe(90_000);
     expect(resolveContextLimits("m", { contextWindow: 10_000, reservedOutputTokens: 1_000, bufferTokens: 500 }).threshold).toBe(8_500);
+    // The blocking limit keeps room for a manual /compact (3k, or 5 % of a small window), never below the threshold.
+    expect(resolveContextLimits("m", { contextWindow: 10_000, reservedOutputTokens: 1_000, bufferTokens: 500 }).blockingLimit).toBe(8_500);
+    expect(resolveContextLimits("m", { contextWindow: 10_000, reservedOutputTokens: 1_000, bufferTokens: 2_000 }).blockingLimit).toBe(8_500);
   });
 
   it("refuses settings that leave no room", () => {

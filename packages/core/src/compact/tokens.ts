@@ -92,7 +92,12 @@ export type ContextLimits = {
   effectiveWindow: number;
   /** Auto-compaction runs when the estimate reaches this. */
   threshold: number;
+  /** Past this, with nothing to compact automatically, no request is sent (Claude Code's blocking limit). */
+  blockingLimit: number;
 };
+
+/** Head room below the effective window kept for a manual `/compact` to still fit. */
+export const MANUAL_COMPACT_BUFFER_TOKENS = 3_000;
 
 /** Claude models have a 200k window; a `[1m]` suffix asks for the 1M-token beta. */
 export function contextWindowForModel(model: string): number {
@@ -108,7 +113,8 @@ export function resolveContextLimits(model: string, options: ContextLimitOptions
   if (threshold <= 0) {
     throw new CompactionError("invalid_config", `No room to compact: window ${contextWindow}, effective ${effectiveWindow}, threshold ${threshold}.`);
   }
-  return { contextWindow, effectiveWindow, threshold };
+  const blockingLimit = Math.max(threshold, effectiveWindow - Math.min(MANUAL_COMPACT_BUFFER_TOKENS, Math.floor(contextWindow / 20)));
+  return { contextWindow, effectiveWindow, threshold, blockingLimit };
 }
 
 export type TokenCountInput = {

@@ -180,6 +180,12 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       yield { type: "message", message: note };
       messages = [...messages, note];
     }
+    // Nothing will make room and the request would surely be refused: stop before sending it.
+    const blocked = deps.compactor.blockingLimit?.(compactionInput(messages));
+    if (blocked) {
+      yield { type: "error", code: "blocking_limit", message: blocked.message, status: null };
+      return yield* end({ reason: "blocking_limit", turnCount: state.turnCount, error: { code: "blocking_limit", message: blocked.message } });
+    }
     const mode = state.context.getAppState().permissionMode;
     if (mode === "plan" && !isPlanModeReminder(messages.at(-1))) {
       const reminder = meta(PLAN_MODE_REMINDER);
