@@ -3,7 +3,7 @@ import { appStateStatusStore, localStatusStore, type CompactionStatus } from "./
 import { compactConversation, type CompactionOutcome } from "./compact-conversation.ts";
 import { compactorDeps, parseCompactorSettings, type CompactorOptions } from "./compactor-options.ts";
 import type { CompactionError, CompactionErrorCode } from "./errors.ts";
-import type { CompactionInput, CompactionResult, Compactor } from "./port.ts";
+import type { BlockingLimit, CompactionInput, CompactionResult, Compactor } from "./port.ts";
 import {
   countContextTokens,
   estimateSystemPromptTokens,
@@ -31,6 +31,7 @@ export type ContextUsageInput = Pick<CompactionInput, "messages" | "model" | "sy
 export interface CairnCompactor extends Compactor {
   /** Compacts now, whatever the size (trigger "manual"); `instructions` are added to the summary prompt. */
   compactNow(input: CompactionInput, options?: { instructions?: string }): Promise<ManualCompaction>;
+  blockingLimit(input: CompactionInput): BlockingLimit | null;
   /** For the context meter. */
   contextUsage(input: ContextUsageInput): ContextUsage;
   getState(): CompactorState;
