@@ -1,8 +1,12 @@
 // A 30-turn headless session (`cairn -p`, each turn one Read) against model-sim at full speed:
 // whole-process wall and CPU time, and the client's per-turn overhead (end of a response to the next request).
+// The reference, run in the same rounds: a bare SDK loop making the same 31 streamed requests (the
+// conversation growing by each call and its result) and the same file reads, with nothing else.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { startModelSim } from "@cairn/model-sim";
 import { cairnBin, repoRoot, tempDir } from "../support/cli.ts";
 import { median, percentile, report } from "./report.ts";
@@ -21,19 +25,33 @@ export default async function run(): Promise<void> {
     const turns = Array.from({ length: TURNS }, (_, index) => ({
       content: [{ type: "tool_use" as const, id: `toolu_${index}`, name: "Read", input: { file_path: join(workspace, "src", "a.ts"), offset: 1, limit: 10 + index } }],
     }));
-    // Warm-up run (first start compiles caches), then the measured run.
+    const bareLoop = join(await tempDir("bench-bare"), "bare-loop.mjs");
+    await writeFile(bareLoop, bareLoopProgram());
+    const env = { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: "bench", CAIRN_HOME: cairnHome };
+    const script = { turns: [...turns, { content: [{ type: "text" as const, text: "done" }] }] };
+    // A warm-up round (first start compiles caches), then measured rounds, Cairn and the bare loop interleaved.
     const measured: Array<{ wallMs: number; cpuMs: number }> = [];
-    for (let round = 0; round < 3; round++) {
-      sim.setScenario({ turns: [...turns, { content: [{ type: "text", text: "done" }] }] });
-      const result = await timedRun(["-p", "read it 30 times", "--output-format", "json"], workspace, { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: "bench", CAIRN_HOME: cairnHome });
-      if (round > 0) measured.push(result);
+    const bare: Array<{ wallMs: number; cpuMs: number }> = [];
+    for (let round = 0; round < 4; round++) {
+      sim.setScenario(script);
+      const result = await timedRun([cairnBin, "-p", "read it 30 times", "--output-format", "json"], workspace, env);
+      sim.setScenario(script);
+      const reference = await timedRun([bareLoop, "read it 30 times"], workspace, env);
+      if (sim.remainingTurns() !== 0) throw new Error("the bare loop did not make every request");
+      if (round === 0) continue;
+      measured.push(result);
+      bare.push(reference);
     }
     const gaps = await turnGaps(cairnHome);
     report("cli30.wall_ms", median(measured.map((m) => m.wallMs)), "ms");
     report("cli30.cpu_ms", median(measured.map((m) => m.cpuMs)), "ms");
+    report("cli30.bare_loop_wall_ms", median(bare.map((m) => m.wallMs)), "ms");
+    report("cli30.bare_loop_cpu_ms", median(bare.map((m) => m.cpuMs)), "ms");
+    report("cli30.wall_vs_bare_loop", median(measured.map((m) => m.wallMs)) / median(bare.map((m) => m.wallMs)), "x");
+    report("cli30.cpu_vs_bare_loop", median(measured.map((m) => m.cpuMs)) / median(bare.map((m) => m.cpuMs)), "x");
     report("cli30.turn_overhead_p50_ms", median(gaps), "ms");
     report("cli30.turn_overhead_p99_ms", percentile(gaps, 99), "ms");
-    const startup = await timedRun(["--version"], workspace, { CAIRN_HOME: cairnHome });
+    const startup = await timedRun([cairnBin, "--version"], workspace, { CAIRN_HOME: cairnHome });
     report("cli.version_wall_ms", startup.wallMs, "ms");
   } finally {
     await sim.close();
@@ -43,7 +61,7 @@ export default async function run(): Promise<void> {
 /** Wall time, and user+system CPU of the process and its children, via bash's `times`. */
 function timedRun(args: string[], cwd: string, env: Record<string, string>): Promise<{ wallMs: number; cpuMs: number }> {
   return new Promise((resolve, reject) => {
-    const quoted = [process.execPath, cairnBin, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
+    const quoted = [process.execPath, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
     const started = performance.now();
     const child = spawn("bash", ["-c", `${quoted} >/dev/null 2>/tmp/cairn-bench-stderr; code=$?; times; exit $code`], {
       cwd,
@@ -53,7 +71,7 @@ function timedRun(args: string[], cwd: string, env: Record<string, string>): Pro
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.on("close", (code) => {
       const wallMs = performance.now() - started;
-      if (code !== 0) return reject(new Error(`cairn exited with ${code}`));
+      if (code !== 0) return reject(new Error(`${args.join(" ")} exited with ${code}`));
       // `times` prints the shell's own times, then its children's: "0m0.812s 0m0.143s".
       const lines = out.trim().split("\n");
       const seconds = [...(lines.at(-1) ?? "").matchAll(/(\d+)m([\d.]+)s/g)].map((match) => Number(match[1]) * 60 + Number(match[2]));
@@ -81,4 +99,42 @@ async function turnGaps(cairnHome: string): Promise<number[]> {
     .filter((line) => line.type === "assistant" && line.modelCall)
     .map((line) => line.modelCall!);
   return calls.slice(1).map((call, index) => call.startedAt - calls[index]!.endedAt);
+}
+
+/**
+ * The reference loop: the SDK streams each response, the loop reads the file each Read call names
+ * (numbered lines, as Read returns them) and sends the conversation back with the result.
+ */
+function bareLoopProgram(): string {
+  const require = createRequire(join(repoRoot, "test", "package.json"));
+  const sdk = pathToFileURL(require.resolve("@anthropic-ai/sdk")).href;
+  return `import Anthropic from ${JSON.stringify(sdk)};
+import { readFile } from "node:fs/promises";
+const client = new Anthropic({ apiKey: process.env.ANTHROPIC_API_KEY, baseURL: process.env.ANTHROPIC_BASE_URL, maxRetries: 0 });
+const tools = [{ name: "Read", description: "Reads a file", input_schema: { type: "object", properties: { file_path: { type: "string" }, offset: { type: "number" }, limit: { type: "number" } }, required: ["file_path"] } }];
+const messages = [{ role: "user", content: process.argv[2] }];
+for (let turn = 0; turn < 100; turn++) {
+  const stream = await client.messages.create({ model: "bench", max_tokens: 4096, stream: true, system: "bench", tools, messages });
+  const content = [];
+  const json = new Map();
+  for await (const event of stream) {
+    if (event.type === "content_block_start") content[event.index] = { ...event.content_block };
+    else if (event.type === "content_block_delta" && event.delta.type === "text_delta") content[event.index].text += event.delta.text;
+    else if (event.type === "content_block_delta" && event.delta.type === "input_json_delta") json.set(event.index, (json.get(event.index) ?? "") + event.delta.partial_json);
+    else if (event.type === "content_block_stop" && json.has(event.index)) content[event.index].input = JSON.parse(json.get(event.index) || "{}");
+  }
+  messages.push({ role: "assistant", content });
+  const calls = content.filter((block) => block.type === "tool_use");
+  if (calls.length === 0) break;
+  const results = [];
+  for (const call of calls) {
+    const lines = (await readFile(call.input.file_path, "utf8")).split("\\n");
+    const from = Math.max(0, (call.input.offset ?? 1) - 1);
+    const shown = lines.slice(from, from + (call.input.limit ?? 2000)).map((line, index) => String(from + index + 1).padStart(6) + "\\t" + line);
+    results.push({ type: "tool_result", tool_use_id: call.id, content: shown.join("\\n") });
+  }
+  messages.push({ role: "user", content: results });
+}
+process.stdout.write("done\\n", () => process.exit(0));
+`;
 }
