@@ -22,6 +22,7 @@ export const apiErrorCodes = [
   "compaction_failed",
   "mcp_server_not_found",
   "invalid_transcript",
+  "event_not_found",
 ] as const;
 export type ApiErrorCode = (typeof apiErrorCodes)[number];
 
@@ -46,6 +47,7 @@ const trpcCodeOf: Record<ApiErrorCode, TRPC_ERROR_CODE_KEY> = {
   compaction_failed: "PRECONDITION_FAILED",
   mcp_server_not_found: "NOT_FOUND",
   invalid_transcript: "BAD_REQUEST",
+  event_not_found: "NOT_FOUND",
 };
 
 /** Details a client can act on, e.g. the current mtime after a write conflict. JSON only. */

@@ -11,8 +11,24 @@ function timelineOf(ctx: { timeline?: TimelinePort }): TimelinePort {
 }
 
 export const timelineRouter = router({
-  /** A session's transcript lines and sidechains, for `buildTimeline` in the browser. */
+  /** A session's transcript lines and sidechains, for `buildTimeline` in the browser (the HTML export). */
   source: procedure.input(z.object({ sessionId })).query(({ ctx, input, signal }) => timelineOf(ctx).source(input.sessionId, signal)),
+  /** The timeline built on the server, compact (no details), or `changed: false` when `knownVersion` is current. */
+  view: procedure
+    .input(z.object({ sessionId, knownVersion: z.string().max(10_000).optional() }))
+    .query(({ ctx, input, signal }) => timelineOf(ctx).view(input.sessionId, input.knownVersion, signal)),
+  /** One event's details, by its id. */
+  detail: procedure
+    .input(z.object({ sessionId, eventId: z.string().min(1).max(1_000) }))
+    .query(async ({ ctx, input, signal }) => {
+      const found = await timelineOf(ctx).detail(input.sessionId, input.eventId, signal);
+      if (!found) throw new ApiError("event_not_found", `No event ${input.eventId} in this session's timeline`);
+      return found;
+    }),
+  /** The events whose search text matches `query` (case-insensitive, literal). */
+  search: procedure
+    .input(z.object({ sessionId, query: z.string().max(1_000) }))
+    .query(({ ctx, input, signal }) => timelineOf(ctx).search(input.sessionId, input.query, signal)),
   /** A Claude Code transcript (JSONL text) imported as a new session; broken lines are counted in `report`. */
   importTranscript: procedure
     .input(z.object({ jsonl: z.string().min(1).max(MAX_TRANSCRIPT_CHARS), name: z.string().max(300).optional() }))

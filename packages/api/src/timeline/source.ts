@@ -18,7 +18,7 @@ export type LoadTimelineSourceOptions = {
   messageUuids?: ReadonlySet<string>;
 };
 
-const AGENT_FILE = /^agent-([A-Za-z0-9][A-Za-z0-9._-]*)\.jsonl$/;
+export const AGENT_FILE = /^agent-([A-Za-z0-9][A-Za-z0-9._-]*)\.jsonl$/;
 const sidecarSchema = z.looseObject({ description: z.string().max(2_000).optional(), agentType: z.string().optional() });
 
 /**
@@ -36,10 +36,31 @@ export async function loadTimelineSource(where: TimelineStoreLocation, sessionId
     throw error;
   }
   const reports: TranscriptLinesReport[] = [main.report];
-  const meta = main.lines.find((line) => line.type === "cairn-session");
+  const files = await readSidechains(subagentDirectory(path, sessionId), sessionId, reports, options.signal);
+  return assembleTimelineSource({ sessionId, workspaceRoot: where.workspaceRoot, mainLines: main.lines, sidechainFiles: files, reports, ...(options.messageUuids ? { messageUuids: options.messageUuids } : {}) });
+}
+
+/** Where a session's subagent transcripts live. */
+export function subagentDirectory(transcriptPath: string, sessionId: string): string {
+  return join(dirname(transcriptPath), sessionId, "subagents");
+}
+
+/**
+ * The source from lines already read: the main thread's (sidechain lines kept inline by older Claude
+ * Code versions move to their own sidechains), the subagent files', pinned to `messageUuids` if given.
+ */
+export function assembleTimelineSource(input: {
+  sessionId: string;
+  workspaceRoot: string;
+  mainLines: readonly TranscriptLine[];
+  sidechainFiles: readonly TimelineSidechain[];
+  reports: readonly TranscriptLinesReport[];
+  messageUuids?: ReadonlySet<string>;
+}): TimelineSource {
+  const meta = input.mainLines.find((line) => line.type === "cairn-session");
   // Older Claude Code versions kept sidechain lines in the session file itself.
   const inline = new Map<string, TranscriptLine[]>();
-  let lines = main.lines.filter((line) => {
+  let lines = input.mainLines.filter((line) => {
     if (!isSidechainLine(line)) return true;
     const agentId = ("agentId" in line && typeof line.agentId === "string" ? line.agentId : undefined) ?? "sidechain";
     const sideLines = inline.get(agentId);
@@ -48,20 +69,20 @@ export async function loadTimelineSource(where: TimelineStoreLocation, sessionId
     return false;
   });
   let sidechains: TimelineSidechain[] = [...inline].map(([agentId, sideLines]) => ({ agentId, lines: sideLines }));
-  sidechains.push(...(await readSidechains(join(dirname(path), sessionId, "subagents"), sessionId, reports, options.signal)));
-  if (options.messageUuids) {
-    lines = keepMessages(lines, options.messageUuids);
+  sidechains.push(...input.sidechainFiles);
+  if (input.messageUuids) {
+    lines = keepMessages(lines, input.messageUuids);
     const spawned = spawnedAgents(lines);
     sidechains = sidechains.filter((sidechain) => spawned.has(sidechain.agentId));
   }
   return {
-    sessionId,
+    sessionId: input.sessionId,
     title: meta?.type === "cairn-session" ? (meta.title ?? null) : null,
-    cwd: meta?.type === "cairn-session" ? meta.cwd : where.workspaceRoot,
+    cwd: meta?.type === "cairn-session" ? meta.cwd : input.workspaceRoot,
     imported: meta?.type === "cairn-session" && meta.importedFrom !== undefined,
     lines,
     sidechains,
-    damage: damageOf(reports),
+    damage: damageOf(input.reports),
   };
 }
 
@@ -80,16 +101,16 @@ async function readSidechains(directory: string, sessionId: string, reports: Tra
     signal?.throwIfAborted();
     const { lines, report } = await readTranscriptLines(join(directory, name), { sessionId, ...(signal ? { signal } : {}) });
     reports.push(report);
-    const description = await readDescription(join(directory, name.replace(/\.jsonl$/, ".meta.json")));
+    const description = await readSidechainDescription(join(directory, name));
     sidechains.push({ agentId, ...(description ? { description } : {}), lines });
   }
   return sidechains;
 }
 
-/** The sidecar Claude Code and Cairn write beside a sidechain: what the agent was asked to do. */
-async function readDescription(path: string): Promise<string | undefined> {
+/** The sidecar Claude Code and Cairn write beside a sidechain (`agent-<id>.jsonl`): what the agent was asked to do. */
+export async function readSidechainDescription(sidechainPath: string): Promise<string | undefined> {
   try {
-    const parsed = sidecarSchema.safeParse(JSON.parse(await readFile(path, "utf8")));
+    const parsed = sidecarSchema.safeParse(JSON.parse(await readFile(sidechainPath.replace(/\.jsonl$/, ".meta.json"), "utf8")));
     return parsed.success ? parsed.data.description : undefined;
   } catch {
     return undefined;

@@ -1,4 +1,4 @@
-import type { TimelineSource } from "@cairn/core/timeline";
+import type { CompactTimeline, TimelineDetail, TimelineSource } from "@cairn/core/timeline";
 
 /** The upload limit: a long Claude Code session is a few MB; far past that is not a transcript. */
 export const MAX_TRANSCRIPT_CHARS = 50 * 1024 * 1024;
@@ -14,7 +14,15 @@ export type ImportedTranscript = {
  * What the `timeline` router needs. Kept free of Node imports: the web app type-checks the router
  * (and so this file) against browser types.
  */
+/** The timeline as built on the server, unless the viewer already has this version. */
+export type TimelineViewAnswer = { changed: false; version: string } | { changed: true; timeline: CompactTimeline };
+
 export interface TimelinePort {
   source(sessionId: string, signal?: AbortSignal): Promise<TimelineSource>;
+  view(sessionId: string, knownVersion: string | undefined, signal?: AbortSignal): Promise<TimelineViewAnswer>;
+  /** One event's details (what the compact view leaves out); null when the timeline has no such event (any more). */
+  detail(sessionId: string, eventId: string, signal?: AbortSignal): Promise<{ version: string; detail: TimelineDetail } | null>;
+  /** Indices (into the timeline of `version`) of the events whose search text matches. */
+  search(sessionId: string, query: string, signal?: AbortSignal): Promise<{ version: string; indices: number[] }>;
   importTranscript(jsonl: string, name: string | undefined, signal?: AbortSignal): Promise<ImportedTranscript>;
 }

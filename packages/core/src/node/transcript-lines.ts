@@ -22,16 +22,28 @@ const KNOWN_TYPES = new Set(["user", "assistant", "system", "tombstone", "cairn-
  */
 export async function readTranscriptLines(
   path: string,
-  options: { signal?: AbortSignal; sessionId?: string } = {},
-): Promise<{ lines: TranscriptLine[]; report: TranscriptLinesReport }> {
+  options: { signal?: AbortSignal; sessionId?: string; from?: number } = {},
+): Promise<{ lines: TranscriptLine[]; report: TranscriptLinesReport; size: number; endOffset: number }> {
   // Hand-written and some older lines carry no sessionId: they belong to the file's session.
   const sessionId = options.sessionId ?? basename(path, ".jsonl");
   options.signal?.throwIfAborted();
-  const { file, endsWithNewline } = await openTranscriptFile(path);
+  const { file, size, endsWithNewline } = await openTranscriptFile(path);
+  const from = Math.min(options.from ?? 0, size);
+  // Where the next read can start: after the last line that ended with a newline.
+  let endOffset = from;
   const lines: TranscriptLine[] = [];
   const report: TranscriptLinesReport = { lines: 0, malformedLines: 0, tornTail: false, unknownLines: 0 };
   let lastWasBad = false;
-  await forEachLine(file, options.signal, (text) => {
+  await forEachLine(
+    file,
+    options.signal,
+    (text, offset, byteLength) => {
+      if (offset + byteLength < size || endsWithNewline) endOffset = Math.min(size, offset + byteLength + 1);
+      visitLine(text);
+    },
+    from,
+  );
+  function visitLine(text: string): void {
     if (text.trim() === "") return;
     report.lines++;
     lastWasBad = false;
@@ -52,11 +64,11 @@ export async function readTranscriptLines(
     const parsed = transcriptLineSchema.safeParse(typeof record.sessionId === "string" ? record : { ...record, sessionId });
     if (parsed.success) lines.push(parsed.data);
     else report.malformedLines++;
-  });
+  }
   // A bad last line with no newline after it is a write cut short by a crash, not a malformed line.
   if (lastWasBad && !endsWithNewline) {
     report.malformedLines--;
     report.tornTail = true;
   }
-  return { lines, report };
+  return { lines, report, size, endOffset };
 }

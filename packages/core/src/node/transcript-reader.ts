@@ -79,14 +79,14 @@ export async function indexTranscriptFile(path: string, signal?: AbortSignal): P
 export type LineVisitor = (line: string, byteOffset: number, byteLength: number) => boolean | void;
 
 /** Streams `file` (and closes it). The visitor returns `true` to stop early. */
-export async function forEachLine(file: FileHandle, signal: AbortSignal | undefined, visit: LineVisitor): Promise<void> {
-  const input = file.createReadStream({ encoding: "utf8" });
+export async function forEachLine(file: FileHandle, signal: AbortSignal | undefined, visit: LineVisitor, start = 0): Promise<void> {
+  const input = file.createReadStream({ encoding: "utf8", start });
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   const onAbort = (): void => {
     input.destroy(signal?.reason instanceof Error ? signal.reason : new Error("aborted"));
   };
   signal?.addEventListener("abort", onAbort, { once: true });
-  let offset = 0;
+  let offset = start;
   try {
     for await (const line of lines) {
       const byteLength = Buffer.byteLength(line, "utf8");

@@ -1,6 +1,9 @@
 // The session timeline: pure and browser-safe (the web app, the share page and the exported HTML file use it).
 export { buildTimeline, totalsAt } from "./build-timeline.ts";
+export { compactTimeline, expandCompactTimeline } from "./compact.ts";
+export type { CompactTimeline, TimelineRow, TimelineRows } from "./compact.ts";
 export { editDiff } from "./edit-diff.ts";
+export { searchTimelineEvents, timelineQueryMatcher } from "./search.ts";
 export type { DiffLine, EditDiff } from "./edit-diff.ts";
 export { syntheticTimelineSource } from "./synthetic-source.ts";
 export type { SyntheticSourceOptions } from "./synthetic-source.ts";

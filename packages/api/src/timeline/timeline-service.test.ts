@@ -1,0 +1,83 @@
+import { appendFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { projectDirName } from "@cairn/core/schema";
+import { expandCompactTimeline, syntheticTimelineSource } from "@cairn/core/timeline";
+import { ApiError } from "../router/errors.ts";
+import { TimelineService } from "./timeline-service.ts";
+
+const workspaceRoot = "/work/space";
+const sessionId = "s-live";
+const source = syntheticTimelineSource({ events: 400, sidechains: 1 });
+const text = (lines: readonly unknown[]) => lines.map((line) => `${JSON.stringify(line)}\n`).join("");
+
+let cairnHome: string;
+let transcript: string;
+let service: TimelineService;
+beforeEach(async () => {
+  cairnHome = await mkdtemp(join(tmpdir(), "cairn-timeline-service-"));
+  const directory = join(cairnHome, "projects", projectDirName(workspaceRoot));
+  transcript = join(directory, `${sessionId}.jsonl`);
+  await mkdir(join(directory, sessionId, "subagents"), { recursive: true });
+  await writeFile(join(directory, sessionId, "subagents", `agent-${source.sidechains[0]!.agentId}.jsonl`), text(source.sidechains[0]!.lines));
+  service = new TimelineService({ cairnHome, workspaceRoot, version: "test" });
+});
+afterEach(async () => {
+  await rm(cairnHome, { recursive: true, force: true });
+});
+
+const viewOf = async (known?: string) => {
+  const answer = await service.view(sessionId, known);
+  if (!answer.changed) throw new Error("expected a changed view");
+  return expandCompactTimeline(answer.timeline);
+};
+
+describe("TimelineService", () => {
+  it("builds the timeline on the server, answers 'unchanged' for the current version, and follows a growing transcript", async () => {
+    const half = Math.floor(source.lines.length / 2);
+    await writeFile(transcript, text(source.lines.slice(0, half)));
+    const first = await viewOf();
+    expect(first.events.length).toBeGreaterThan(0);
+    expect(await service.view(sessionId, first.version)).toEqual({ changed: false, version: first.version });
+
+    // A live session appends the rest (the last line at first without its newline, as if mid-write).
+    const rest = text(source.lines.slice(half));
+    await appendFile(transcript, rest.slice(0, -1));
+    const grown = await viewOf(first.version);
+    await appendFile(transcript, "\n");
+    const complete = await viewOf(grown.version);
+    expect(complete.events.length).toBeGreaterThan(first.events.length);
+    // The same as a timeline read from scratch.
+    const fresh = await new TimelineService({ cairnHome, workspaceRoot, version: "test" }).view(sessionId, undefined);
+    if (!fresh.changed) throw new Error("expected a timeline");
+    expect(complete.events.map((event) => event.id)).toEqual(expandCompactTimeline(fresh.timeline).events.map((event) => event.id));
+    expect(complete.summary).toEqual(expandCompactTimeline(fresh.timeline).summary);
+  });
+
+  it("rereads a transcript that was rewritten shorter", async () => {
+    await writeFile(transcript, text(source.lines));
+    const whole = await viewOf();
+    await writeFile(transcript, text(source.lines.slice(0, 10)));
+    const cut = await viewOf(whole.version);
+    expect(cut.events.length).toBeLessThan(whole.events.length);
+  });
+
+  it("gives one event's details by id and searches on the server", async () => {
+    await writeFile(transcript, text(source.lines));
+    const view = await viewOf();
+    const tool = view.events.find((event) => event.kind === "tool")!;
+    const detail = await service.detail(sessionId, tool.id);
+    expect(detail).toMatchObject({ version: view.version, detail: { kind: "tool", name: tool.toolName } });
+    expect(await service.detail(sessionId, "tool:nope")).toBeNull();
+    const found = await service.search(sessionId, tool.title);
+    expect(found.version).toBe(view.version);
+    expect(found.indices).toContain(tool.index);
+    expect((await service.search(sessionId, "no event says this")).indices).toEqual([]);
+  });
+
+  it("says a session that is not there is not found", async () => {
+    const missing = await service.view("nope", undefined).catch((error: unknown) => error);
+    expect((missing as ApiError).code).toBe("session_not_found");
+  });
+});

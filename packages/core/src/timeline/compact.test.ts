@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { buildTimeline } from "./build-timeline.ts";
+import { compactTimeline, COMPACT_SUMMARY_CHARS, expandCompactTimeline } from "./compact.ts";
+import { searchTimelineEvents } from "./search.ts";
+import { syntheticTimelineSource } from "./synthetic-source.ts";
+
+describe("the compact timeline", () => {
+  const timeline = buildTimeline(syntheticTimelineSource({ events: 2_000, sidechains: 2 }));
+
+  it("round-trips every row field through JSON, without details or search text", () => {
+    const compact = JSON.parse(JSON.stringify(compactTimeline(timeline, "v1"))) as ReturnType<typeof compactTimeline>;
+    const rows = expandCompactTimeline(compact);
+    expect(rows.version).toBe("v1");
+    expect(rows.lanes).toEqual(timeline.lanes);
+    expect(rows.summary).toEqual(timeline.summary);
+    expect(rows.events).toHaveLength(timeline.events.length);
+    rows.events.forEach((row, index) => {
+      const event = timeline.events[index]!;
+      const { index: position, id, kind, lane, row: subRow, start, end, at, timingKnown, title, status, agentId, toolName } = event;
+      expect(row).toEqual({ index: position, id, kind, lane, row: subRow, start, end, at, timingKnown, title, summary: row.summary, status, agentId, toolName });
+      expect(event.summary.startsWith(row.summary.replace(/…$/, ""))).toBe(true);
+      expect(row.summary.length).toBeLessThanOrEqual(COMPACT_SUMMARY_CHARS);
+      expect("detail" in row).toBe(false);
+    });
+  });
+
+  it("is a fraction of the full timeline's size", () => {
+    expect(JSON.stringify(compactTimeline(timeline, "v")).length).toBeLessThan(JSON.stringify(timeline).length / 4);
+  });
+});
+
+describe("searchTimelineEvents", () => {
+  const events = [{ searchText: "tool Bash echo step 42 (x)" }, { searchText: "model text" }, { searchText: "TOOL read a.ts" }];
+  it("matches literally and case-insensitively; a blank query matches all", () => {
+    expect(searchTimelineEvents(events, "tool")).toEqual([0, 2]);
+    expect(searchTimelineEvents(events, "42 (x")).toEqual([0]);
+    expect(searchTimelineEvents(events, ".*")).toEqual([]);
+    expect(searchTimelineEvents(events, "  ")).toEqual([0, 1, 2]);
+  });
+});

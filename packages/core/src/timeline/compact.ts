@@ -1,0 +1,135 @@
+import { timelineEventKinds, timelineStatuses, type Timeline, type TimelineEvent, type TimelineEventKind, type TimelineStatus } from "./types.ts";
+
+/** Summaries longer than this are cut in the compact form: the list shows one line, the details show all. */
+export const COMPACT_SUMMARY_CHARS = 240;
+
+/**
+ * What a viewer draws of one event: everything but its details and its search text, which stay on the
+ * server (fetched on demand, searched there).
+ */
+export type TimelineRow = Omit<TimelineEvent, "detail" | "searchText" | "lineUuid">;
+
+/** A timeline whose events are rows: the shape the viewer works with, whichever way it was built. */
+export type TimelineRows = Omit<Timeline, "events"> & { events: TimelineRow[] };
+
+/**
+ * A timeline for the wire: the lanes, totals and summary as they are, and the events as columns (one
+ * array per field, kinds, statuses, lanes, agents and tool names as small integers into tables, times
+ * as offsets from `startMs`), so 100,000 events cost a few MB of JSON instead of tens.
+ */
+export type CompactTimeline = Omit<Timeline, "events"> & {
+  /** Changes whenever the transcript does: a viewer asks "anything newer than this?". */
+  version: string;
+  columns: {
+    count: number;
+    id: string[];
+    kind: number[];
+    lane: number[];
+    row: number[];
+    /** Offsets from `startMs`; null when unknown. */
+    start: Array<number | null>;
+    end: Array<number | null>;
+    at: number[];
+    timingKnown: number[];
+    title: string[];
+    summary: string[];
+    status: number[];
+    /** Index into `agents`, or -1. */
+    agent: number[];
+    /** Index into `tools`, or -1. */
+    tool: number[];
+    agents: string[];
+    tools: string[];
+  };
+};
+
+export function compactTimeline(timeline: Timeline, version: string): CompactTimeline {
+  const { events, ...rest } = timeline;
+  const laneIndex = new Map(timeline.lanes.map((lane, index) => [lane.id, index]));
+  const kindIndex = new Map<string, number>(timelineEventKinds.map((kind, index) => [kind, index]));
+  const statusIndex = new Map<string, number>(timelineStatuses.map((status, index) => [status, index]));
+  const agents = new Interner();
+  const tools = new Interner();
+  const base = timeline.startMs;
+  const count = events.length;
+  const columns: CompactTimeline["columns"] = {
+    count,
+    id: new Array(count),
+    kind: new Array(count),
+    lane: new Array(count),
+    row: new Array(count),
+    start: new Array(count),
+    end: new Array(count),
+    at: new Array(count),
+    timingKnown: new Array(count),
+    title: new Array(count),
+    summary: new Array(count),
+    status: new Array(count),
+    agent: new Array(count),
+    tool: new Array(count),
+    agents: agents.values,
+    tools: tools.values,
+  };
+  for (let index = 0; index < count; index++) {
+    const event = events[index]!;
+    columns.id[index] = event.id;
+    columns.kind[index] = kindIndex.get(event.kind)!;
+    columns.lane[index] = laneIndex.get(event.lane) ?? -1;
+    columns.row[index] = event.row;
+    columns.start[index] = event.start === null ? null : event.start - base;
+    columns.end[index] = event.end === null ? null : event.end - base;
+    columns.at[index] = event.at - base;
+    columns.timingKnown[index] = event.timingKnown ? 1 : 0;
+    columns.title[index] = event.title;
+    columns.summary[index] = event.summary.length > COMPACT_SUMMARY_CHARS ? `${event.summary.slice(0, COMPACT_SUMMARY_CHARS - 1)}…` : event.summary;
+    columns.status[index] = statusIndex.get(event.status)!;
+    columns.agent[index] = event.agentId === null ? -1 : agents.index(event.agentId);
+    columns.tool[index] = event.toolName === null ? -1 : tools.index(event.toolName);
+  }
+  return { ...rest, version, columns };
+}
+
+/** The rows back from the columns (in the browser). */
+export function expandCompactTimeline(compact: CompactTimeline): TimelineRows & { version: string } {
+  const { columns, ...rest } = compact;
+  const base = compact.startMs;
+  const events: TimelineRow[] = new Array(columns.count);
+  for (let index = 0; index < columns.count; index++) {
+    const start = columns.start[index]!;
+    const end = columns.end[index]!;
+    const agent = columns.agent[index]!;
+    const tool = columns.tool[index]!;
+    events[index] = {
+      index,
+      id: columns.id[index]!,
+      kind: timelineEventKinds[columns.kind[index]!] as TimelineEventKind,
+      lane: compact.lanes[columns.lane[index]!]?.id ?? "",
+      row: columns.row[index]!,
+      start: start === null ? null : start + base,
+      end: end === null ? null : end + base,
+      at: columns.at[index]! + base,
+      timingKnown: columns.timingKnown[index] === 1,
+      title: columns.title[index]!,
+      summary: columns.summary[index]!,
+      status: timelineStatuses[columns.status[index]!] as TimelineStatus,
+      agentId: agent < 0 ? null : (columns.agents[agent] ?? null),
+      toolName: tool < 0 ? null : (columns.tools[tool] ?? null),
+    };
+  }
+  return { ...rest, events };
+}
+
+class Interner {
+  readonly values: string[] = [];
+  private readonly indexes = new Map<string, number>();
+
+  index(value: string): number {
+    let index = this.indexes.get(value);
+    if (index === undefined) {
+      index = this.values.length;
+      this.values.push(value);
+      this.indexes.set(value, index);
+    }
+    return index;
+  }
+}
