@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { telemetryConfigFromEnv, type TelemetryConfig } from "@cairn/api/telemetry";
 
 /** The only place the CLI reads `process.env`. */
 const envSchema = z.object({
@@ -20,6 +21,8 @@ const envSchema = z.object({
 });
 
 export type CliEnv = {
+  /** CAIRN_ENABLE_TELEMETRY=1 with the standard OTEL_* variables; undefined when telemetry is off. */
+  telemetry: TelemetryConfig | undefined;
   apiKey: string | undefined;
   baseURL: string | undefined;
   cairnHome: string;
@@ -46,6 +49,7 @@ export function readEnv(source: Record<string, string | undefined> = process.env
   }
   const env = parsed.data;
   return {
+    telemetry: telemetryConfigFromEnv(source),
     apiKey: env.ANTHROPIC_API_KEY,
     baseURL: env.ANTHROPIC_BASE_URL,
     cairnHome: env.CAIRN_HOME ?? join(homedir(), ".cairn"),

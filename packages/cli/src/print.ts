@@ -3,6 +3,7 @@ import { checkBypassPermissionsAllowed, dispatchSessionEnd, productionDeps, repa
 import { assertSessionId, createCheckpointStore, listTranscriptFiles, loadTranscript, sessionTranscriptPath } from "@cairn/core/node";
 import { checkpointingGate, createRuntime, type Runtime, type SessionWiring } from "@cairn/api/runtime";
 import type { PrintArgs } from "./args.ts";
+import { createSessionTelemetry, type Telemetry, type TurnTelemetry } from "@cairn/api/telemetry";
 import type { CliEnv } from "./env.ts";
 import { eventToLine, initLine, resultLine } from "./stream-json.ts";
 
@@ -18,9 +19,22 @@ export type CliIo = {
  * directory, as `claude -p` does. A permission `ask` becomes a denial the model is told about.
  */
 export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, version: string): Promise<number> {
+  // Telemetry (CAIRN_ENABLE_TELEMETRY=1): the SDK is loaded only then, and flushed before exit.
+  const telemetry = env.telemetry
+    ? await (await import("@cairn/api/telemetry")).startTelemetry(env.telemetry, { serviceVersion: version, warn: (message) => io.stderr(`cairn: ${message}\n`) })
+    : undefined;
+  try {
+    return await runWithRuntime(args, env, io, version, telemetry?.telemetry);
+  } finally {
+    await telemetry?.shutdown();
+  }
+}
+
+async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: string, telemetry: Telemetry | undefined): Promise<number> {
   let runtime: Runtime;
   try {
     runtime = await createRuntime({
+      telemetry,
       workspaceRoot: io.cwd,
       cairnHome: env.cairnHome,
       version,
@@ -119,6 +133,12 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
 
     let finalText = "";
     let result: Extract<AgentEvent, { type: "result" }> | undefined;
+    let turnTelemetry: TurnTelemetry | undefined;
+    if (telemetry) {
+      const sessionTelemetry = createSessionTelemetry(telemetry, { sessionId });
+      sessionTelemetry.started();
+      turnTelemetry = sessionTelemetry.turn(args.prompt);
+    }
     const events = runPrompt({
       history,
       prompt: args.prompt,
@@ -148,6 +168,7 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
       config: runtime.queryConfig,
     });
     for await (const event of events) {
+      turnTelemetry?.observe(event);
       if (!promptUuid && event.type === "message" && event.message.type === "user") promptUuid = event.message.uuid;
       if (event.type === "message" && event.message.type === "assistant") {
         const text = event.message.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");

@@ -82,8 +82,13 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
     process.once("SIGTERM", onSignal);
   }
   let server: CairnServer | undefined;
+  // Telemetry (CAIRN_ENABLE_TELEMETRY=1): the SDK is loaded only then, and flushed at exit.
+  const telemetry = env.telemetry
+    ? await (await import("@cairn/api/telemetry")).startTelemetry(env.telemetry, { serviceVersion: cliVersion(), warn: (message) => io.stderr(`cairn: ${message}\n`) })
+    : undefined;
   try {
     server = await startServer({
+      telemetry: telemetry?.telemetry,
       workspace,
       webDir,
       host: options.host,
@@ -128,6 +133,7 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
     return 1;
   } finally {
     await server?.close();
+    await telemetry?.shutdown();
     io.signal?.removeEventListener("abort", onSignal);
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

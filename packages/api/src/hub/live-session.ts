@@ -20,6 +20,7 @@ import {
 import type { ConversationMessage, PermissionMode } from "@cairn/core/schema";
 import type { Runtime, SessionWiring } from "../runtime/create-runtime.ts";
 import { ApiError } from "../router/errors.ts";
+import { createSessionTelemetry, type SessionTelemetry } from "../telemetry/session-telemetry.ts";
 import type { CompactResult, SessionEvent, SessionSnapshot, SessionStateEvent } from "../router/types.ts";
 import type { EventBus } from "./event-bus.ts";
 import { checkpointingGate } from "./checkpointing-gate.ts";
@@ -81,6 +82,7 @@ export class LiveSession {
   private readonly backgroundAgents = new BackgroundAgents();
   /** SessionStart ran (with this session's first prompt here): SessionEnd runs when it closes. */
   private started = false;
+  private telemetry: SessionTelemetry | undefined;
   /** Cancels hooks run outside a prompt (Notification, SessionEnd) when the session closes. */
   private readonly hooksController = new AbortController();
 
@@ -351,6 +353,11 @@ export class LiveSession {
     try {
       const sessionStart = this.started ? undefined : history.length > 0 ? ("resume" as const) : ("startup" as const);
       this.started = true;
+      if (runtime.telemetry && !this.telemetry) {
+        this.telemetry = createSessionTelemetry(runtime.telemetry, { sessionId: this.sessionId });
+        this.telemetry.started();
+      }
+      const turnTelemetry = this.telemetry?.turn(prompt);
       const events = runPrompt({
         history,
         prompt,
@@ -381,6 +388,7 @@ export class LiveSession {
       for await (const event of events) {
         // runPrompt yields the prompt's own message first.
         if (!promptMessage && event.type === "message" && event.message.type === "user") promptMessage = event.message;
+        turnTelemetry?.observe(event);
         this.observe(event);
         const seq = this.bus.publish(this.sessionId, event);
         // A subagent's permission questions come nested in the Agent tool's progress; lift them out so

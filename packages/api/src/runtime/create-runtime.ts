@@ -52,6 +52,7 @@ import { createLocalWorkspace } from "@cairn/worker";
 import { createMcpSandboxLauncher } from "./mcp-sandbox.ts";
 import { resolveModelSource, type ModelSource } from "./model-source.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
+import type { Telemetry } from "../telemetry/telemetry-port.ts";
 
 export type RuntimeOptions = {
   workspaceRoot: string;
@@ -83,6 +84,8 @@ export type RuntimeOptions = {
   autoCompact?: boolean | undefined;
   /** `--mcp-config` values: files or inline JSON in the `.mcp.json` format. */
   mcpConfig?: readonly string[] | undefined;
+  /** Where sessions record traces, metrics and log events (CAIRN_ENABLE_TELEMETRY); undefined records nothing. */
+  telemetry?: Telemetry | undefined;
   mcp?: {
     /** Per-call timeout of MCP tools (default 60 s). */
     toolTimeoutMs?: number;
@@ -130,6 +133,7 @@ export type Runtime = {
   /** The user trusted the workspace: sessions wired after this run project hooks. */
   setTrusted(trusted: boolean): void;
   store: Store<AppState>;
+  telemetry: Telemetry | undefined;
   model: ModelSource;
   /** The model used while in plan mode, aliases resolved; undefined keeps the session's model. */
   planModel: string | undefined;
@@ -317,6 +321,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       void mcp.setTrusted(value);
     },
     store,
+    telemetry: options.telemetry,
     model,
     planModel,
     fallbackModel: options.fallbackModel,
