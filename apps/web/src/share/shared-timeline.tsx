@@ -4,7 +4,7 @@ import type { TimelineSource } from "@cairn/core/timeline";
 import { useEffect, useState } from "react";
 import { errorMessage } from "@/lib/errors";
 import type { ShareViewClient } from "@/trpc/share-client";
-import { TimelineView } from "../timeline/timeline-view";
+import { SourceTimelineView } from "../timeline/timeline-view";
 import timelineStyles from "../timeline/timeline.module.css";
 
 type Loaded = { kind: "loading" } | { kind: "failed"; message: string } | { kind: "ready"; source: TimelineSource };
@@ -37,7 +37,7 @@ export function SharedTimeline({ token, client }: { token: string; client: Share
     case "ready":
       return (
         <div className={`share-timeline-frame ${timelineStyles.root ?? ""}`}>
-          <TimelineView source={loaded.source} />
+          <SourceTimelineView source={loaded.source} />
         </div>
       );
   }

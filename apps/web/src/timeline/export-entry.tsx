@@ -2,7 +2,7 @@
 // into public/timeline-export.js, inlined into each export together with its data.
 import type { TimelineSource } from "@cairn/core/timeline";
 import { createRoot } from "react-dom/client";
-import { TimelineView } from "./timeline-view";
+import { SourceTimelineView } from "./timeline-view";
 import { readEmbeddedSource } from "./export-html";
 
 async function main(): Promise<void> {
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const source = (await readEmbeddedSource({ encoding: element.dataset.encoding === "gzip-base64" ? "gzip-base64" : "json", text })) as TimelineSource;
   performance.measure("timeline-parse", { start: started, end: performance.now() });
   root.dataset.exported = "true";
-  createRoot(root).render(<TimelineView source={source} />);
+  createRoot(root).render(<SourceTimelineView source={source} />);
 }
 
 main().catch((error: unknown) => {

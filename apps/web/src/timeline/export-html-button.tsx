@@ -7,20 +7,23 @@ import { buildExportHtml } from "./export-html";
 /** Where the build puts the standalone viewer (see scripts/build-timeline-export.mjs). */
 export const EXPORT_SCRIPT_URL = "/timeline-export.js";
 
-/** Downloads the timeline as one self-contained HTML file that opens offline and loads nothing. */
-export function ExportHtmlButton({ source }: { source: TimelineSource }) {
+/**
+ * Downloads the timeline as one self-contained HTML file that opens offline and loads nothing. The
+ * file carries the raw source, fetched only when asked for (`loadSource`).
+ */
+export function ExportHtmlButton({ sessionId, loadSource }: { sessionId: string; loadSource: () => Promise<TimelineSource> }) {
   const [state, setState] = useState<{ busy: boolean; problem: string | null }>({ busy: false, problem: null });
   const exportHtml = async () => {
     setState({ busy: true, problem: null });
     try {
       const response = await fetch(EXPORT_SCRIPT_URL, { cache: "no-store" });
       if (!response.ok) throw new Error(`the viewer script is missing (${response.status}); run the web build`);
-      const html = await buildExportHtml(await response.text(), source);
+      const html = await buildExportHtml(await response.text(), await loadSource());
       const url = URL.createObjectURL(new Blob([html], { type: "text/html;charset=utf-8" }));
       try {
         const link = document.createElement("a");
         link.href = url;
-        link.download = `timeline-${source.sessionId}.html`;
+        link.download = `timeline-${sessionId}.html`;
         document.body.append(link);
         link.click();
         link.remove();

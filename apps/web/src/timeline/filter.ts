@@ -1,4 +1,4 @@
-import type { Timeline, TimelineEventKind, TimelineStatus } from "@cairn/core/timeline";
+import { timelineQueryMatcher, type TimelineEventKind, type TimelineRow, type TimelineStatus } from "@cairn/core/timeline";
 
 export type TimelineFilters = {
   /** Kinds shown; every kind when empty. */
@@ -15,27 +15,22 @@ export function isFiltered(filters: TimelineFilters): boolean {
   return filters.kinds.size > 0 || filters.tool !== null || filters.status !== null || filters.query.trim() !== "";
 }
 
-/** Regex special characters, escaped so a query matches as typed. */
-function literal(text: string): RegExp {
-  return new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i");
-}
-
 /**
- * The indices (into `timeline.events`, in time order) of the events the filters let through. One
- * pass; the text search is a case-insensitive literal match on each event's search text, done last
- * so the cheap filters narrow it first.
+ * The indices (into `events`, in time order) of the events the filters let through. One pass; the
+ * text search is done last so the cheap filters narrow it first: locally, on each event's search text
+ * when the events carry it, or against `searchHits`, the server's answer for the query.
  */
-export function filterEvents(timeline: Timeline, filters: TimelineFilters): number[] {
-  const query = filters.query.trim();
-  const pattern = query === "" ? null : literal(query);
+export function filterEvents(events: ReadonlyArray<TimelineRow & { searchText?: string }>, filters: TimelineFilters, searchHits: Uint8Array | null = null): number[] {
+  const matcher = searchHits ? null : timelineQueryMatcher(filters.query);
   const matches: number[] = [];
-  for (const event of timeline.events) {
+  for (const event of events) {
     if (filters.kinds.size > 0 && !filters.kinds.has(event.kind)) continue;
     if (filters.tool !== null && event.toolName !== filters.tool) continue;
     if (filters.status === "problems") {
       if (event.status === "ok") continue;
     } else if (filters.status !== null && event.status !== filters.status) continue;
-    if (pattern && !pattern.test(event.searchText)) continue;
+    if (searchHits && searchHits[event.index] !== 1) continue;
+    if (matcher && !matcher(event.searchText ?? `${event.kind} ${event.title} ${event.summary}`)) continue;
     matches.push(event.index);
   }
   return matches;

@@ -1,6 +1,6 @@
 "use client";
 
-import { totalsAt, type Timeline, type TimelineEvent } from "@cairn/core/timeline";
+import { totalsAt, type TimelineRow as TimelineEvent, type TimelineRows as Timeline } from "@cairn/core/timeline";
 import { useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { formatCost, formatOffset, formatTokens } from "./format";
 import { laneBars, panViewport, timeTicks, zoomViewport, type Viewport } from "./viewport";

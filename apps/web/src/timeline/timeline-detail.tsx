@@ -1,6 +1,6 @@
 "use client";
 
-import { editDiff, type Timeline, type TimelineDetail, type TimelineEvent } from "@cairn/core/timeline";
+import { editDiff, type TimelineDetail, type TimelineRow, type TimelineRows } from "@cairn/core/timeline";
 import type { DecisionReason } from "@cairn/core/schema";
 import { useState, type ReactNode } from "react";
 import { formatCost, formatDuration, formatOffset, formatTokens } from "./format";
@@ -9,8 +9,23 @@ import styles from "./timeline.module.css";
 /** Text longer than this is cut until the reader asks for all of it. */
 const SHOWN_CHARS = 20_000;
 
-/** Everything known about one event. Model and tool text is rendered as text, never as HTML. */
-export function TimelineDetailPanel({ timeline, event, onClose }: { timeline: Timeline; event: TimelineEvent | null; onClose: () => void }) {
+/**
+ * Everything known about one event: its row at once, its details once loaded (`detail` null until
+ * then, or `problem` if they could not be). Model and tool text is rendered as text, never as HTML.
+ */
+export function TimelineDetailPanel({
+  timeline,
+  event,
+  detail,
+  problem,
+  onClose,
+}: {
+  timeline: TimelineRows;
+  event: TimelineRow | null;
+  detail: TimelineDetail | null;
+  problem: string | null;
+  onClose: () => void;
+}) {
   if (!event) {
     return (
       <div data-testid="timeline-detail" data-empty="true" className={styles.empty}>
@@ -20,7 +35,7 @@ export function TimelineDetailPanel({ timeline, event, onClose }: { timeline: Ti
   }
   const duration = event.start !== null && event.end !== null ? event.end - event.start : null;
   return (
-    <div data-testid="timeline-detail" data-index={event.index} data-kind={event.kind}>
+    <div data-testid="timeline-detail" data-index={event.index} data-kind={event.kind} data-loaded={detail !== null}>
       <h2 className={styles.detailTitle}>
         <span>{event.title}</span>
         <button type="button" onClick={onClose} aria-label="Close details" data-testid="timeline-detail-close">
@@ -44,9 +59,17 @@ export function TimelineDetailPanel({ timeline, event, onClose }: { timeline: Ti
             <dd>{event.agentId}</dd>
           </>
         ) : null}
-        <DetailFacts detail={event.detail} />
+        {detail ? <DetailFacts detail={detail} /> : null}
       </dl>
-      <DetailBody detail={event.detail} />
+      {detail ? (
+        <DetailBody detail={detail} />
+      ) : problem ? (
+        <p role="alert" data-testid="timeline-detail-problem">
+          The details could not be loaded: {problem}
+        </p>
+      ) : (
+        <p className={styles.empty}>Loading the details…</p>
+      )}
     </div>
   );
 }

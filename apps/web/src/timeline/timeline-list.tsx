@@ -1,6 +1,6 @@
 "use client";
 
-import type { Timeline, TimelineEvent } from "@cairn/core/timeline";
+import type { TimelineRow as TimelineEvent, TimelineRows as Timeline } from "@cairn/core/timeline";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useRef } from "react";
 import { formatDuration, formatOffset } from "./format";

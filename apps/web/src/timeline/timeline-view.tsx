@@ -1,6 +1,6 @@
 "use client";
 
-import { buildTimeline, type Timeline, type TimelineSource } from "@cairn/core/timeline";
+import { buildTimeline, type TimelineDetail, type TimelineRow, type TimelineRows, type TimelineSource } from "@cairn/core/timeline";
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { filterEvents, isFiltered, noFilters, positionsOf, type TimelineFilters } from "./filter";
 import { formatCost, formatDuration, formatTokens } from "./format";
@@ -12,17 +12,18 @@ import { TimelineToolbar } from "./timeline-toolbar";
 import styles from "./timeline.module.css";
 
 export type TimelineViewProps = {
-  source: TimelineSource;
+  /** The lanes and rows; it may grow while the view is open (a live session), selection and zoom stay. */
+  timeline: TimelineRows;
+  /** One event's details: at once when the timeline carries them, fetched when it was sent compact. */
+  loadDetail: (event: TimelineRow, signal: AbortSignal) => TimelineDetail | Promise<TimelineDetail>;
+  /** The text search, done where the search text is (the server); without it, searched here. */
+  search?: (query: string, signal: AbortSignal) => Promise<number[]>;
   /** Extra controls in the header (export, upload, links): the page decides, the view stays embeddable. */
   actions?: ReactNode;
 };
 
-/**
- * A session's timeline: lanes on a zoomable time axis, a virtualised event list kept in step with
- * it, filters, search, keyboard navigation and a detail panel. Pure client code over a
- * `TimelineSource`; the IDE page, the share page and the exported HTML file all render it.
- */
-export function TimelineView({ source, actions }: TimelineViewProps) {
+/** The view over a raw source (the share page, the exported HTML file): built here, details at hand. */
+export function SourceTimelineView({ source, actions }: { source: TimelineSource; actions?: ReactNode }) {
   const timeline = useMemo(() => {
     // User Timing: how long the build took shows in the browser's performance panel (and the benchmark).
     const started = performance.now();
@@ -30,6 +31,19 @@ export function TimelineView({ source, actions }: TimelineViewProps) {
     performance.measure("timeline-build", { start: started, end: performance.now() });
     return built;
   }, [source]);
+  const loadDetail = useCallback((event: TimelineRow) => timeline.events[event.index]!.detail, [timeline]);
+  return <TimelineView timeline={timeline} loadDetail={loadDetail} actions={actions} />;
+}
+
+type SearchHits = { query: string; timeline: TimelineRows; hits: Uint8Array };
+type LoadedDetail = { eventId: string; detail: TimelineDetail | null; problem: string | null };
+
+/**
+ * A session's timeline: lanes on a zoomable time axis, a virtualised event list kept in step with
+ * it, filters, search, keyboard navigation and a detail panel. The IDE page feeds it the compact
+ * timeline the server built; the share page and the exported HTML file build one from a source.
+ */
+export function TimelineView({ timeline, loadDetail, search, actions }: TimelineViewProps) {
   const [viewport, setViewport] = useState<Viewport>(() => fitViewport(timeline));
   const [filters, setFilters] = useState<TimelineFilters>(noFilters);
   const [selected, setSelected] = useState<number | null>(null);
@@ -38,15 +52,49 @@ export function TimelineView({ source, actions }: TimelineViewProps) {
   const searchRef = useRef<HTMLInputElement>(null);
   const listFocus = useRef<HTMLDivElement>(null);
 
+  // A new session starts fitted and unselected; the same session grown keeps its selection (by id) and zoom.
+  const shown = useRef({ timeline, selectedId: null as string | null });
   useEffect(() => {
-    setViewport(fitViewport(timeline));
-    setSelected(null);
+    const before = shown.current;
+    shown.current = { timeline, selectedId: before.selectedId };
+    if (before.timeline === timeline) return;
+    if (before.timeline.sessionId !== timeline.sessionId) {
+      setViewport(fitViewport(timeline));
+      setSelected(null);
+      return;
+    }
+    const selectedId = before.selectedId;
+    setSelected(selectedId === null ? null : (timeline.events.find((event) => event.id === selectedId)?.index ?? null));
+    setViewport((current) => (current.t0 <= before.timeline.startMs && current.t1 >= before.timeline.endMs ? fitViewport(timeline) : current));
   }, [timeline]);
+  useEffect(() => {
+    shown.current.selectedId = selected === null ? null : (timeline.events[selected]?.id ?? null);
+  }, [selected, timeline]);
 
   // Typing stays responsive: the list and axis catch up with the filters a frame later.
   const deferredFilters = useDeferredValue(filters);
   const filtered = isFiltered(deferredFilters);
-  const matches = useMemo(() => (filtered ? filterEvents(timeline, deferredFilters) : timeline.events.map((event) => event.index)), [timeline, deferredFilters, filtered]);
+  const query = deferredFilters.query.trim();
+  const [searchHits, setSearchHits] = useState<SearchHits | null>(null);
+  useEffect(() => {
+    if (!search || query === "") return;
+    const controller = new AbortController();
+    search(query, controller.signal)
+      .then((indices) => {
+        const hits = new Uint8Array(timeline.events.length);
+        for (const index of indices) hits[index] = 1;
+        if (!controller.signal.aborted) setSearchHits({ query, timeline, hits });
+      })
+      .catch(() => undefined);
+    return () => controller.abort();
+  }, [search, query, timeline]);
+  // With a server search, the text filter waits for its answer for this query and this timeline.
+  const hits = search && query !== "" ? (searchHits && searchHits.query === query && searchHits.timeline === timeline ? searchHits.hits : null) : null;
+  const searching = Boolean(search) && query !== "" && hits === null;
+  const matches = useMemo(
+    () => (searching ? [] : filtered ? filterEvents(timeline.events, deferredFilters, hits) : timeline.events.map((event) => event.index)),
+    [timeline, deferredFilters, filtered, hits, searching],
+  );
   const positions = useMemo(() => positionsOf(matches, timeline.events.length), [matches, timeline]);
   const matchMask = useMemo(() => {
     if (!filtered) return null;
@@ -136,6 +184,24 @@ export function TimelineView({ source, actions }: TimelineViewProps) {
   };
 
   const selectedEvent = selected === null ? null : (timeline.events[selected] ?? null);
+  const [loaded, setLoaded] = useState<LoadedDetail | null>(null);
+  useEffect(() => {
+    if (!selectedEvent) return;
+    const controller = new AbortController();
+    const eventId = selectedEvent.id;
+    Promise.resolve()
+      .then(() => loadDetail(selectedEvent, controller.signal))
+      .then(
+        (detail) => {
+          if (!controller.signal.aborted) setLoaded({ eventId, detail, problem: null });
+        },
+        (error: unknown) => {
+          if (!controller.signal.aborted) setLoaded({ eventId, detail: null, problem: error instanceof Error ? error.message : String(error) });
+        },
+      );
+    return () => controller.abort();
+  }, [selectedEvent, loadDetail]);
+  const detailOfSelected = selectedEvent && loaded?.eventId === selectedEvent.id ? loaded : null;
   const { summary } = timeline;
   const span = timeline.endMs - timeline.startMs;
   return (
@@ -188,20 +254,26 @@ export function TimelineView({ source, actions }: TimelineViewProps) {
         <div className={styles.listPane} ref={listFocus}>
           <div className={styles.listHead}>
             <span data-testid="timeline-match-count">
-              {filtered ? `${matches.length.toLocaleString()} of ${timeline.events.length.toLocaleString()} events` : `${timeline.events.length.toLocaleString()} events`}
+              {searching ? "Searching…" : filtered ? `${matches.length.toLocaleString()} of ${timeline.events.length.toLocaleString()} events` : `${timeline.events.length.toLocaleString()} events`}
             </span>
             <span>↑/↓ move · Enter details · Esc close · / search</span>
           </div>
           <TimelineList timeline={timeline} matches={matches} selectedPosition={selectedPosition} selected={selected} expanded={expanded} onSelect={select} />
         </div>
-        <div className={styles.detailPane}>{detailOpen ? <TimelineDetailPanel timeline={timeline} event={selectedEvent} onClose={() => setDetailOpen(false)} /> : <TimelineDetailPanel timeline={timeline} event={null} onClose={() => undefined} />}</div>
+        <div className={styles.detailPane}>
+          {detailOpen ? (
+            <TimelineDetailPanel timeline={timeline} event={selectedEvent} detail={detailOfSelected?.detail ?? null} problem={detailOfSelected?.problem ?? null} onClose={() => setDetailOpen(false)} />
+          ) : (
+            <TimelineDetailPanel timeline={timeline} event={null} detail={null} problem={null} onClose={() => undefined} />
+          )}
+        </div>
       </div>
     </div>
   );
 }
 
 /** A session without a title is named by what was first asked. */
-function firstPrompt(timeline: Timeline): string | null {
+function firstPrompt(timeline: TimelineRows): string | null {
   const prompt = timeline.events.find((event) => event.kind === "prompt" && event.agentId === null);
   return prompt ? prompt.summary.slice(0, 80) : null;
 }

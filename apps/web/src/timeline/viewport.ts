@@ -1,4 +1,4 @@
-import type { Timeline, TimelineEvent, TimelineLane } from "@cairn/core/timeline";
+import { permissionWait, type TimelineLane, type TimelineRow as TimelineEvent, type TimelineRows as Timeline } from "@cairn/core/timeline";
 
 /** The visible time window, epoch ms. */
 export type Viewport = { t0: number; t1: number };
@@ -86,11 +86,8 @@ export function laneBars(lane: TimelineLane, events: readonly TimelineEvent[], v
       last.count++;
       continue;
     }
-    const detail = event.detail;
-    const wait =
-      detail.kind === "tool" && detail.waitStart !== null && detail.waitEnd !== null && detail.waitEnd > detail.waitStart
-        ? { x0: (detail.waitStart - viewport.t0) * scale, x1: (detail.waitEnd - viewport.t0) * scale }
-        : null;
+    const span = permissionWait(event);
+    const wait = span ? { x0: (span.start - viewport.t0) * scale, x1: (span.end - viewport.t0) * scale } : null;
     const bar: Bar = { index, count: 1, x0, x1, row, point, wait };
     bars.push(bar);
     lastByRow[row] = bar;

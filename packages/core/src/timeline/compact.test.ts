@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "./build-timeline.ts";
-import { compactTimeline, COMPACT_SUMMARY_CHARS, expandCompactTimeline } from "./compact.ts";
+import { compactTimeline, COMPACT_SUMMARY_CHARS, expandCompactTimeline, permissionWait } from "./compact.ts";
 import { searchTimelineEvents } from "./search.ts";
 import { syntheticTimelineSource } from "./synthetic-source.ts";
 
@@ -17,11 +17,15 @@ describe("the compact timeline", () => {
     rows.events.forEach((row, index) => {
       const event = timeline.events[index]!;
       const { index: position, id, kind, lane, row: subRow, start, end, at, timingKnown, title, status, agentId, toolName } = event;
-      expect(row).toEqual({ index: position, id, kind, lane, row: subRow, start, end, at, timingKnown, title, summary: row.summary, status, agentId, toolName });
+      expect(row).toEqual({ index: position, id, kind, lane, row: subRow, start, end, at, timingKnown, title, summary: row.summary, status, agentId, toolName, wait: permissionWait(event) });
       expect(event.summary.startsWith(row.summary.replace(/…$/, ""))).toBe(true);
       expect(row.summary.length).toBeLessThanOrEqual(COMPACT_SUMMARY_CHARS);
       expect("detail" in row).toBe(false);
     });
+  });
+
+  it("keeps the permission waits the axis draws", () => {
+    expect(timeline.events.some((event) => permissionWait(event) !== null)).toBe(true);
   });
 
   it("is a fraction of the full timeline's size", () => {

@@ -7,7 +7,10 @@ export const COMPACT_SUMMARY_CHARS = 240;
  * What a viewer draws of one event: everything but its details and its search text, which stay on the
  * server (fetched on demand, searched there).
  */
-export type TimelineRow = Omit<TimelineEvent, "detail" | "searchText" | "lineUuid">;
+export type TimelineRow = Omit<TimelineEvent, "detail" | "searchText" | "lineUuid"> & {
+  /** A tool call's permission wait (drawn inside its bar); absent when the row still has its detail. */
+  wait?: { start: number; end: number } | null;
+};
 
 /** A timeline whose events are rows: the shape the viewer works with, whichever way it was built. */
 export type TimelineRows = Omit<Timeline, "events"> & { events: TimelineRow[] };
@@ -38,6 +41,8 @@ export type CompactTimeline = Omit<Timeline, "events"> & {
     agent: number[];
     /** Index into `tools`, or -1. */
     tool: number[];
+    /** A tool call's permission wait, offsets from `startMs`: [start, end], or null. */
+    wait: Array<[number, number] | null>;
     agents: string[];
     tools: string[];
   };
@@ -67,6 +72,7 @@ export function compactTimeline(timeline: Timeline, version: string): CompactTim
     status: new Array(count),
     agent: new Array(count),
     tool: new Array(count),
+    wait: new Array(count),
     agents: agents.values,
     tools: tools.values,
   };
@@ -85,6 +91,8 @@ export function compactTimeline(timeline: Timeline, version: string): CompactTim
     columns.status[index] = statusIndex.get(event.status)!;
     columns.agent[index] = event.agentId === null ? -1 : agents.index(event.agentId);
     columns.tool[index] = event.toolName === null ? -1 : tools.index(event.toolName);
+    const wait = permissionWait(event);
+    columns.wait[index] = wait === null ? null : [wait.start - base, wait.end - base];
   }
   return { ...rest, version, columns };
 }
@@ -99,6 +107,7 @@ export function expandCompactTimeline(compact: CompactTimeline): TimelineRows & 
     const end = columns.end[index]!;
     const agent = columns.agent[index]!;
     const tool = columns.tool[index]!;
+    const wait = columns.wait[index];
     events[index] = {
       index,
       id: columns.id[index]!,
@@ -114,9 +123,18 @@ export function expandCompactTimeline(compact: CompactTimeline): TimelineRows & 
       status: timelineStatuses[columns.status[index]!] as TimelineStatus,
       agentId: agent < 0 ? null : (columns.agents[agent] ?? null),
       toolName: tool < 0 ? null : (columns.tools[tool] ?? null),
+      wait: wait ? { start: wait[0] + base, end: wait[1] + base } : null,
     };
   }
   return { ...rest, events };
+}
+
+/** A tool call's permission wait, when one was recorded and took time. */
+export function permissionWait(event: TimelineRow & { detail?: TimelineEvent["detail"] }): { start: number; end: number } | null {
+  if (event.wait !== undefined) return event.wait;
+  const detail = event.detail;
+  if (detail?.kind !== "tool" || detail.waitStart === null || detail.waitEnd === null || detail.waitEnd <= detail.waitStart) return null;
+  return { start: detail.waitStart, end: detail.waitEnd };
 }
 
 class Interner {
