@@ -13,7 +13,7 @@ import { median, percentile, report } from "./report.ts";
 
 const DELTAS_PER_SESSION = 120;
 const DELTA_INTERVAL_MS = 10; // ~100 deltas/s per session, a fast model
-const CONCURRENCY = [1, 20, 100];
+const CONCURRENCY = [1, 20, 100, 200];
 const IDLE_SESSIONS = 300;
 const ID = /S\d{3}D\d{5}/g;
 

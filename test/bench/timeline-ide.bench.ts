@@ -1,0 +1,139 @@
+// The IDE's own timeline page (`/sessions/<id>/timeline`, tRPC to `cairn serve`, production build) in
+// Chromium, for a synthetic session of 100,000 events and one of 1,000,000: first render (the first bar),
+// interactive (a key press selects the first event and its details, fetched from the server, show), JS
+// heap, a search over every event, and scrolling the list (frame times while it scrolls). The first open
+// of each session is cold (the server reads and builds the timeline); the later ones hit its cache.
+import { createWriteStream, realpathSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "@playwright/test";
+import { projectDirName } from "@cairn/core/schema";
+import { syntheticTimelineSource, type TimelineSource } from "@cairn/core/timeline";
+import { startCairn, tempDir, type CairnProcess } from "../e2e/support/servers.ts";
+import { median, percentile, report } from "./report.ts";
+
+const SIZES = [
+  { events: 100_000, name: "", warmRuns: 3 },
+  { events: 1_000_000, name: "_1m", warmRuns: 1 },
+];
+
+export default async function run(): Promise<void> {
+  const workspace = realpathSync(tempDir("cairn-bench-timeline-ws-"));
+  const cairn = await startCairn({ workspace });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--enable-precise-memory-info"],
+  });
+  try {
+    for (const size of SIZES) {
+      const sessionId = `bench-timeline${size.name || "-100k"}`;
+      await writeSession(cairn, workspace, sessionId, syntheticTimelineSource({ events: size.events, sidechains: 4 }));
+      const cold = await openOnce(browser, cairn, sessionId);
+      report(`timeline.ide${size.name}_events`, cold.events, "events");
+      report(`timeline.ide${size.name}_interactive_cold`, cold.interactiveMs, "ms");
+      const warm: Opened[] = [];
+      for (let attempt = 0; attempt < size.warmRuns; attempt++) warm.push(await openOnce(browser, cairn, sessionId));
+      const pick = (key: keyof Opened) => median(warm.map((opened) => opened[key]));
+      report(`timeline.ide${size.name}_first_render`, pick("firstRenderMs"), "ms");
+      report(`timeline.ide${size.name}_interactive`, pick("interactiveMs"), "ms");
+      report(`timeline.ide${size.name}_fetch`, pick("fetchMs"), "ms");
+      report(`timeline.ide${size.name}_expand`, pick("expandMs"), "ms");
+      report(`timeline.ide${size.name}_main_thread_cpu_to_interactive`, pick("threadCpuMs"), "ms");
+      report(`timeline.ide${size.name}_search`, pick("searchMs"), "ms");
+      report(`timeline.ide${size.name}_scroll_frame_p95`, pick("scrollFrameP95Ms"), "ms");
+      report(`timeline.ide${size.name}_js_heap_used`, pick("heapUsedMb"), "MB");
+    }
+  } finally {
+    await browser.close();
+    await cairn.stop();
+  }
+}
+
+/** The session as a transcript in the server's CAIRN_HOME, written a line at a time (a million lines do not fit one string). */
+async function writeSession(cairn: CairnProcess, workspace: string, sessionId: string, source: TimelineSource): Promise<void> {
+  const directory = join(cairn.cairnHome, "projects", projectDirName(workspace));
+  await mkdir(join(directory, sessionId, "subagents"), { recursive: true });
+  const meta = { type: "cairn-session", sessionId, timestamp: new Date().toISOString(), cwd: workspace, cairnSchema: 1, title: source.title };
+  await writeLines(join(directory, `${sessionId}.jsonl`), [meta, ...source.lines]);
+  for (const sidechain of source.sidechains) await writeLines(join(directory, sessionId, "subagents", `agent-${sidechain.agentId}.jsonl`), sidechain.lines);
+}
+
+async function writeLines(path: string, lines: readonly unknown[]): Promise<void> {
+  const out = createWriteStream(path);
+  for (const line of lines) {
+    if (!out.write(`${JSON.stringify(line)}\n`)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+  }
+  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+}
+
+type Opened = {
+  events: number;
+  firstRenderMs: number;
+  interactiveMs: number;
+  fetchMs: number;
+  expandMs: number;
+  threadCpuMs: number;
+  searchMs: number;
+  scrollFrameP95Ms: number;
+  heapUsedMb: number;
+};
+
+async function openOnce(browser: Browser, cairn: CairnProcess, sessionId: string): Promise<Opened> {
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  const page = await context.newPage();
+  try {
+    // Signing in sets the browser session; then the timeline page alone is timed.
+    await page.goto(cairn.loginUrl);
+    await page.waitForURL((url) => !url.searchParams.has("token"));
+    const client = await context.newCDPSession(page);
+    await client.send("Performance.enable");
+    const cpuBefore = (await metric(client, "ThreadTime")) * 1000;
+    await page.goto(`${cairn.url}/sessions/${sessionId}/timeline`, { waitUntil: "commit" });
+    await page.locator('[data-testid="timeline-bar"]').first().waitFor({ timeout: 300_000 });
+    const firstRenderMs = await page.evaluate(() => performance.now());
+    await page.getByTestId("timeline-event-list").focus();
+    await page.keyboard.press("ArrowDown");
+    await page.locator('[data-testid="timeline-detail"][data-loaded="true"]').waitFor({ timeout: 60_000 });
+    const interactiveMs = await page.evaluate(() => performance.now());
+    const threadCpuMs = (await metric(client, "ThreadTime")) * 1000 - cpuBefore;
+    const heapUsedMb = (await metric(client, "JSHeapUsedSize")) / 1024 / 1024;
+    const events = Number(await page.getByTestId("timeline").getAttribute("data-events"));
+    const measures = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType("measure").map((measure) => [measure.name, measure.duration])));
+    const scrollFrameP95Ms = await scrollFrames(page);
+    const searchStarted = await page.evaluate(() => performance.now());
+    await page.getByTestId("timeline-search").fill("echo step 4242");
+    await page.locator('[data-testid="timeline-match-count"]', { hasText: " of " }).waitFor({ timeout: 120_000 });
+    const searchMs = (await page.evaluate(() => performance.now())) - searchStarted;
+    return { events, firstRenderMs, interactiveMs, fetchMs: measures["timeline-fetch"] ?? Number.NaN, expandMs: measures["timeline-expand"] ?? Number.NaN, threadCpuMs, searchMs, scrollFrameP95Ms, heapUsedMb };
+  } finally {
+    await context.close();
+  }
+}
+
+/** Scrolls the event list down in steps, one per frame, and returns the 95th percentile frame time. */
+async function scrollFrames(page: Page): Promise<number> {
+  const frames = await page.getByTestId("timeline-event-list").evaluate(
+    (list) =>
+      new Promise<number[]>((resolve) => {
+        const times: number[] = [];
+        let last = performance.now();
+        let step = 0;
+        const tick = (now: number) => {
+          times.push(now - last);
+          last = now;
+          list.scrollTop += 2_000;
+          if (++step < 120) requestAnimationFrame(tick);
+          else resolve(times.slice(1));
+        };
+        requestAnimationFrame(tick);
+      }),
+  );
+  return percentile(frames, 95);
+}
+
+/** A Chromium performance metric as CDP gives it (times in seconds, sizes in bytes). */
+async function metric(client: { send(method: "Performance.getMetrics"): Promise<{ metrics: Array<{ name: string; value: number }> }> }, name: string): Promise<number> {
+  const { metrics } = await client.send("Performance.getMetrics");
+  const value = metrics.find((candidate) => candidate.name === name)?.value ?? Number.NaN;
+  return value;
+}
