@@ -5,7 +5,8 @@ import { spawn } from "node:child_process";
 import { countTests } from "./test-counts.mjs";
 
 const steps = [
-  ["lint, format, paths and unused code", ["npm", "run", "lint"]],
+  ["lint: Biome rules and import boundaries, paths outside the repository, unused code (knip)", ["npm", "run", "lint"]],
+  ["format check (Biome)", ["npm", "run", "format:check"]],
   ["script tests", ["node", "--test", "scripts/"]],
   ["typecheck", ["npx", "turbo", "run", "typecheck", "--concurrency=2", "--output-logs=errors-only"]],
   ["unit and integration tests", ["npx", "turbo", "run", "test", "--concurrency=1", "--continue"]],

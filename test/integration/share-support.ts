@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import type { CairnServer, ShareOptions } from "@cairn/api";
 import type { ShareViewRouter } from "@cairn/api/share-router";
 import type { ModelSim, Scenario } from "@cairn/model-sim";
-import { apiClient, eventually, readSse, startApiFixture, type SseMessage } from "./api-harness.ts";
+import { type apiClient, eventually, readSse, startApiFixture, type SseMessage } from "./api-harness.ts";
 
 /** Helpers for the share-*.test.ts integration tests: a real server with an adjustable clock, over real HTTP. */
 

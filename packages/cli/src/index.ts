@@ -1,1 +1,2 @@
-export { main, cliVersion } from "./main.ts";
+export { main } from "./main.ts";
+export { cliVersion } from "./version.ts";

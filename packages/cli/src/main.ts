@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { parsePrintArgs, printRequest, UsageError } from "./args.ts";
 import { readEnv } from "./env.ts";
+import { cliVersion } from "./version.ts";
 
 export const HELP = `cairn — a self-hosted coding agent
 
@@ -22,11 +22,6 @@ Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CAIRN_HOME (default ~/.cairn
 CAIRN_MAX_TOOL_USE_CONCURRENCY (default 10), CAIRN_DISABLE_PROMPT_CACHING=1.
 Without ANTHROPIC_API_KEY an offline demo model answers.
 `;
-
-export function cliVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
-  return pkg.version;
-}
 
 async function readStdin(): Promise<string | undefined> {
   if (process.stdin.isTTY) return undefined;

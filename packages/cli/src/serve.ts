@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_HOST, DEFAULT_PORT, ensureSampleWorkspace, isWebAppBuilt, ServerConfigError, startServer, type CairnServer } from "@cairn/api";
 import { childProcessEnv, useProductionNodeEnv, type CliEnv } from "./env.ts";
-import { cliVersion } from "./main.ts";
+import { cliVersion } from "./version.ts";
 
 export const SERVE_HELP = `Usage: cairn serve [--host 127.0.0.1] [--port 3000] [--workspace <dir>] [--allowed-host <name>]… [--api-only]
 

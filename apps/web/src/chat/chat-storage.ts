@@ -36,10 +36,6 @@ export function loadChat(storage: Storage, sessionId: string): ChatState | null 
   }
 }
 
-export function forgetChat(storage: Storage, sessionId: string): void {
-  storage.removeItem(keyOf(sessionId));
-}
-
 const ACTIVE_KEY = "cairn:active-session";
 
 export function saveActiveSession(storage: Storage, sessionId: string | null): void {

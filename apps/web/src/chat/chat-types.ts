@@ -7,9 +7,9 @@ import type {
   UsageTotals,
 } from "@cairn/core/schema";
 
-import type { SessionEvent, SessionStateEvent } from "../trpc/types.ts";
+import type { SessionEvent } from "../trpc/types.ts";
 
-export type { SessionEvent, SessionStateEvent };
+export type { SessionEvent };
 
 /** A conversation message as JSON delivers it (fields typed `unknown` become optional on the wire). */
 export type WireMessage = Extract<SessionEvent, { type: "message" }>["message"];

@@ -31,6 +31,7 @@ export function MessageList({ items, toolCalls, onOpenFile, onFork, empty }: Pro
   });
   const totalSize = virtualizer.getTotalSize();
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: re-run whenever the content grows, to stay pinned to the bottom.
   useLayoutEffect(() => {
     const element = scrollRef.current;
     if (element && atBottom.current) element.scrollTop = element.scrollHeight;

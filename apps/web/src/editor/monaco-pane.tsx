@@ -48,6 +48,7 @@ export default function MonacoPane({ path, value, revision, readOnly, onChange, 
     }
   };
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: sync reads refs; it must run when the tab's path or revision changes.
   useEffect(sync, [path, revision]);
 
   const onMount: OnMount = (instance, monaco) => {

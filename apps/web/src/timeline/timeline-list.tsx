@@ -30,6 +30,7 @@ export function TimelineList({ timeline, matches, selectedPosition, selected, ex
     overscan: 12,
   });
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: row heights change with `expanded`; measure again then.
   useEffect(() => {
     virtualizer.measure();
   }, [expanded, virtualizer]);

@@ -16,8 +16,6 @@ export function createBrowserTRPCClient() {
   return createTRPCClient<AppRouter>({ links: browserLinks(TRPC_URL, { signedIn: true }) });
 }
 
-export type BrowserTRPCClient = ReturnType<typeof createBrowserTRPCClient>;
-
 export function Providers({ children }: { children: ReactNode }) {
   const [queryClient] = useState(
     () =>

@@ -4,17 +4,12 @@ import type { AppRouter } from "@cairn/api/router";
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
 
-export type MetaInfo = RouterOutputs["meta"]["info"];
 export type SessionSnapshot = RouterOutputs["session"]["get"];
-export type SessionSummary = RouterOutputs["session"]["list"][number];
 export type TreeResult = RouterOutputs["workspace"]["tree"];
 export type TreeEntry = TreeResult["entries"][number];
-export type FileContent = RouterOutputs["workspace"]["read"];
 export type PermissionAnswer = RouterInputs["permission"]["respond"]["answer"];
 
 type Yielded<T> = T extends AsyncIterable<infer Item> ? Item : never;
 /** What `session.events` yields, unwrapped from its tracked envelope. */
 export type SessionEvent = Yielded<RouterOutputs["session"]["events"]>["data"];
-export type SessionStateEvent = Extract<SessionEvent, { type: "session-state" }>;
-export type TerminalOutput = Yielded<RouterOutputs["terminal"]["output"]>["data"];
 export type WorkspaceChange = Yielded<RouterOutputs["workspace"]["watch"]>;

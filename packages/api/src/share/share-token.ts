@@ -5,7 +5,6 @@ export const SHARE_TOKEN_PREFIX = "cairn_shr_";
 /** 32 random bytes, base64url without padding. */
 const TOKEN_BYTES = 32;
 const TOKEN_BODY_LENGTH = 43;
-export const SHARE_TOKEN_PATTERN = /^cairn_shr_[A-Za-z0-9_-]{43}$/;
 
 /** A fresh capability token: 256 random bits. Shown to the owner once; only its hash is stored. */
 export function generateShareToken(): string {
@@ -17,10 +16,6 @@ export function generateShareToken(): string {
 /** SHA-256 hex of the token: what the store keeps and looks up by (a 256-bit token needs no slow hash). */
 export function hashShareToken(token: string): string {
   return createHash("sha256").update(token, "utf8").digest("hex");
-}
-
-export function isShareTokenShape(value: string): boolean {
-  return SHARE_TOKEN_PATTERN.test(value);
 }
 
 /** The page a token opens. */

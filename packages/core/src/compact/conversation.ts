@@ -1,5 +1,5 @@
 import type { ContentBlock, ToolResultBlock, ToolUseBlock } from "../schema/content.ts";
-import type { AssistantMessage, ConversationMessage, UserMessage } from "../schema/messages.ts";
+import type { ConversationMessage, } from "../schema/messages.ts";
 
 /**
  * Fields Cairn adds to the lines a compaction writes (loose schemas keep them; Claude Code skips them).
@@ -17,12 +17,6 @@ export function isCompactAttachment(message: ConversationMessage): boolean {
   return message.type === "user" && (message as CompactAttachmentFields).isCompactAttachment === true;
 }
 
-export function contentBlocks(message: ConversationMessage): ContentBlock[] {
-  if (message.type === "system") return [];
-  const content = message.message.content;
-  return typeof content === "string" ? [{ type: "text", text: content }] : content;
-}
-
 export function toolUses(message: ConversationMessage): ToolUseBlock[] {
   if (message.type !== "assistant") return [];
   return message.message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
@@ -36,14 +30,6 @@ export function toolResults(message: ConversationMessage): ToolResultBlock[] {
 export function lastIndexWhere<T>(items: readonly T[], predicate: (item: T) => boolean): number {
   for (let index = items.length - 1; index >= 0; index--) if (predicate(items[index]!)) return index;
   return -1;
-}
-
-export function isAssistant(message: ConversationMessage): message is AssistantMessage {
-  return message.type === "assistant";
-}
-
-export function isUser(message: ConversationMessage): message is UserMessage {
-  return message.type === "user";
 }
 
 /** Where each tool call of the conversation is, and what it was asked, by tool_use id. */

@@ -1,4 +1,4 @@
-import type { ConversationMessage, SystemMessage, UserMessage } from "../schema/messages.ts";
+import type { ConversationMessage, UserMessage } from "../schema/messages.ts";
 
 export function createUserMessage(
   options: { uuid: string; timestamp: string; parentUuid: string | null; content: UserMessage["message"]["content"] } & Pick<
@@ -8,17 +8,6 @@ export function createUserMessage(
 ): UserMessage {
   const { content, ...rest } = options;
   return { type: "user", ...withoutUndefined(rest), message: { role: "user", content } };
-}
-
-export function createSystemMessage(options: {
-  uuid: string;
-  timestamp: string;
-  parentUuid: string | null;
-  subtype: string;
-  content: string;
-  level: "info" | "warning" | "error";
-}): SystemMessage {
-  return { type: "system", ...options };
 }
 
 /** The conversation the model sees: from the last compact boundary on. */

@@ -1,4 +1,3 @@
-export {};
 // Permissions, settings and hooks (Node).
 export { createNodeShellParser, nodeShellWasmLoader } from "./shell-parser.ts";
 export { DEFAULT_MANAGED_SETTINGS_PATH, loadSettings, settingsFilePaths } from "./settings-loader.ts";

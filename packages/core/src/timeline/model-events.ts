@@ -1,6 +1,6 @@
 import { estimateCostUsd } from "../model/pricing.ts";
 import { asArray, asNumber, asRecord, asString, contentText, THINKING_ONLY, type LooseRecord } from "./line-fields.ts";
-import { type ModelDraft, type PendingTool, type Push, type TimelineDraft } from "./thread-reader.ts";
+import type { ModelDraft, PendingTool, Push, TimelineDraft } from "./thread-reader.ts";
 import type { TimelineDetail, TimelineEvent, TokenCounts } from "./types.ts";
 
 /** An assistant line: one model call per response (`message.id`), however many lines it was stored in. */

@@ -1,10 +1,8 @@
-import { asArray, asNumber, asRecord, asString, clip, contentText, inputText, oneLine, timestampMs, toolSubject, type LooseRecord } from "./line-fields.ts";
+import { asArray, asNumber, asRecord, asString, contentText, oneLine, timestampMs, type LooseRecord } from "./line-fields.ts";
 import { readAssistantLine } from "./model-events.ts";
 import { readUserLine, toolDetail } from "./tool-events.ts";
 import { TimelineEventRecord, type TimelineEventFields } from "./timeline-event.ts";
 import type { TimelineDetail, TimelineEvent } from "./types.ts";
-
-export const SUMMARY_CHARS = 140;
 
 /** What all threads (the main one and each sidechain) add to. */
 export type TimelineDraft = {

@@ -1,6 +1,6 @@
 import type { PermissionDecisionRecord } from "../schema/permissions.ts";
-import { asArray, asNumber, asRecord, asString, clip, contentText, inputText, oneLine, TOOL_OUTPUT, toolSubject, type LooseRecord } from "./line-fields.ts";
-import { SUMMARY_CHARS, type PendingTool, type Push, type TimelineDraft } from "./thread-reader.ts";
+import { asArray, asNumber, asRecord, asString, contentText, oneLine, TOOL_OUTPUT, type LooseRecord } from "./line-fields.ts";
+import type { PendingTool, Push, TimelineDraft } from "./thread-reader.ts";
 import type { TimelineDetail, TimelineEvent, TimelineStatus } from "./types.ts";
 
 /** A user line: a prompt, or tool results joined to their calls (and to Cairn's `toolCall` timing record). */

@@ -49,6 +49,7 @@ export type ValidationResult = { ok: true } | { ok: false; message: string; code
  * A tool is data plus one `call`. Its input schema is the single source of truth for validation
  * and for the JSON Schema sent to the model.
  */
+// biome-ignore lint/suspicious/noExplicitAny: the default keeps Tool<Specific> assignable to Tool (input is contravariant).
 export type Tool<Input = any, Output = unknown> = {
   readonly name: string;
   readonly aliases?: readonly string[];
@@ -75,6 +76,7 @@ export type Tool<Input = any, Output = unknown> = {
   readonly maxResultChars?: number;
 };
 
+// biome-ignore lint/suspicious/noExplicitAny: a list holds tools of every input and output type.
 export type AnyTool = Tool<any, any>;
 
 export function findToolByName(tools: readonly Tool[], name: string): Tool | undefined {

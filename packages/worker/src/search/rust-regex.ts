@@ -17,9 +17,9 @@ const posixClasses: Record<string, string> = {
   blank: String.raw`\t `,
   cntrl: String.raw`\x00-\x1F\x7F`,
   digit: "0-9",
-  graph: String.raw`!-~`,
+  graph: "!-~",
   lower: "a-z",
-  print: String.raw` -~`,
+  print: " -~",
   punct: String.raw`!-\/:-@\[-\x60\{-~`,
   space: String.raw`\t\n\v\f\r `,
   upper: "A-Z",
@@ -53,9 +53,9 @@ export function translateRustRegex(pattern: string, options: { caseInsensitive: 
     if (character === "\\") {
       const next = pattern[index + 1];
       if (next === undefined) throw invalid(pattern, "the pattern ends with a lone backslash");
-      const escape = classEscapes[next];
-      if (escape !== undefined) {
-        output += inClass ? escape.inClass : escape.alone;
+      const classEscape = classEscapes[next];
+      if (classEscape !== undefined) {
+        output += inClass ? classEscape.inClass : classEscape.alone;
         index += 2;
         continue;
       }

@@ -76,7 +76,10 @@ function statement(walker: Walker, node: SyntaxNode, nested: boolean): void {
     if (node.hasError) problem(walker, "the command has a syntax error");
     return;
   }
-  if (node.type === "command") return command(walker, node, nested);
+  if (node.type === "command") {
+    command(walker, node, nested);
+    return;
+  }
   if (node.type === "redirected_statement") {
     // `ls > out -la`: the words after the target are arguments of the simple command, if there is one.
     let owner: SimpleCommand | undefined;

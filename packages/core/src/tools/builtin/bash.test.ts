@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createMemoryWorkspace, type ExecScript } from "../../testing/memory-workspace.ts";
 import { WorkspaceError, type Workspace } from "../../workspace/port.ts";
 import { bashLimits, createBashTool } from "./bash.ts";
-import { expectResult, runText, runTool, toolContext } from "./tool-test-support.ts";
+import { expectResult, runTool, toolContext } from "./tool-test-support.ts";
 
 const bash = createBashTool();
 

@@ -54,4 +54,3 @@ export function createExitPlanModeTool(): Tool<ExitPlanModeInput, ExitPlanModeOu
   };
 }
 
-export const exitPlanModeTool = createExitPlanModeTool();

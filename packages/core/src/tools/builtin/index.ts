@@ -35,24 +35,17 @@ export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] {
 }
 
 export { bashOutputTool, createBashOutputTool, createKillShellTool, killShellTool } from "./bash-background.ts";
-export type { BackgroundStatus, BashOutputInput, BashOutputOutput, KillShellInput, KillShellOutput } from "./bash-background.ts";
-export { bashLimits, bashTool, createBashTool, renderBashOutput } from "./bash.ts";
-export type { BashInput, BashOutput, BashProgress, BashToolOptions } from "./bash.ts";
+export { bashLimits, bashTool, createBashTool } from "./bash.ts";
+export type { BashProgress, BashToolOptions } from "./bash.ts";
 export { createEditTool, editTool } from "./edit.ts";
-export type { EditInput, EditOutput } from "./edit.ts";
 export type { PatchHunk } from "./edit-apply.ts";
 export { createEnterPlanModeTool, enteredPlanModeMessage } from "./enter-plan-mode.ts";
-export { createExitPlanModeTool, exitPlanModeApproved, exitPlanModeTool } from "./exit-plan-mode.ts";
+export { createExitPlanModeTool, exitPlanModeApproved } from "./exit-plan-mode.ts";
 export type { ExitPlanModeInput, ExitPlanModeOutput } from "./exit-plan-mode.ts";
 export { createGlobTool, globTool } from "./glob.ts";
-export type { GlobInput, GlobOutput } from "./glob.ts";
 export { createGrepTool, grepTool } from "./grep.ts";
-export type { GrepInput, GrepOutput } from "./grep.ts";
 export { createReadTool, readLimits, readTool } from "./read.ts";
-export type { ReadInput, ReadOutput } from "./read.ts";
 export { createTodoWriteTool, todoWriteTool } from "./todo-write.ts";
-export type { TodoWriteInput, TodoWriteOutput } from "./todo-write.ts";
 export { createWriteTool, writeTool } from "./write.ts";
-export type { WriteInput, WriteOutput } from "./write.ts";
 export type { ToolFailureOutput } from "./tool-failure.ts";
 export { agentInputSchema, createAgentTool, type AgentInput, type AgentLaunchOutput, type AgentOutput } from "./agent.ts";
