@@ -47,6 +47,9 @@ export function contentText(content: unknown, types: ReadonlySet<string> = TEXT_
   return text;
 }
 
+/** How long a one-line summary in the timeline may be. */
+export const SUMMARY_CHARS = 140;
+
 export const TEXT_ONLY: ReadonlySet<string> = new Set(["text"]);
 export const THINKING_ONLY: ReadonlySet<string> = new Set(["thinking"]);
 export const TOOL_OUTPUT: ReadonlySet<string> = new Set(["text", "image"]);

@@ -1,4 +1,4 @@
-import { asArray, asNumber, asRecord, asString, contentText, oneLine, timestampMs, type LooseRecord } from "./line-fields.ts";
+import { asArray, asNumber, asRecord, asString, contentText, oneLine, SUMMARY_CHARS, timestampMs, type LooseRecord } from "./line-fields.ts";
 import { readAssistantLine } from "./model-events.ts";
 import { readUserLine, toolDetail } from "./tool-events.ts";
 import { TimelineEventRecord, type TimelineEventFields } from "./timeline-event.ts";

@@ -1,4 +1,4 @@
-import { clip, inputText, oneLine, toolSubject } from "./line-fields.ts";
+import { clip, inputText, oneLine, SUMMARY_CHARS, toolSubject } from "./line-fields.ts";
 import type { TimelineDetail, TimelineEvent, TimelineEventKind, TimelineStatus } from "./types.ts";
 
 const SEARCH_FIELD_CHARS = 600;
@@ -11,8 +11,6 @@ const SEARCH_FIELD_CHARS = 600;
 /** `summary` may be left out: it is then made from the detail when first read. */
 export type TimelineEventFields = Pick<TimelineEvent, "id" | "kind" | "lane" | "title" | "detail"> &
   Partial<Pick<TimelineEvent, "start" | "end" | "status" | "toolName" | "lineUuid" | "summary">> & { at: number };
-
-const SUMMARY_CHARS = 140;
 
 export class TimelineEventRecord implements TimelineEvent {
   index = -1;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GENERAL_PURPOSE_AGENT_TYPE, generalPurposeAgent, type AgentDefinition } from "../../agents/definition.ts";
-import { BackgroundAgents, backgroundAgentsOf, type BackgroundAgentOutcome } from "../../agents/background-agents.ts";
+import { type BackgroundAgents, backgroundAgentsOf, type BackgroundAgentOutcome } from "../../agents/background-agents.ts";
 import { subagentServiceOf, type SubagentProgress, type SubagentRunResult } from "../../agents/service.ts";
 import { subagentFailed } from "../../agents/subagent-service.ts";
 import type { UsageTotals } from "../../schema/usage.ts";

@@ -10,14 +10,12 @@ import { createReadTool } from "./read.ts";
 import { createTodoWriteTool } from "./todo-write.ts";
 import { createWriteTool } from "./write.ts";
 
-export type BuiltinToolsOptions = BashToolOptions & {
-  /** Clock for readFileState timestamps, durations and BashOutput timestamps; defaults to Date.now. */
+export type BuiltinToolsOptions = BashToolOptions & { /** Clock for readFileState timestamps, durations and BashOutput timestamps; defaults to Date.now. */
   now?: () => number;
 };
 
 /** Fresh instances of every built-in tool, with Claude Code's names and input schemas. */
-export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] {
-  const clock = options.now ? { now: options.now } : {};
+export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] { const clock = options.now ? { now: options.now } : {};
   const bashOptions = options.isReadOnlyCommand ? { isReadOnlyCommand: options.isReadOnlyCommand } : {};
   return [
     createReadTool(clock),
@@ -39,9 +37,7 @@ export { bashLimits, bashTool, createBashTool } from "./bash.ts";
 export type { BashProgress, BashToolOptions } from "./bash.ts";
 export { createEditTool, editTool } from "./edit.ts";
 export type { PatchHunk } from "./edit-apply.ts";
-export { createEnterPlanModeTool, enteredPlanModeMessage } from "./enter-plan-mode.ts";
-export { createExitPlanModeTool, exitPlanModeApproved } from "./exit-plan-mode.ts";
-export type { ExitPlanModeInput, ExitPlanModeOutput } from "./exit-plan-mode.ts";
+export { createEnterPlanModeTool } from "./enter-plan-mode.ts";
 export { createGlobTool, globTool } from "./glob.ts";
 export { createGrepTool, grepTool } from "./grep.ts";
 export { createReadTool, readLimits, readTool } from "./read.ts";
