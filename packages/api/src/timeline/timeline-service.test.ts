@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { projectDirName } from "@cairn/core/schema";
 import { expandCompactTimeline, syntheticTimelineSource } from "@cairn/core/timeline";
-import { ApiError } from "../router/errors.ts";
+import type { ApiError } from "../router/errors.ts";
 import { TimelineService } from "./timeline-service.ts";
 
 const workspaceRoot = "/work/space";
