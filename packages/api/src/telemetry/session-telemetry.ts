@@ -1,4 +1,4 @@
-import { context as otelContext, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
+import { context as otelContext, SpanStatusCode, trace, type Attributes, type Context, } from "@opentelemetry/api";
 import { decisionReasonToOTelSource, estimateCostUsd, type AgentEvent } from "@cairn/core";
 import { addUsage, emptyUsageTotals, type HookRunRecord } from "@cairn/core/schema";
 import { createRedactor } from "../share/redact.ts";
