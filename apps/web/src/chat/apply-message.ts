@@ -1,4 +1,4 @@
-import { conversationMessageSchema, type AssistantMessage, type ConversationMessage, type SystemMessage, type UserMessage } from "@cairn/core/schema";
+import { addUsage, conversationMessageSchema, emptyUsageTotals, type AssistantMessage, type ConversationMessage, type SystemMessage, type UserMessage } from "@cairn/core/schema";
 import type { AssistantBlockView, ChatItem, ChatState, ToolCallView, WireMessage } from "./chat-types.ts";
 import { toolResultText } from "./tool-text.ts";
 
@@ -62,6 +62,7 @@ function applyAssistant(state: ChatState, message: AssistantMessage): ChatState 
     streaming: false,
     partial: message.isPartial === true,
     blocks,
+    ...(message.message.usage ? { usage: addUsage(emptyUsageTotals(), message.message.usage) } : {}),
   };
   let index = state.items.findIndex((candidate) => candidate.kind === "assistant" && candidate.id === messageId);
   // Joined mid-stream: the draft built from deltas had no message id yet.

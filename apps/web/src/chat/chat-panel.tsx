@@ -16,6 +16,8 @@ import { MessageList } from "./message-list";
 import { ModeModelControls } from "../session/mode-model-controls";
 import { SessionBar } from "../session/session-bar";
 import { TodoList } from "./todo-list";
+import { SessionCost } from "./session-cost-view";
+import { RewindDialog } from "../review/rewind-dialog";
 
 type Props = {
   sessionId: string | null;
@@ -30,6 +32,9 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
   const created = useRef(new Set<string>());
   const { state, status, failure, showPrompt } = useSessionChat(sessionId, { isNew: (id) => created.current.has(id) });
   const [actionError, setActionError] = useState<string | null>(null);
+  const [rewindAt, setRewindAt] = useState<string | null>(null);
+  const [rewound, setRewound] = useState<{ backup: string | null; text: string } | null>(null);
+  const restore = useMutation(trpc.session.restoreCheckpoint.mutationOptions());
   const create = useMutation(trpc.session.create.mutationOptions());
   const send = useMutation(trpc.session.send.mutationOptions());
   const interrupt = useMutation(trpc.session.interrupt.mutationOptions());
@@ -121,6 +126,7 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
           compacting={compact.isPending}
           {...(sessionId && !state.running ? { onCompact: () => compact.mutate({ sessionId }, { onError: report("Compacting") }) } : {})}
         />
+        <SessionCost items={state.items} />
       </div>
       {status === "reconnecting" ? <div className="notice-bar warning" data-testid="stream-reconnecting">Connection lost; reconnecting…</div> : null}
       {failure && !failure.notFound ? <div className="notice-bar error" role="alert">The session stream failed: {failure.message}</div> : null}
@@ -129,6 +135,7 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
         toolCalls={state.toolCalls}
         onOpenFile={onOpenFile}
         onFork={sessionId ? forkAt : undefined}
+        onRewind={sessionId ? setRewindAt : undefined}
         empty={<p className="muted">Ask the agent to read, search, edit or run code in this workspace.</p>}
       />
       <TodoList todos={state.todos} />
@@ -141,6 +148,40 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
             await respond.mutateAsync({ sessionId, requestId: request.requestId, answer });
           }}
         />
+      ) : null}
+      {rewindAt && sessionId ? (
+        <RewindDialog
+          sessionId={sessionId}
+          messageUuid={rewindAt}
+          onClose={() => setRewindAt(null)}
+          onDone={(result) => {
+            setRewindAt(null);
+            const files = result.restoredCheckpoint ? "Files restored" : result.sessionId ? "" : "No file had changed since that message";
+            const conversation = result.sessionId ? "continuing in a new session that ends just before that message" : "";
+            setRewound({ backup: result.backupCheckpoint, text: [files, conversation].filter(Boolean).join("; ") });
+            if (result.sessionId) onSessionChange(result.sessionId);
+          }}
+        />
+      ) : null}
+      {rewound ? (
+        <div className="notice-bar info" role="status" data-testid="rewind-done">
+          <span>Rewound: {rewound.text}.</span>
+          <span className="toolbar">
+            {rewound.backup ? (
+              <button
+                type="button"
+                className="small"
+                data-testid="rewind-undo"
+                disabled={restore.isPending}
+                title="Put the files back as they were just before the rewind"
+                onClick={() => rewound.backup && restore.mutate({ commit: rewound.backup }, { onSuccess: () => setRewound({ backup: null, text: "undone; the files are back as they were before the rewind" }), onError: report("Undoing the rewind") })}
+              >
+                Undo file rewind
+              </button>
+            ) : null}
+            <button type="button" className="small" onClick={() => setRewound(null)}>Dismiss</button>
+          </span>
+        </div>
       ) : null}
       {actionError ? (
         <div className="notice-bar error" role="alert" data-testid="chat-action-error">

@@ -167,6 +167,7 @@ function reduce(state: ChatState, event: SessionEvent, key: string): ChatState {
           numTurns: event.numTurns,
           durationMs: event.durationMs,
           usage: event.usage,
+          model: state.model,
           errorMessage: event.terminal.error?.message,
         },
       );

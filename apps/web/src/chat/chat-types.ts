@@ -64,7 +64,7 @@ export type AssistantBlockView =
 export type ChatItem =
   | { kind: "user"; id: string; text: string }
   /** `id` is the API message id (deltas and tombstones name it); `uuid` the transcript line, once assembled. */
-  | { kind: "assistant"; id: string; uuid?: string; model: string; streaming: boolean; partial: boolean; blocks: AssistantBlockView[] }
+  | { kind: "assistant"; id: string; uuid?: string; model: string; streaming: boolean; partial: boolean; blocks: AssistantBlockView[]; usage?: UsageTotals }
   | { kind: "compact"; id: string; trigger: string; preTokens: number; postTokens: number | undefined; summarizedCount: number | undefined }
   | { kind: "notice"; id: string; level: "info" | "warning" | "error"; code: string; message: string }
   | { kind: "retry"; id: string; attempt: number; maxAttempts: number; delayMs: number; status: number | null; message: string }
@@ -76,6 +76,8 @@ export type ChatItem =
       numTurns: number;
       durationMs: number;
       usage: UsageTotals;
+      /** The session's model when the run ended, to price the turn. */
+      model: string;
       errorMessage: string | undefined;
     };
 

@@ -11,6 +11,7 @@ type Props = {
   /** Absent in read-only views (a shared session): tool cards then offer no "Open" link. */
   onOpenFile?: (path: string) => void;
   onFork?: (messageUuid: string) => void;
+  onRewind?: (messageUuid: string) => void;
   empty: React.ReactNode;
 };
 
@@ -18,7 +19,7 @@ type Props = {
 const STICK_THRESHOLD = 48;
 
 /** The conversation, virtualised (long sessions hold thousands of entries), following the stream while at the bottom. */
-export function MessageList({ items, toolCalls, onOpenFile, onFork, empty }: Props) {
+export function MessageList({ items, toolCalls, onOpenFile, onFork, onRewind, empty }: Props) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const virtualizer = useVirtualizer({
@@ -64,7 +65,7 @@ export function MessageList({ items, toolCalls, onOpenFile, onFork, empty }: Pro
                 className="message-row"
                 style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${row.start}px)` }}
               >
-                <MessageView item={item} toolCalls={toolCalls} {...(onOpenFile ? { onOpenFile } : {})} {...(onFork ? { onFork } : {})} />
+                <MessageView item={item} toolCalls={toolCalls} {...(onOpenFile ? { onOpenFile } : {})} {...(onFork ? { onFork } : {})} {...(onRewind ? { onRewind } : {})} />
               </div>
             );
           })}

@@ -2,7 +2,9 @@
 
 import { useState } from "react";
 import type { ChatItem, ToolCallView } from "./chat-types";
+import { estimateCostUsd } from "@cairn/core/timeline";
 import { formatDuration, formatTokens } from "./describe";
+import { formatCost } from "./session-cost";
 import { MarkdownText } from "./markdown-lazy";
 import { ToolCallCard } from "./tool-call-card";
 
@@ -11,10 +13,11 @@ type Props = {
   toolCalls: Record<string, ToolCallView>;
   onOpenFile?: (path: string) => void;
   onFork?: (messageUuid: string) => void;
+  onRewind?: (messageUuid: string) => void;
 };
 
 /** One entry of the conversation. Everything from the model or a tool renders as text, never as HTML. */
-export function MessageView({ item, toolCalls, onOpenFile, onFork }: Props) {
+export function MessageView({ item, toolCalls, onOpenFile, onFork, onRewind }: Props) {
   switch (item.kind) {
     case "user":
       return (
@@ -25,6 +28,11 @@ export function MessageView({ item, toolCalls, onOpenFile, onFork }: Props) {
           {onFork && !item.id.startsWith("local:") ? (
             <button type="button" className="fork-button" title="Fork a new session from this message" onClick={() => onFork(item.id)}>
               Fork
+            </button>
+          ) : null}
+          {onRewind && !item.id.startsWith("local:") ? (
+            <button type="button" className="fork-button" data-testid="message-rewind" title="Rewind the files, the conversation or both to just before this message" onClick={() => onRewind(item.id)}>
+              Rewind here
             </button>
           ) : null}
         </div>
@@ -75,6 +83,10 @@ export function MessageView({ item, toolCalls, onOpenFile, onFork }: Props) {
         <div className={`message-marker result reason-${item.reason}`} data-testid="run-result" data-reason={item.reason}>
           {resultText(item.reason)} · {item.numTurns} turn{item.numTurns === 1 ? "" : "s"} · {formatDuration(item.durationMs)} ·{" "}
           {formatTokens(item.usage.inputTokens)} in / {formatTokens(item.usage.outputTokens)} out
+          {item.usage.cacheReadInputTokens + item.usage.cacheCreationInputTokens > 0
+            ? ` · cache ${formatTokens(item.usage.cacheReadInputTokens)} read / ${formatTokens(item.usage.cacheCreationInputTokens)} write`
+            : ""}
+          {item.model ? <span data-testid="run-result-cost"> · {formatCost(estimateCostUsd(item.model, item.usage))}</span> : null}
           {item.errorMessage ? ` · ${item.errorMessage}` : ""}
         </div>
       );

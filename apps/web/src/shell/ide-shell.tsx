@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useReducer, useState } from "react";
 import { loadActiveSession, saveActiveSession } from "@/chat/chat-storage";
 import { useEditorTabs } from "@/editor/use-editor-tabs";
 import { useWorkspaceWatch } from "@/files/use-workspace-watch";
@@ -14,6 +14,8 @@ import { EditorArea } from "../editor/editor-area";
 import { FileTree } from "../files/file-tree";
 import { McpPanel } from "../mcp/mcp-panel";
 import { TerminalPanel } from "../terminal/terminal-panel";
+import { ChangesPanel } from "../review/changes-panel";
+import { emptyReview, pendingReviewReducer } from "../review/pending-review";
 
 const TRUST_ASKED_KEY = "cairn:trust-asked";
 const SESSION_PARAM = "session";
@@ -42,6 +44,10 @@ export function IdeShell() {
   const editor = useEditorTabs();
   const [sessionId, setSessionId] = useState<string | null>(null);
   const [trustAsked, setTrustAsked] = useState(true);
+  const [changesOpen, setChangesOpen] = useState(false);
+  const [changeTick, setChangeTick] = useState(0);
+  const [review, dispatchReview] = useReducer(pendingReviewReducer, emptyReview);
+  useEffect(() => dispatchReview({ type: "session", sessionId }), [sessionId]);
 
   // Client-only state is read after hydration, so the server-rendered shell matches (STACK.md P19).
   useEffect(() => {
@@ -56,7 +62,15 @@ export function IdeShell() {
     setSessionId(next);
   }, []);
 
-  useWorkspaceWatch(meta.isSuccess, editor.onDiskChange);
+  const { onDiskChange } = editor;
+  const onWorkspaceChange = useCallback(
+    (change: Parameters<typeof onDiskChange>[0]) => {
+      onDiskChange(change);
+      setChangeTick((tick) => tick + 1);
+    },
+    [onDiskChange],
+  );
+  useWorkspaceWatch(meta.isSuccess, onWorkspaceChange);
 
   const ops = {
     create: async (path: string, kind: "file" | "directory") => {
@@ -114,14 +128,24 @@ export function IdeShell() {
           </footer>
         </aside>
         <main className="center">
-          <EditorArea
-            root={info.workspaceRoot}
-            state={editor.state}
-            dispatch={editor.dispatch}
-            save={(path) => void editor.save(path)}
-            notice={editor.notice}
-            dismissNotice={editor.dismissNotice}
-          />
+          <div className="center-bar">
+            <button type="button" className="small" data-testid="changes-toggle" aria-pressed={changesOpen} onClick={() => setChangesOpen(!changesOpen)}>
+              {changesOpen ? "Back to the editor" : "Changes"}
+              {review.comments.length > 0 ? ` · ${review.comments.length} comment${review.comments.length === 1 ? "" : "s"}` : ""}
+            </button>
+          </div>
+          {changesOpen ? (
+            <ChangesPanel sessionId={sessionId} changeTick={changeTick} review={review} dispatchReview={dispatchReview} onClose={() => setChangesOpen(false)} />
+          ) : (
+            <EditorArea
+              root={info.workspaceRoot}
+              state={editor.state}
+              dispatch={editor.dispatch}
+              save={(path) => void editor.save(path)}
+              notice={editor.notice}
+              dismissNotice={editor.dismissNotice}
+            />
+          )}
           <TerminalPanel />
         </main>
         <ChatPanel sessionId={sessionId} defaultModel={info.model} onSessionChange={changeSession} onOpenFile={(path) => void editor.open(path)} />

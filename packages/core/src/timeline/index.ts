@@ -4,6 +4,7 @@ export { compactTimeline, expandCompactTimeline, permissionWait } from "./compac
 export type { CompactTimeline, TimelineRow, TimelineRows } from "./compact.ts";
 export { editDiff } from "./edit-diff.ts";
 export { searchTimelineEvents, timelineQueryMatcher } from "./search.ts";
+export { estimateCostUsd } from "../model/pricing.ts";
 export type { DiffLine, EditDiff } from "./edit-diff.ts";
 export { syntheticTimelineSource } from "./synthetic-source.ts";
 export type { SyntheticSourceOptions } from "./synthetic-source.ts";
