@@ -45,9 +45,16 @@ async function sessionThatChangedFiles(page: Page, workspace: string, sim: { scr
   return { calc, bash, relative: `${dir}/calc.ts`, bashRelative: `${dir}/bash.txt` };
 }
 
-/** Clicks line `line` of the modified side of the Changes diff (its line number in the gutter). */
-async function clickDiffLine(page: Page, line: number): Promise<void> {
+/** Clicks line `line` of the modified side of the Changes diff (its line number in the gutter) and writes a comment. */
+async function commentOnLine(page: Page, line: number, text: string): Promise<void> {
   await page.locator('[data-testid="changes-diff"] .editor.modified .line-numbers').filter({ hasText: new RegExp(`^${line}$`) }).click();
+  await expect(page.locator('label[for="review-comment-input"]')).toContainText(`:${line}`);
+  // The diff may still be settling after the revert's refresh: write until the text holds.
+  await expect(async () => {
+    await page.getByTestId("review-comment-input").fill(text);
+    await expect(page.getByTestId("review-comment-add")).toBeEnabled({ timeout: 1_000 });
+  }).toPass();
+  await page.getByTestId("review-comment-add").click();
 }
 
 test("changes panel: lists Write and Bash changes, reverts one hunk to disk, and a review of two lines reaches the model", async ({ ide: page, e2e, sim }) => {
@@ -68,12 +75,8 @@ test("changes panel: lists Write and Bash changes, reverts one hunk to disk, and
   expect(readFileSync(files.calc, "utf8")).toBe(CALC_AFTER.replace("VERSION = 2", "VERSION = 1"));
 
   // Comment on two lines of the file as it is now, then send the review.
-  await clickDiffLine(page, 1);
-  await page.getByTestId("review-comment-input").fill("Drop this banner comment.");
-  await page.getByTestId("review-comment-add").click();
-  await clickDiffLine(page, 3);
-  await page.getByTestId("review-comment-input").fill("Guard against NaN here.");
-  await page.getByTestId("review-comment-add").click();
+  await commentOnLine(page, 1, "Drop this banner comment.");
+  await commentOnLine(page, 3, "Guard against NaN here.");
   await expect(page.getByTestId("review-comment")).toHaveCount(2);
   await expect(page.getByTestId("review-comments")).toContainText(`${files.relative}:3`);
   await screenshot(page, "review-comments");

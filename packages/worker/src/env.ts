@@ -9,6 +9,8 @@ export type WorkerEnv = {
   home: string;
   cairnHome: string;
   tmpDir: string;
+  /** The server's SSH agent, handed to `git push` only (never to the sandbox or the model). */
+  sshAuthSock?: string;
 };
 
 export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
@@ -20,5 +22,6 @@ export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
     home,
     cairnHome: env.CAIRN_HOME ?? join(home, ".cairn"),
     tmpDir: tmpdir(),
+    ...(env.SSH_AUTH_SOCK ? { sshAuthSock: env.SSH_AUTH_SOCK } : {}),
   };
 }

@@ -121,7 +121,11 @@ export function ChangesPanel({ sessionId, changeTick, review, dispatchReview, on
                     original={file.before ?? ""}
                     modified={file.after ?? ""}
                     commentedLines={review.comments.filter((comment) => comment.path === file.path).map((comment) => comment.line)}
-                    onLineClick={(line, code) => file.after !== null && setDraft({ path: file.path, line, code, text: "" })}
+                    onLineClick={(line, code) =>
+                      file.after !== null &&
+                      // A second click on the same line keeps what was typed.
+                      setDraft((current) => (current && current.path === file.path && current.line === line ? current : { path: file.path, line, code, text: "" }))
+                    }
                   />
                 </div>
                 <ol className={styles.hunks}>

@@ -15,6 +15,7 @@ import { FileTree } from "../files/file-tree";
 import { McpPanel } from "../mcp/mcp-panel";
 import { TerminalPanel } from "../terminal/terminal-panel";
 import { ChangesPanel } from "../review/changes-panel";
+import { GitPanel } from "../git/git-panel";
 import { emptyReview, pendingReviewReducer } from "../review/pending-review";
 
 const TRUST_ASKED_KEY = "cairn:trust-asked";
@@ -119,6 +120,7 @@ export function IdeShell() {
       <div className="ide-columns">
         <aside className="sidebar">
           <FileTree root={info.workspaceRoot} activePath={editor.state.active} onOpen={(path) => void editor.open(path)} {...ops} />
+          <GitPanel changeTick={changeTick} />
           <McpPanel />
           <footer className="sidebar-footer muted">
             <span className="sidebar-footer-text" title={info.workspaceRoot}>

@@ -8,17 +8,17 @@ import { lineHunks, revertHunk } from "./line-hunks.ts";
 import type { ChangedFileView, ChangesView, RevertResult } from "./review-types.ts";
 
 /** Text shown in the diff; larger files (and binary ones) are listed without their content. */
-export const MAX_DIFF_FILE_BYTES = 1024 * 1024;
+const MAX_DIFF_FILE_BYTES = 1024 * 1024;
 
 /** What the service needs of a session: its transcript, whether it runs, and a way to tell the agent. */
-export type ChangesSession = {
+type ChangesSession = {
   transcriptPath: string;
   running: boolean;
   flush(): Promise<void>;
   recordNote(text: string): Promise<void>;
 };
 
-export type ChangesServiceOptions = {
+type ChangesServiceOptions = {
   workspace: Workspace;
   checkpoints: CheckpointStore | undefined;
   session(sessionId: string): Promise<ChangesSession>;

@@ -19,6 +19,7 @@ import type {
 } from "./types.ts";
 import type { McpServerSummary, McpServerView } from "./mcp-types.ts";
 import type { SharesPort } from "../share/share-types.ts";
+import type { GitBranchView, GitStatusView } from "../git/git-types.ts";
 import type { ChangesView, ReviewCommentInput, RevertResult } from "../review/review-types.ts";
 
 /** An event with its per-session sequence number (1, 2, 3, … without gaps). */
@@ -97,6 +98,20 @@ export interface AuthPort {
   signOutEverywhere(): number;
 }
 
+/** The workspace's git repository (implemented by `GitService`). */
+export interface GitPort {
+  status(): Promise<GitStatusView>;
+  branches(): Promise<GitBranchView[]>;
+  init(): Promise<void>;
+  stage(paths: readonly string[]): Promise<void>;
+  unstage(paths: readonly string[]): Promise<void>;
+  commit(message: string): Promise<{ commit: string; summary: string }>;
+  draftMessage(signal: AbortSignal): Promise<{ message: string }>;
+  createBranch(name: string): Promise<void>;
+  switchBranch(name: string): Promise<void>;
+  push(): Promise<{ output: string }>;
+}
+
 /** What every procedure receives: the server's services, built once per server. */
 export type ApiContext = {
   meta: MetaPort;
@@ -112,4 +127,5 @@ export type ApiContext = {
   timeline?: TimelinePort;
   /** The review workflow (optional for the same reason). */
   review?: ReviewPort;
+  git?: GitPort;
 };

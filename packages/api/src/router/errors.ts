@@ -23,6 +23,11 @@ export const apiErrorCodes = [
   "mcp_server_not_found",
   "invalid_transcript",
   "event_not_found",
+  "not_a_repository",
+  "invalid_branch_name",
+  "empty_commit_message",
+  "no_remote",
+  "git_failed",
 ] as const;
 export type ApiErrorCode = (typeof apiErrorCodes)[number];
 
@@ -48,6 +53,11 @@ const trpcCodeOf: Record<ApiErrorCode, TRPC_ERROR_CODE_KEY> = {
   mcp_server_not_found: "NOT_FOUND",
   invalid_transcript: "BAD_REQUEST",
   event_not_found: "NOT_FOUND",
+  not_a_repository: "PRECONDITION_FAILED",
+  invalid_branch_name: "BAD_REQUEST",
+  empty_commit_message: "BAD_REQUEST",
+  no_remote: "PRECONDITION_FAILED",
+  git_failed: "CONFLICT",
 };
 
 /** Details a client can act on, e.g. the current mtime after a write conflict. JSON only. */

@@ -6,6 +6,7 @@ import { mcpRouter } from "./mcp.ts";
 import { shareRouter } from "./share.ts";
 import { timelineRouter } from "./timeline.ts";
 import { changesRouter, reviewRouter } from "./review.ts";
+import { gitRouter } from "./git.ts";
 
 const sessionId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "not a session id");
 const messageUuid = z.string().min(1).max(200);
@@ -175,5 +176,5 @@ const terminal = router({
   }),
 });
 
-export const appRouter = router({ meta, auth, session, permission, workspace, settings, terminal, share: shareRouter, mcp: mcpRouter, timeline: timelineRouter, changes: changesRouter, review: reviewRouter });
+export const appRouter = router({ meta, auth, session, permission, workspace, settings, terminal, share: shareRouter, mcp: mcpRouter, timeline: timelineRouter, changes: changesRouter, review: reviewRouter, git: gitRouter });
 export type AppRouter = typeof appRouter;

@@ -23,6 +23,8 @@ import { ShareService } from "../share/share-service.ts";
 import { ShareStore } from "../share/share-store.ts";
 import { ShareViewService, type TimelineSourceLoader } from "../share/share-view-service.ts";
 import { createReviewPort } from "../review/review-port.ts";
+import { GitService } from "../git/git-service.ts";
+import { createWorkspaceGit } from "@cairn/worker";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/create-runtime.ts";
 import { TerminalManager } from "../terminal/terminal-manager.ts";
 import { loadTimelineSource } from "../timeline/source.ts";
@@ -182,6 +184,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       mcp: new McpService(runtime.mcp),
       timeline: new TimelineService(runtime),
       review: createReviewPort(sessionHub, runtime.workspace),
+      git: new GitService({ repository: createWorkspaceGit(runtime.workspaceRoot), model: { client: runtime.model.client, name: () => runtime.store.getState().model } }),
       auth: { signOutEverywhere: () => sessionStore.revokeAll() },
     };
     const trpc = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context, maxBodySize: MAX_BODY_BYTES });
