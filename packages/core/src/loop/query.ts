@@ -6,7 +6,7 @@ import { callModel, type CallModelResult } from "../model/call-model.ts";
 import type { ThinkingConfig } from "../model/port.ts";
 import { buildModelRequest } from "../model/request.ts";
 import { allowAllGate, headlessPrompter, type PermissionGate, type PermissionPrompter } from "../permissions/port.ts";
-import type { ToolUseBlock } from "../schema/content.ts";
+import type { ContentBlock, ToolUseBlock } from "../schema/content.ts";
 import type { AgentEvent, Terminal } from "../schema/events.ts";
 import type { AssistantMessage, ConversationMessage, UserMessage } from "../schema/messages.ts";
 import { addUsage, emptyUsageTotals, type UsageTotals } from "../schema/usage.ts";
@@ -16,9 +16,12 @@ import type { Tool, ToolUseContext } from "../tools/tool.ts";
 import { defaultQueryConfig, MAX_TOKENS_RESUME_MESSAGE, STREAM_CUT_RESUME_MESSAGE, type QueryConfig } from "./config.ts";
 import type { QueryDeps } from "./deps.ts";
 import { createUserMessage, messagesAfterCompactBoundary } from "./messages.ts";
-import { backgroundAgentsOf, taskNotificationText } from "../agents/background-agents.ts";
-import { isPlanModeReminder, modelForMode, PLAN_MODE_REMINDER } from "./plan-mode.ts";
+import { backgroundAgentsOf } from "../agents/background-agents.ts";
+import { discardedAttemptEvents } from "./discarded-attempt.ts";
+import type { QueryState } from "./query-state.ts";
+import { modelForMode } from "./plan-mode.ts";
 import { mapModelEvent } from "./stream-events.ts";
+import { turnNotes } from "./turn-notes.ts";
 
 export type QueryParams = {
   /** The conversation so far, ending with the new prompt. */
@@ -45,32 +48,6 @@ export type QueryParams = {
   hooks?: HookDispatcher;
   deps: QueryDeps;
   config?: Partial<QueryConfig>;
-};
-
-/** Why the previous iteration continued, kept for tests and debugging. */
-type Transition =
-  | { reason: "tool_use" }
-  | { reason: "max_tokens_escalate" }
-  | { reason: "max_tokens_resume"; attempt: number }
-  | { reason: "stream_cut_resume"; attempt: number }
-  | { reason: "reactive_compact" }
-  | { reason: "stop_hook_blocking" }
-  | { reason: "background_agent" };
-
-/** All that changes between iterations, rewritten whole at each `continue` site. */
-type State = {
-  messages: ConversationMessage[];
-  context: ToolUseContext;
-  model: string;
-  turnCount: number;
-  maxOutputTokensOverride: number | undefined;
-  maxOutputTokensRecoveryCount: number;
-  streamCutRecoveryCount: number;
-  hasAttemptedReactiveCompact: boolean;
-  stopHookActive: boolean;
-  batchesUsed: number;
-  lastInputTokens: number | null;
-  transition: Transition | undefined;
 };
 
 /**
@@ -137,7 +114,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
     return [...compacted, ...notes];
   }
 
-  let state: State = {
+  let state: QueryState = {
     messages: params.messages,
     context: { ...params.context, signal, tools: params.tools, messages: params.messages },
     model: params.model,
@@ -174,9 +151,8 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       messages = yield* sessionStartAfterCompaction(messages);
     }
 
-    // Background agents that finished since the last request: their results, as Claude Code delivers them.
-    for (const notification of backgroundAgentsOf(state.context)?.takeNotifications() ?? []) {
-      const note = meta(taskNotificationText(notification));
+    for (const text of turnNotes(state.context, messages.at(-1))) {
+      const note = meta(text);
       yield { type: "message", message: note };
       messages = [...messages, note];
     }
@@ -186,13 +162,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       yield { type: "error", code: "blocking_limit", message: blocked.message, status: null };
       return yield* end({ reason: "blocking_limit", turnCount: state.turnCount, error: { code: "blocking_limit", message: blocked.message } });
     }
-    const mode = state.context.getAppState().permissionMode;
-    if (mode === "plan" && !isPlanModeReminder(messages.at(-1))) {
-      const reminder = meta(PLAN_MODE_REMINDER);
-      yield { type: "message", message: reminder };
-      messages = [...messages, reminder];
-    }
-    const requestModel = modelForMode(mode, state.model, params.planModel);
+    const requestModel = modelForMode(state.context.getAppState().permissionMode, state.model, params.planModel);
     const messagesForQuery = messagesAfterCompactBoundary(messages);
     const request = buildModelRequest({
       model: requestModel,
@@ -248,6 +218,8 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       }
     }
 
+    const discard = (messageId: string, content: ContentBlock[], reason: string) =>
+      discardedAttemptEvents({ uuid: deps.uuid(), parentUuid: lastUuid, timestamp: services.timestamp(), messageId, model: requestModel, content, reason, agentId: params.context.agentId });
     const stream = callModel({
       client: deps.model,
       request,
@@ -266,6 +238,11 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
         break;
       }
       const event = step.value;
+      if (event.type === "discard") {
+        // The blocks of the abandoned attempt go with it; the retry streams its own.
+        yield* discard(event.messageId, assistant.message.content.splice(0), event.reason);
+        continue;
+      }
       if (event.type === "model-fallback") state = { ...state, model: event.to };
       const mapped = mapModelEvent(event);
       if (mapped) yield mapped;
@@ -308,7 +285,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
     const stoppedAtLimit = result.kind === "complete" && assembled.stopReason === "max_tokens";
     if (stoppedAtLimit && state.maxOutputTokensOverride === undefined && state.maxOutputTokensRecoveryCount === 0 && toolCalls.length === 0) {
       // Withheld: retry the same request once with a higher output limit; the cut answer is discarded.
-      yield { type: "tombstone", messageId: assembled.id, reason: "output limit reached; retrying with a higher limit" };
+      yield* discard(assembled.id, assembled.content, "output limit reached; retrying with a higher limit");
       state = { ...state, messages, maxOutputTokensOverride: config.escalatedMaxOutputTokens, transition: { reason: "max_tokens_escalate" } };
       continue;
     }

@@ -34,7 +34,10 @@ export async function* runPrompt(options: RunPromptOptions): AsyncGenerator<Agen
       messages.push(event.message);
       await sink?.appendMessage(event.message);
     } else if (event.type === "tombstone" && event.uuid) {
-      await sink?.appendTombstone(event.uuid, event.reason);
+      const uuid = event.uuid;
+      await sink?.appendTombstone(uuid, event.reason);
+      const index = messages.findIndex((message) => message.uuid === uuid);
+      if (index >= 0) messages.splice(index, 1);
     } else if (event.type === "hook-runs") {
       await sink?.appendHookRuns(event.event, event.runs);
     }

@@ -1,0 +1,28 @@
+import type { ConversationMessage } from "../schema/messages.ts";
+import type { ToolUseContext } from "../tools/tool.ts";
+
+/** Why the previous iteration continued, kept for tests and debugging. */
+export type Transition =
+  | { reason: "tool_use" }
+  | { reason: "max_tokens_escalate" }
+  | { reason: "max_tokens_resume"; attempt: number }
+  | { reason: "stream_cut_resume"; attempt: number }
+  | { reason: "reactive_compact" }
+  | { reason: "stop_hook_blocking" }
+  | { reason: "background_agent" };
+
+/** All that changes between iterations, rewritten whole at each `continue` site. */
+export type QueryState = {
+  messages: ConversationMessage[];
+  context: ToolUseContext;
+  model: string;
+  turnCount: number;
+  maxOutputTokensOverride: number | undefined;
+  maxOutputTokensRecoveryCount: number;
+  streamCutRecoveryCount: number;
+  hasAttemptedReactiveCompact: boolean;
+  stopHookActive: boolean;
+  batchesUsed: number;
+  lastInputTokens: number | null;
+  transition: Transition | undefined;
+};
