@@ -22,6 +22,7 @@ export function GitPanel({ changeTick }: { changeTick: number }) {
   const branches = useQuery({ ...trpc.git.branches.queryOptions(), enabled: repository });
   const { refetch } = status;
   const refetchBranches = branches.refetch;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: changeTick is the trigger (a workspace file changed), not a value the effect reads
   useEffect(() => {
     const timer = setTimeout(() => void refetch(), 400);
     return () => clearTimeout(timer);

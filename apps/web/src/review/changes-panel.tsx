@@ -36,6 +36,7 @@ export function ChangesPanel({ sessionId, changeTick, review, dispatchReview, on
   const [draft, setDraft] = useState<{ path: string; line: number; code: string; text: string } | null>(null);
   const { refetch } = changes;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: changeTick is the trigger (a workspace file changed), not a value the effect reads
   useEffect(() => {
     if (!sessionId) return;
     const timer = setTimeout(() => void refetch(), 300);
