@@ -149,6 +149,9 @@ function reduce(state: ChatState, event: SessionEvent, key: string): ChatState {
       if (last?.kind === "compact" && !last.id.startsWith("event:")) return { ...measured, items: state.items.with(-1, { ...item, id: last.id }) };
       return pushItem(measured, item);
     }
+    case "hook-runs":
+      // Session-level hook runs (SessionStart, Stop, …) belong to the timeline; the chat shows their notices only.
+      return state;
     case "todos-update":
       return { ...state, todos: event.todos };
     case "mode-change":
