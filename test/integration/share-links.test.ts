@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hashShareToken, SHARE_NOT_FOUND_MESSAGE } from "@cairn/api";
+import { send } from "./api-harness.ts";
 import { errorCode, errorOf, prompt, startShareFixture, text } from "./share-support.ts";
 
 const DAY = 86_400_000;
@@ -96,18 +97,28 @@ describe("share links over HTTP", () => {
     expect(await errorCode(client.share.rotate.mutate({ shareId: "no-such-share" }))).toBe("NOT_FOUND");
   });
 
-  it("rate-limits failed lookups per client address with 429, even for a valid token", async () => {
+  it("rate-limits failed lookups per client address with 429 (the page too, never its 404), while a valid token still passes", async () => {
     await using fixture = await startShareFixture({ scenario: { turns: [text("hello")] }, share: { rateLimit: { capacity: 5, refillPerMinute: 5 } } });
     const { client, viewer } = fixture;
     const { sessionId } = await client.session.create.mutate();
     await prompt(fixture, sessionId, "hi");
     const created = await client.share.create.mutate({ sessionId, mode: "snapshot" });
     for (let attempt = 0; attempt < 5; attempt++) expect(await errorCode(viewer.view.session.query({ token: `cairn_shr_guess${attempt}` }))).toBe("NOT_FOUND");
-    const limited = await errorOf(viewer.view.session.query({ token: created.token }));
-    expect(limited).toMatchObject({ code: "TOO_MANY_REQUESTS", httpStatus: 429 });
+    // The bucket is empty: more guesses get 429, on the API and on the page (which says to try again later)…
+    expect(await errorOf(viewer.view.session.query({ token: "cairn_shr_guess5" }))).toMatchObject({ code: "TOO_MANY_REQUESTS", httpStatus: 429 });
+    const limitedPage = await send(`${fixture.server.url}/share/cairn_shr_guess6`);
+    expect(limitedPage.status).toBe(429);
+    expect(limitedPage.headers["retry-after"]).toBe("60");
+    expect(limitedPage.body).toContain("Try again later");
+    expect(limitedPage.body).not.toMatch(/not available|does not exist/i);
+    // …but the working link still opens for everyone behind this address.
+    expect(await errorCode(viewer.view.session.query({ token: created.token }))).toBe("resolved");
+    expect(await errorCode(viewer.view.timelineSource.query({ token: created.token }))).toBe("resolved");
+    // (No web app in this server: a page that may render reaches the "API only" 404, not the 429 page.)
+    expect((await send(`${fixture.server.url}/share/${created.token}`)).status).toBe(404);
     // A minute later the bucket has refilled.
     fixture.advance(60_000);
-    expect(await errorCode(viewer.view.session.query({ token: created.token }))).toBe("resolved");
+    expect(await errorCode(viewer.view.session.query({ token: "cairn_shr_guess7" }))).toBe("NOT_FOUND");
   });
 
   it("refuses a snapshot of an empty session, an unknown message, and expiries outside 1..365 days", async () => {

@@ -16,7 +16,8 @@ import type { ApiContext } from "../router/context.ts";
 import { appRouter } from "../router/index.ts";
 import { shareViewRouter, type ShareViewContext } from "../router/share-view.ts";
 import { secretEnvironmentValues } from "../share/env-secrets.ts";
-import { FailureRateLimiter, type RateLimiterOptions } from "../share/rate-limiter.ts";
+import { clientKey } from "../share/client-key.ts";
+import { TokenBucketLimiter, type RateLimiterOptions } from "../share/rate-limiter.ts";
 import { createRedactor } from "../share/redact.ts";
 import { createNonce, passNonceToNext, pinHeaders, sharePageCsp, shareHeaders, shareRouteOf } from "../share/share-headers.ts";
 import { ShareService } from "../share/share-service.ts";
@@ -167,7 +168,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       store: shareStore,
       sessions: sessionHub,
       redactor,
-      limiter: new FailureRateLimiter({ now, ...shareOptions?.rateLimit }),
+      limiter: new TokenBucketLimiter({ now, ...shareOptions?.rateLimit }),
       workspaceRoot: runtime.workspaceRoot,
       now,
       ...(shareOptions?.recheckMs !== undefined ? { recheckMs: shareOptions.recheckMs } : {}),
@@ -192,7 +193,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const shareTrpc = createHTTPHandler({
       router: shareViewRouter,
       basePath: SHARE_API_PREFIX,
-      createContext: ({ req }): ShareViewContext => ({ view: shareView, client: req.socket.remoteAddress ?? "unknown" }),
+      createContext: ({ req }): ShareViewContext => ({ view: shareView, client: clientKey(req.socket.remoteAddress) }),
       maxBodySize: 64 * 1024,
     });
 
@@ -209,7 +210,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const guard = new AccessGuard({ token, port, sessions: sessionStore, hosts });
     const webHandler = web;
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-      route(request, response, { hosts, guard, trpc, shareTrpc, web: webHandler, sharePageAvailable: (shareToken, client) => shareView.pageAvailable(shareToken, client) });
+      route(request, response, { hosts, guard, trpc, shareTrpc, web: webHandler, sharePage: (shareToken, client) => shareView.pageState(shareToken, client) });
     });
 
     const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
@@ -249,9 +250,15 @@ type Routes = {
   trpc: (request: IncomingMessage, response: ServerResponse) => void;
   shareTrpc: (request: IncomingMessage, response: ServerResponse) => void;
   web: WebHandler | undefined;
-  /** Whether `/share/<token>` shows a share; when not, the page is asked for a path it answers with its 404. */
-  sharePageAvailable: (token: string, client: string) => boolean;
+  /** What `/share/<token>` shows: the share; for a dead one the page is asked for a path it answers with its 404; 429 when rate-limited. */
+  sharePage: (token: string, client: string) => "available" | "not_found" | "rate_limited";
 };
+
+/** What a client that ran out of failed share lookups sees instead of any share page (never the 404 page: the link may work). */
+const RATE_LIMITED_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex, nofollow"><title>Too many requests · Cairn</title></head>
+<body style="font-family: system-ui, sans-serif; background: #15171c; color: #d8dbe2; padding: 3rem"><h1>Too many requests</h1>
+<p>Too many share links that do not work were opened from your address. Try again later (in a minute).</p></body></html>
+`;
 
 /** A share page path that is never a token: the web app's share page answers it with HTTP 404 and "not available". */
 const DEAD_SHARE_PAGE = "/share/-";
@@ -311,14 +318,19 @@ function route(request: IncomingMessage, response: ServerResponse, routes: Route
     routes.trpc(request, response);
     return;
   }
+  if (shareRoute === "page") {
+    const state = routes.sharePage(path.slice("/share/".length), clientKey(request.socket.remoteAddress));
+    if (state === "rate_limited") {
+      response.writeHead(429, { "Content-Type": "text/html; charset=utf-8", "Retry-After": "60" });
+      response.end(RATE_LIMITED_PAGE);
+      return;
+    }
+    if (state === "not_found") request.url = DEAD_SHARE_PAGE;
+  }
   if (!routes.web) {
     response.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
     response.end("404 Not Found: this server serves the API only\n");
     return;
-  }
-  if (shareRoute === "page") {
-    const shareToken = path.slice("/share/".length);
-    if (!routes.sharePageAvailable(shareToken, request.socket.remoteAddress ?? "unknown")) request.url = DEAD_SHARE_PAGE;
   }
   routes.web.handle(request, response).catch((error: unknown) => {
     if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { FailureRateLimiter } from "./rate-limiter.ts";
+import { TokenBucketLimiter } from "./rate-limiter.ts";
 
-describe("the failure rate limiter", () => {
+describe("the token bucket limiter", () => {
   it("allows 30 failures a minute per client, then refuses until the bucket refills", () => {
     let now = 0;
-    const limiter = new FailureRateLimiter({ now: () => now });
+    const limiter = new TokenBucketLimiter({ now: () => now });
     for (let index = 0; index < 30; index++) {
       expect(limiter.allowed("1.2.3.4")).toBe(true);
-      limiter.fail("1.2.3.4");
+      limiter.take("1.2.3.4");
     }
     expect(limiter.allowed("1.2.3.4")).toBe(false);
     expect(limiter.allowed("5.6.7.8")).toBe(true);
@@ -16,15 +16,15 @@ describe("the failure rate limiter", () => {
     now += 1;
     expect(limiter.allowed("1.2.3.4")).toBe(true);
     now += 60_000;
-    for (let index = 0; index < 30; index++) limiter.fail("1.2.3.4");
+    for (let index = 0; index < 30; index++) limiter.take("1.2.3.4");
     expect(limiter.allowed("1.2.3.4")).toBe(false);
   });
 
   it("keeps at most maxClients buckets", () => {
-    const limiter = new FailureRateLimiter({ capacity: 1, maxClients: 2, now: () => 0 });
-    limiter.fail("a");
-    limiter.fail("b");
-    limiter.fail("c");
+    const limiter = new TokenBucketLimiter({ capacity: 1, maxClients: 2, now: () => 0 });
+    limiter.take("a");
+    limiter.take("b");
+    limiter.take("c");
     expect(limiter.allowed("a")).toBe(true);
     expect(limiter.allowed("b")).toBe(false);
     expect(limiter.allowed("c")).toBe(false);

@@ -1,10 +1,11 @@
 /**
- * Token buckets per client: each failed share lookup takes one token; a client with none left is
- * refused until the bucket refills. Kept in memory (one server); buckets that are full again are
- * forgotten, so the map stays as small as the set of clients currently failing.
+ * Token buckets per client (a `clientKey`): each counted act (a failed share lookup; a share stream
+ * opened) takes one token; a client with none left is refused until the bucket refills. Kept in memory
+ * (one server); buckets that are full again are forgotten, so the map stays as small as the set of
+ * clients currently spending.
  */
 export type RateLimiterOptions = {
-  /** Failures allowed in a burst (default 30). */
+  /** Acts allowed in a burst (default 30). */
   capacity?: number;
   /** Tokens regained per minute (default 30). */
   refillPerMinute?: number;
@@ -15,7 +16,7 @@ export type RateLimiterOptions = {
 
 type Bucket = { tokens: number; updatedAt: number };
 
-export class FailureRateLimiter {
+export class TokenBucketLimiter {
   private readonly capacity: number;
   private readonly refillPerMs: number;
   private readonly now: () => number;
@@ -34,8 +35,8 @@ export class FailureRateLimiter {
     return this.level(client) >= 1;
   }
 
-  /** Takes one token for a failed lookup. */
-  fail(client: string): void {
+  /** Takes one token. */
+  take(client: string): void {
     const tokens = this.level(client);
     this.buckets.delete(client);
     this.buckets.set(client, { tokens: Math.max(0, tokens - 1), updatedAt: this.now() });

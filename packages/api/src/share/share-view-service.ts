@@ -4,7 +4,7 @@ import type { SessionSnapshot } from "../router/types.ts";
 import type { SequencedEvent } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
 import { LiveEventRedactor } from "./live-redaction.ts";
-import type { FailureRateLimiter } from "./rate-limiter.ts";
+import type { TokenBucketLimiter } from "./rate-limiter.ts";
 import type { Redactor } from "./redact.ts";
 import { ShareError } from "./share-errors.ts";
 import { iso } from "./share-service.ts";
@@ -20,7 +20,7 @@ export type ShareViewServiceOptions = {
   store: ShareStore;
   sessions: Pick<ShareSessionSource, "get" | "events">;
   redactor: Redactor;
-  limiter: FailureRateLimiter;
+  limiter: TokenBucketLimiter;
   workspaceRoot: string;
   timeline?: TimelineSourceLoader;
   now?: () => number;
@@ -124,29 +124,32 @@ export class ShareViewService implements ShareViewPort {
   }
 
   /**
-   * Whether the share page for this token should render (a dead one gets the 404 page). A lookup like
-   * any other: a failure costs the client a token of its rate-limit bucket; nothing is counted as a view.
+   * What the share page for this token shows: the share, the 404 page for a dead one, or the 429 page when
+   * this client has run out of failed lookups. A lookup like any other: a failure costs the client a token of
+   * its rate-limit bucket; nothing is counted as a view.
    */
-  pageAvailable(token: string, client: string): boolean {
+  pageState(token: string, client: string): "available" | "not_found" | "rate_limited" {
     try {
       this.resolve(token, client);
-      return true;
+      return "available";
     } catch (error) {
-      if (error instanceof ShareError) return false;
+      if (error instanceof ShareError) return error.code === "rate_limited" ? "rate_limited" : "not_found";
       throw error;
     }
   }
 
-  /** The live share a token opens, or the one error every failure gets. */
+  /**
+   * The live share a token opens, or the one error every failure gets. The hash lookup comes first: a token
+   * that opens a share passes even when the client's bucket is empty (a noisy neighbour behind the same NAT
+   * must not hide a working link); only failures spend the bucket, and an empty bucket answers 429, not 404.
+   */
   private resolve(token: string, client: string): ShareRecord {
-    if (!this.options.limiter.allowed(client)) throw new ShareError("rate_limited", "Too many failed share lookups from this address; try again in a minute");
     // Always a hash lookup, whatever the token looks like: the same path for every failure.
     const record = this.options.store.findByToken(token);
-    if (!record || !isShareLive(record, this.now()) || record.workspaceRoot !== this.options.workspaceRoot) {
-      this.options.limiter.fail(client);
-      throw ShareError.notFound();
-    }
-    return record;
+    if (record && isShareLive(record, this.now()) && record.workspaceRoot === this.options.workspaceRoot) return record;
+    if (!this.options.limiter.allowed(client)) throw new ShareError("rate_limited", "Too many failed share lookups from this address; try again in a minute");
+    this.options.limiter.take(client);
+    throw ShareError.notFound();
   }
 
   private stillLive(token: string, opened: ShareRecord): boolean {
