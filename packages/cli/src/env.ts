@@ -12,6 +12,7 @@ const envSchema = z.object({
   CAIRN_FALLBACK_MODEL: z.string().min(1).optional(),
   CAIRN_TOKEN: z.string().min(16).optional(),
   CAIRN_ALLOWED_HOSTS: z.string().optional(),
+  CAIRN_SHARE_STREAMS: z.string().regex(/^\d{1,6}\/\d{1,6}\/\d{1,6}$/, "perClient/perShare/total, e.g. 4/20/100").optional(),
   CAIRN_MAX_TOOL_USE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   CAIRN_DISABLE_PROMPT_CACHING: z.enum(["0", "1", "true", "false"]).optional(),
   CAIRN_MAX_RETRIES: z.coerce.number().int().min(1).max(20).optional(),
@@ -31,6 +32,8 @@ export type CliEnv = {
   token: string | undefined;
   /** Extra host names `cairn serve` answers to (comma-separated `CAIRN_ALLOWED_HOSTS`). */
   allowedHosts: string[];
+  /** Open live-share streams at once (`CAIRN_SHARE_STREAMS=perClient/perShare/total`), undefined for the defaults. */
+  shareStreams: { perClient: number; perShare: number; total: number } | undefined;
   maxToolConcurrency: number;
   promptCaching: boolean;
   maxRetries: number | undefined;
@@ -57,6 +60,7 @@ export function readEnv(source: Record<string, string | undefined> = process.env
     fallbackModel: env.CAIRN_FALLBACK_MODEL,
     token: env.CAIRN_TOKEN,
     allowedHosts: (env.CAIRN_ALLOWED_HOSTS ?? "").split(",").map((entry) => entry.trim()).filter((entry) => entry !== ""),
+    shareStreams: shareStreamLimits(env.CAIRN_SHARE_STREAMS),
     maxToolConcurrency: env.CAIRN_MAX_TOOL_USE_CONCURRENCY ?? 10,
     promptCaching: !(env.CAIRN_DISABLE_PROMPT_CACHING === "1" || env.CAIRN_DISABLE_PROMPT_CACHING === "true"),
     maxRetries: env.CAIRN_MAX_RETRIES,
@@ -64,6 +68,12 @@ export function readEnv(source: Record<string, string | undefined> = process.env
     autoCompactPct: env.CAIRN_AUTOCOMPACT_PCT,
     autoCompact: !(env.CAIRN_DISABLE_AUTOCOMPACT === "1" || env.CAIRN_DISABLE_AUTOCOMPACT === "true"),
   };
+}
+
+function shareStreamLimits(value: string | undefined): CliEnv["shareStreams"] {
+  if (value === undefined) return undefined;
+  const [perClient = 0, perShare = 0, total = 0] = value.split("/").map(Number);
+  return { perClient, perShare, total };
 }
 
 /** The environment for child processes the CLI starts (`next build`): the process's own, plus `extra`. */

@@ -20,7 +20,8 @@ open it once and the browser stays signed in for 30 days.
                       Requests under any other name are refused (DNS rebinding).
   --api-only          serve /api/trpc only, without the web app (for \`next dev\` against this server)
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CAIRN_HOME, CAIRN_MODEL, CAIRN_TOKEN (fixed access token),
-  CAIRN_ALLOWED_HOSTS (comma-separated, added to --allowed-host).
+  CAIRN_ALLOWED_HOSTS (comma-separated, added to --allowed-host), CAIRN_SHARE_STREAMS (live-share streams open at
+  once per address/per share/in total, default 4/20/100).
 `;
 
 export type ServeIo = {
@@ -107,6 +108,7 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
       autoCompact: env.autoCompact,
       ...(env.token ? { token: env.token } : {}),
       allowedHosts: [...options.allowedHosts, ...env.allowedHosts],
+      ...(env.shareStreams ? { share: { streams: env.shareStreams } } : {}),
     });
     io.stdout(`Cairn is running at ${server.loginUrl}\n`);
     if (server.ideUrl !== server.url) io.stdout(`  also at ${server.url}/?token=${server.token} (for a browser or tool that does not resolve *.localhost names)\n`);

@@ -17,7 +17,9 @@ import { appRouter } from "../router/index.ts";
 import { shareViewRouter, type ShareViewContext } from "../router/share-view.ts";
 import { secretEnvironmentValues } from "../share/env-secrets.ts";
 import { clientKey } from "../share/client-key.ts";
+import { RATE_LIMITED_PAGE, SHARE_EVENTS_PATH, shareTokenOf } from "../share/share-http.ts";
 import { TokenBucketLimiter, type RateLimiterOptions } from "../share/rate-limiter.ts";
+import { DEFAULT_STREAM_LIMITS, ShareStreamGate, type StreamAdmission, type StreamLimits } from "../share/stream-gate.ts";
 import { createRedactor } from "../share/redact.ts";
 import { createNonce, passNonceToNext, pinHeaders, sharePageCsp, shareHeaders, shareRouteOf } from "../share/share-headers.ts";
 import { ShareService } from "../share/share-service.ts";
@@ -79,7 +81,12 @@ export type StartServerOptions = Omit<RuntimeOptions, "workspaceRoot" | "trusted
 export type ShareOptions = {
   now?: () => number;
   environment?: Readonly<Record<string, string | undefined>>;
+  /** Failed lookups per client (default 30, refilled 30 a minute). */
   rateLimit?: RateLimiterOptions;
+  /** Open live-share streams at once: per client, per share, in total (default 4 / 20 / 100). */
+  streams?: Partial<StreamLimits>;
+  /** Live-share streams a client may open (default 30, refilled 30 a minute). */
+  streamOpens?: RateLimiterOptions;
   /** How often an open live-share stream re-checks expiry (default 500 ms). */
   recheckMs?: number;
   timeline?: TimelineSourceLoader;
@@ -169,6 +176,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       sessions: sessionHub,
       redactor,
       limiter: new TokenBucketLimiter({ now, ...shareOptions?.rateLimit }),
+      gate: new ShareStreamGate({ limits: { ...DEFAULT_STREAM_LIMITS, ...shareOptions?.streams }, opens: new TokenBucketLimiter({ now, ...shareOptions?.streamOpens }) }),
       workspaceRoot: runtime.workspaceRoot,
       now,
       ...(shareOptions?.recheckMs !== undefined ? { recheckMs: shareOptions.recheckMs } : {}),
@@ -210,7 +218,15 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const guard = new AccessGuard({ token, port, sessions: sessionStore, hosts });
     const webHandler = web;
     server.on("request", (request: IncomingMessage, response: ServerResponse) => {
-      route(request, response, { hosts, guard, trpc, shareTrpc, web: webHandler, sharePage: (shareToken, client) => shareView.pageState(shareToken, client) });
+      route(request, response, {
+        hosts,
+        guard,
+        trpc,
+        shareTrpc,
+        web: webHandler,
+        sharePage: (shareToken, client) => shareView.pageState(shareToken, client),
+        admitShareStream: (shareToken, client) => shareView.admitStream(shareToken, client),
+      });
     });
 
     const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
@@ -252,13 +268,9 @@ type Routes = {
   web: WebHandler | undefined;
   /** What `/share/<token>` shows: the share; for a dead one the page is asked for a path it answers with its 404; 429 when rate-limited. */
   sharePage: (token: string, client: string) => "available" | "not_found" | "rate_limited";
+  /** A place for one more live-share stream; undefined when the token opens no live share. */
+  admitShareStream: (token: string, client: string) => StreamAdmission | undefined;
 };
-
-/** What a client that ran out of failed share lookups sees instead of any share page (never the 404 page: the link may work). */
-const RATE_LIMITED_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex, nofollow"><title>Too many requests · Cairn</title></head>
-<body style="font-family: system-ui, sans-serif; background: #15171c; color: #d8dbe2; padding: 3rem"><h1>Too many requests</h1>
-<p>Too many share links that do not work were opened from your address. Try again later (in a minute).</p></body></html>
-`;
 
 /** A share page path that is never a token: the web app's share page answers it with HTTP 404 and "not available". */
 const DEAD_SHARE_PAGE = "/share/-";
@@ -306,6 +318,16 @@ function route(request: IncomingMessage, response: ServerResponse, routes: Route
       response.writeHead(405, { Allow: "GET, HEAD", "Content-Type": "text/plain; charset=utf-8", Connection: "close" });
       response.end("405 Method Not Allowed: share links are read-only\n");
       return;
+    }
+    if (path === SHARE_EVENTS_PATH) {
+      // Admitted here, before tRPC: a subscription's own errors travel inside a 200 event stream.
+      const admission = routes.admitShareStream(shareTokenOf(request.url), clientKey(request.socket.remoteAddress));
+      if (admission?.kind === "refused") {
+        response.writeHead(429, { "Content-Type": "text/plain; charset=utf-8", "Retry-After": "60" });
+        response.end(`429 Too Many Requests: ${admission.reason}\n`);
+        return;
+      }
+      if (admission?.kind === "admitted") response.once("close", admission.release);
     }
     routes.shareTrpc(request, response);
     return;

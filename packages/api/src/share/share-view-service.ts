@@ -3,8 +3,9 @@ import type { TimelineSource } from "@cairn/core/timeline";
 import type { SessionSnapshot } from "../router/types.ts";
 import type { SequencedEvent } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
-import { LiveEventRedactor } from "./live-redaction.ts";
+import { RedactedEventLogs } from "./redacted-event-log.ts";
 import type { TokenBucketLimiter } from "./rate-limiter.ts";
+import type { ShareStreamGate, StreamAdmission } from "./stream-gate.ts";
 import type { Redactor } from "./redact.ts";
 import { ShareError } from "./share-errors.ts";
 import { iso } from "./share-service.ts";
@@ -21,6 +22,8 @@ export type ShareViewServiceOptions = {
   sessions: Pick<ShareSessionSource, "get" | "events">;
   redactor: Redactor;
   limiter: TokenBucketLimiter;
+  /** Caps on open live-share streams (checked before a stream starts, so refusals get a real 429). */
+  gate: ShareStreamGate;
   workspaceRoot: string;
   timeline?: TimelineSourceLoader;
   now?: () => number;
@@ -38,10 +41,22 @@ export class ShareViewService implements ShareViewPort {
   private readonly options: ShareViewServiceOptions;
   private readonly now: () => number;
   private readonly redactedMessages = new WeakMap<ConversationMessage, { sessionId: string; message: ConversationMessage }>();
+  private readonly eventLogs: RedactedEventLogs;
 
   constructor(options: ShareViewServiceOptions) {
     this.options = options;
     this.now = options.now ?? Date.now;
+    this.eventLogs = new RedactedEventLogs({ sessions: options.sessions, redactor: options.redactor });
+  }
+
+  /**
+   * A place for one more `view.events` stream, or why not. Undefined when the token opens no live share:
+   * the stream itself then answers 404 (and counts the failure against the client).
+   */
+  admitStream(token: string, client: string): StreamAdmission | undefined {
+    const record = this.options.store.findByToken(token);
+    if (!record || record.mode !== "live" || !isShareLive(record, this.now()) || record.workspaceRoot !== this.options.workspaceRoot) return undefined;
+    return this.options.gate.admit(client, record.shareId);
   }
 
   async session(token: string, client: string): Promise<SharedSessionView> {
@@ -96,11 +111,11 @@ export class ShareViewService implements ShareViewPort {
       if (change.shareId === record.shareId) recheck();
     });
     const timer = setInterval(recheck, this.options.recheckMs ?? 500);
-    const redactor = new LiveEventRedactor(this.options.redactor);
     try {
       if (signal.aborted) return;
-      for await (const item of this.options.sessions.events(record.sessionId, afterSeq, stream.signal)) {
-        for (const event of redactor.redact(item.event)) yield { seq: item.seq, event: scrubSessionId(event, record.sessionId) };
+      // Redacted once per session for every viewer, not again for each one.
+      for await (const item of this.eventLogs.read(record.sessionId, afterSeq, stream.signal)) {
+        yield item;
         // Checked between events too, so a busy stream never outlives its share by more than one event.
         recheck();
         if (died) break;
