@@ -1,5 +1,18 @@
 import { stat } from "node:fs/promises";
-import { checkBypassPermissionsAllowed, dispatchSessionEnd, productionDeps, repairForResume, runPrompt, type AgentEvent, type ConversationMessage } from "@cairn/core";
+import {
+  checkBypassPermissionsAllowed,
+  dispatchSessionEnd,
+  grantSkillTools,
+  productionDeps,
+  renderSkillPrompt,
+  renderSlashHelp,
+  renderSlashPrompt,
+  repairForResume,
+  resolveSlashCommand,
+  runPrompt,
+  type AgentEvent,
+  type ConversationMessage,
+} from "@cairn/core";
 import { assertSessionId, createCheckpointStore, listTranscriptFiles, loadTranscript, sessionTranscriptPath } from "@cairn/core/node";
 import { checkpointingGate, createRuntime, type Runtime, type SessionWiring } from "@cairn/api/runtime";
 import type { PrintArgs } from "./args.ts";
@@ -110,9 +123,36 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
       );
     }
 
-    const compact = /^\/compact(?:\s+([\s\S]*))?$/.exec(args.prompt.trim());
-    if (compact) {
-      return await runManualCompaction({ runtime, wiring, history, instructions: compact[1]?.trim(), sessionId, args, io, emit });
+    const { systemPrompt, memory } = await runtime.sessionContext(runtime.model.model);
+    const catalog = await memory.skills();
+    if (args.verbose) for (const problem of catalog.problems) io.stderr(`cairn: ${problem.kind} /${problem.name} is invalid (${problem.path}): ${problem.reason}\n`);
+    let prompt = args.prompt;
+    const slash = resolveSlashCommand(args.prompt, catalog);
+    if (slash?.kind === "error") {
+      io.stderr(`cairn: ${slash.message}\n`);
+      return 2;
+    }
+    if (slash?.kind === "builtin") {
+      switch (slash.name) {
+        case "compact":
+          return await runManualCompaction({ runtime, wiring, history, instructions: slash.args || undefined, sessionId, args, io, emit });
+        case "help":
+          return finishWithText(renderSlashHelp(catalog), { args, io, emit, sessionId });
+        case "clear":
+          return finishWithText("Nothing to clear: each cairn -p run starts a new session unless --resume or --continue is given.", { args, io, emit, sessionId });
+        case "model":
+          io.stderr("cairn: /model switches the model of an IDE session; with cairn -p use --model <name>\n");
+          return 2;
+      }
+    }
+    if (slash?.kind === "skill") {
+      const body = await memory.skillBody(slash.skill);
+      if (body === null) {
+        io.stderr(`cairn: /${slash.skill.name}: could not read ${slash.skill.path}\n`);
+        return 1;
+      }
+      prompt = renderSlashPrompt(slash.skill, slash.args, renderSkillPrompt(slash.skill, body, slash.args));
+      grantSkillTools(slash.skill, { getAppState: runtime.store.getState, setAppState: runtime.store.setState }, memory.grants);
     }
 
     // A checkpoint of the files just before the turn's first change, so `cairn rewind` can undo what the
@@ -141,10 +181,11 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
     }
     const events = runPrompt({
       history,
-      prompt: args.prompt,
+      prompt,
       sink: wiring.sink,
       sessionStart: resumed ? "resume" : "startup",
-      systemPrompt: runtime.systemPrompt,
+      systemPrompt,
+      memory,
       tools,
       model: runtime.model.model,
       ...(runtime.planModel ? { planModel: runtime.planModel } : {}),
@@ -160,7 +201,7 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
         readFileState: new Map(),
         getAppState: runtime.store.getState,
         setAppState: runtime.store.setState,
-        services: runtime.sessionServices({ gate, hooks: wiring.hooks }),
+        services: runtime.sessionServices({ gate, hooks: wiring.hooks, memory }),
       },
       gate,
       hooks: wiring.hooks,
@@ -273,6 +314,13 @@ async function runManualCompaction(options: {
   const summary = boundary && boundary.type === "compact-boundary" ? `Compacted the conversation: ${boundary.preTokens} → ${boundary.postTokens} tokens.` : "Compacted the conversation.";
   if (args.outputFormat === "text") io.stdout(`${summary}\n`);
   else emit({ type: "result", subtype: "success", is_error: false, result: summary, session_id: sessionId, num_turns: 0 });
+  return 0;
+}
+
+/** A slash command answered without the model: its text, as a result. */
+async function finishWithText(text: string, options: { args: PrintArgs; io: CliIo; emit: (line: object) => void; sessionId: string }): Promise<number> {
+  if (options.args.outputFormat === "text") options.io.stdout(`${text}\n`);
+  else options.emit({ type: "result", subtype: "success", is_error: false, result: text, session_id: options.sessionId, num_turns: 0 });
   return 0;
 }
 

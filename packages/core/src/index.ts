@@ -198,3 +198,14 @@ export type {
   UsageTotals,
   UserMessage,
 } from "./schema/index.ts";
+// Memory files (CLAUDE.md and imports), skills and slash commands.
+export { createSessionMemory, MEMORY_SERVICE, sessionMemoryOf } from "./memory/session-memory.ts";
+export type { MemoryOverview, MemoryPrefetch, SessionMemory, SessionMemoryOptions } from "./memory/session-memory.ts";
+export { MAX_IMPORT_DEPTH, MAX_MEMORY_FILE_CHARS } from "./memory/port.ts";
+export type { MemoryFile, MemoryFs, MemoryKind, MemoryNotice, MemoryNoticeCode } from "./memory/port.ts";
+export type { SkillDefinition, SkillProblem } from "./skills/definition.ts";
+export type { SkillCatalog } from "./skills/discover.ts";
+export { grantSkillTools, renderSkillPrompt, revokeSkillTools } from "./skills/invoke.ts";
+export { createSkillTool, SKILL_TOOL_NAME } from "./skills/skill-tool.ts";
+export { builtinSlashCommands, parseSlashCommand, renderSlashHelp, renderSlashPrompt, resolveSlashCommand, slashCommandList } from "./skills/slash-command.ts";
+export type { BuiltinSlashCommand, SlashCommandInfo, SlashInvocation } from "./skills/slash-command.ts";

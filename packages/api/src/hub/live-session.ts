@@ -6,22 +6,29 @@ import {
   createStore,
   dispatchNotification,
   dispatchSessionEnd,
+  grantSkillTools,
   productionDeps,
+  renderSkillPrompt,
+  renderSlashPrompt,
   repairForResume,
+  revokeSkillTools,
   runPrompt,
+  slashCommandList,
   type AgentEvent,
   type AppState,
   type HookNotification,
   type PermissionRequest,
   type QueryDeps,
   type ReadFileState,
+  type SkillCatalog,
+  type SkillDefinition,
   type Store,
 } from "@cairn/core";
 import type { ConversationMessage, PermissionMode } from "@cairn/core/schema";
-import type { Runtime, SessionWiring } from "../runtime/create-runtime.ts";
+import type { Runtime, SessionContext, SessionWiring } from "../runtime/create-runtime.ts";
 import { ApiError } from "../router/errors.ts";
 import { createSessionTelemetry, type SessionTelemetry } from "../telemetry/session-telemetry.ts";
-import type { CompactResult, SessionEvent, SessionSnapshot, SessionStateEvent } from "../router/types.ts";
+import type { CompactResult, MemoryView, SessionEvent, SessionSnapshot, SessionStateEvent } from "../router/types.ts";
 import type { EventBus } from "./event-bus.ts";
 import { checkpointingGate } from "./checkpointing-gate.ts";
 import { PermissionBroker } from "./permission-broker.ts";
@@ -50,6 +57,8 @@ export type LiveSessionOptions = {
 };
 
 type ActiveRun = { controller: AbortController; done: Promise<void> };
+/** A prompt as typed, or a slash-invoked skill (expanded, and its `allowed-tools` granted, when it starts). */
+type PendingPrompt = { text: string; skill?: { definition: SkillDefinition; args: string } };
 
 /**
  * One session held by the hub: its conversation, its own app state (mode, model, todos, session
@@ -71,10 +80,11 @@ export class LiveSession {
   private readonly bus: EventBus;
   private readonly gate: ReturnType<Runtime["createGate"]>;
   private readonly readFileState: ReadFileState = new Map();
-  private readonly queue: string[] = [];
+  private readonly queue: PendingPrompt[] = [];
   private readonly maxQueued: number;
   private readonly options: LiveSessionOptions;
   private wiring: SessionWiring | undefined;
+  private context: Promise<SessionContext> | undefined;
   private active: ActiveRun | undefined;
   private lastState: SessionStateEvent | undefined;
   private readonly unsubscribeStore: () => void;
@@ -165,6 +175,31 @@ export class LiveSession {
 
   /** Starts the prompt now, or queues it behind the running one. */
   send(prompt: string): { queued: boolean; position: number } {
+    return this.enqueue({ text: prompt });
+  }
+
+  /** `/<skill> [args]`: the skill's text becomes the prompt; its `allowed-tools` hold while that prompt runs. */
+  sendSkill(skill: SkillDefinition, args: string): { queued: boolean; position: number } {
+    return this.enqueue({ text: `/${skill.name}${args ? ` ${args}` : ""}`, skill: { definition: skill, args } });
+  }
+
+  /** The conversation's system prompt and memory, made when first needed (the git snapshot is taken then). */
+  sessionContext(): Promise<SessionContext> {
+    this.context ??= this.runtime.sessionContext(this.store.getState().model);
+    return this.context;
+  }
+
+  async skills(): Promise<SkillCatalog> {
+    return (await this.sessionContext()).memory.skills();
+  }
+
+  /** What the IDE shows: memory files and their sizes, notices, skills, invalid skill files, slash commands. */
+  async memoryView(): Promise<MemoryView> {
+    const overview = await (await this.sessionContext()).memory.overview();
+    return { ...overview, commands: slashCommandList(overview) };
+  }
+
+  private enqueue(prompt: PendingPrompt): { queued: boolean; position: number } {
     if (!this.active) {
       this.start(prompt);
       return { queued: false, position: 0 };
@@ -283,11 +318,11 @@ export class LiveSession {
   /** Results of background agents that finished while no prompt ran: they start the next turn. */
   private deliverBackgroundResults(): void {
     if (this.active || !this.backgroundAgents.hasPending()) return;
-    this.start(this.backgroundAgents.takeNotifications().map(taskNotificationText).join("\n\n"));
+    this.start({ text: this.backgroundAgents.takeNotifications().map(taskNotificationText).join("\n\n") });
   }
 
-  private start(prompt: string): void {
-    if (this.title === "New session") this.title = shorten(prompt);
+  private start(prompt: PendingPrompt): void {
+    if (this.title === "New session") this.title = shorten(prompt.text);
     void this.begin((signal) => this.run(prompt, signal));
   }
 
@@ -333,9 +368,21 @@ export class LiveSession {
     }
   }
 
-  private async run(prompt: string, signal: AbortSignal): Promise<void> {
+  private async run(pending: PendingPrompt, signal: AbortSignal): Promise<void> {
     const runtime = this.runtime;
     const wiring = this.sessionWiring();
+    const { systemPrompt, memory } = await this.sessionContext();
+    let prompt = pending.text;
+    if (pending.skill) {
+      const { definition, args } = pending.skill;
+      const body = await memory.skillBody(definition);
+      if (body === null) {
+        this.bus.publish(this.sessionId, { type: "error", code: "skill_unreadable", message: `/${definition.name}: could not read ${definition.path}`, status: null });
+        return;
+      }
+      prompt = renderSlashPrompt(definition, args, renderSkillPrompt(definition, body, args));
+      grantSkillTools(definition, { getAppState: this.store.getState, setAppState: this.store.setState }, memory.grants);
+    }
     const app = this.store.getState();
     const history = repairForResume(this.history);
     const deps: QueryDeps = { ...(this.options.deps ? this.options.deps(runtime) : productionDeps(runtime.model.client)), compactor: wiring.compactor };
@@ -363,7 +410,8 @@ export class LiveSession {
         prompt,
         sink: wiring.sink,
         ...(sessionStart ? { sessionStart } : {}),
-        systemPrompt: runtime.systemPrompt,
+        systemPrompt,
+        memory,
         tools: runtime.toolsFor(history),
         model: app.model,
         ...(runtime.planModel ? { planModel: runtime.planModel } : {}),
@@ -377,7 +425,7 @@ export class LiveSession {
           getAppState: this.store.getState,
           setAppState: this.store.setState,
           // Subagents (the Agent tool) ask through this session's gate and prompter, so their questions reach the tabs too.
-          services: runtime.sessionServices({ gate, prompter: this.broker, hooks: wiring.hooks, deps, backgroundAgents: this.backgroundAgents }),
+          services: runtime.sessionServices({ gate, prompter: this.broker, hooks: wiring.hooks, deps, backgroundAgents: this.backgroundAgents, memory }),
         },
         gate,
         prompter: this.broker,
@@ -404,6 +452,8 @@ export class LiveSession {
     } catch (error) {
       this.bus.publish(this.sessionId, { type: "error", code: "internal_error", message: (error as Error).message, status: null });
     } finally {
+      // A skill's allowed-tools hold while the prompt that used it runs.
+      revokeSkillTools(memory.releaseGrants(), this.store.setState);
       this.streamingFromSeq = null;
       await wiring.sink.flush().catch(() => undefined);
     }

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { checkBypassPermissionsAllowed, parseRuleValue, type QueryDeps } from "@cairn/core";
+import { checkBypassPermissionsAllowed, parseRuleValue, parseSlashCommand, renderSlashHelp, resolveSlashCommand, slashCommandList, type QueryDeps, type SessionMemory } from "@cairn/core";
 import type { ConversationMessage, PermissionAnswer, PermissionBehavior, PermissionMode } from "@cairn/core/schema";
 import { CheckpointError, createCheckpointStore, listSessions, type CheckpointStore, type RestoreResult } from "@cairn/core/node";
 import type { Runtime } from "../runtime/create-runtime.ts";
 import type { SequencedEvent, SessionsPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
-import type { CompactResult, RewindMode, RewindPreview, RewindResult, SendResult, SessionSnapshot, SessionSummary } from "../router/types.ts";
+import type { CompactResult, MemoryView, RewindMode, RewindPreview, RewindResult, SendResult, SessionSnapshot, SessionSummary } from "../router/types.ts";
 import { withoutSandboxPlaceholders } from "../review/sandbox-placeholders.ts";
 import { MemoryEventBus, type EventBus } from "./event-bus.ts";
 import { streamEvents } from "./event-stream.ts";
@@ -13,6 +13,7 @@ import { LiveSession } from "./live-session.ts";
 import { forkAt, loadSession, rewindFiles, rewindFilesPreview } from "./session-files.ts";
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
+const EMPTY_SESSION_IDLE_MS = 10 * 60_000;
 
 export type SessionHubOptions = {
   runtime: Runtime;
@@ -42,6 +43,7 @@ export class SessionHub implements SessionsPort {
   private closed = false;
   private readonly touched = new Map<string, number>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  private workspaceMemory: Promise<SessionMemory> | undefined;
 
   constructor(options: SessionHubOptions) {
     this.options = options;
@@ -66,7 +68,9 @@ export class SessionHub implements SessionsPort {
     const evicted: string[] = [];
     for (const [sessionId, session] of this.live) {
       if (session.running || this.bus.listenerCount(sessionId) > 0 || session.pendingPermissions().length > 0) continue;
-      if (now - (this.touched.get(sessionId) ?? 0) < idleMs) continue;
+      // A session with nothing on disk yet cannot be loaded again: give its first prompt time to arrive.
+      const limit = session.messageCount === 0 ? Math.max(idleMs, EMPTY_SESSION_IDLE_MS) : idleMs;
+      if (now - (this.touched.get(sessionId) ?? 0) < limit) continue;
       this.live.delete(sessionId);
       this.touched.delete(sessionId);
       this.bus.drop(sessionId);
@@ -110,8 +114,47 @@ export class SessionHub implements SessionsPort {
     return (await this.require(sessionId)).snapshot();
   }
 
+  /** Runs or queues a prompt; `/<name> [args]` runs a built-in or a skill, and an unknown command sends nothing. */
   async send(sessionId: string, prompt: string): Promise<SendResult> {
-    return (await this.require(sessionId)).send(prompt);
+    const session = await this.require(sessionId);
+    // A plain prompt is queued at once; only a slash command waits for the skill catalog.
+    if (!parseSlashCommand(prompt)) return session.send(prompt);
+    const catalog = await session.skills();
+    this.touched.set(sessionId, Date.now());
+    const slash = resolveSlashCommand(prompt, catalog);
+    if (!slash) return session.send(prompt);
+    const done = (command: NonNullable<SendResult["command"]>): SendResult => ({ queued: false, position: 0, command });
+    switch (slash.kind) {
+      case "error":
+        throw new ApiError("unknown_command", slash.message);
+      case "skill":
+        return session.sendSkill(slash.skill, slash.args);
+      case "builtin":
+        switch (slash.name) {
+          case "compact": {
+            const result = await session.compact(slash.args || undefined);
+            return done({ name: "compact", message: `Compacted the conversation: ${result.preTokens} → ${result.postTokens} tokens.` });
+          }
+          case "clear": {
+            const state = session.store.getState();
+            const created = await this.create({ model: state.model, permissionMode: state.permissionMode });
+            return done({ name: "clear", message: "Started a new session.", sessionId: created.sessionId });
+          }
+          case "model":
+            session.setModel(slash.args);
+            return done({ name: "model", message: `Model set to ${slash.args}.` });
+          case "help":
+            return done({ name: "help", message: renderSlashHelp(catalog) });
+        }
+    }
+  }
+
+  /** A session's memory view; without a session, the workspace's (what a new session would start with). */
+  async memory(sessionId: string | undefined): Promise<MemoryView> {
+    if (sessionId !== undefined) return (await this.require(sessionId)).memoryView();
+    this.workspaceMemory ??= this.runtime.sessionContext(this.runtime.store.getState().model).then((context) => context.memory);
+    const overview = await (await this.workspaceMemory).overview();
+    return { ...overview, commands: slashCommandList(overview) };
   }
 
   async interrupt(sessionId: string): Promise<{ interrupted: boolean }> {

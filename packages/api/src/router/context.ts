@@ -7,6 +7,7 @@ import type {
   RewindMode,
   RewindPreview,
   RewindResult,
+  MemoryView,
   SendResult,
   SessionEvent,
   SessionSnapshot,
@@ -45,6 +46,8 @@ export interface SessionsPort {
   /** Session-scoped rules live in the session's own state. */
   addSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<void>;
   removeSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<boolean>;
+  /** The session's memory files, skills and slash commands, re-checked now (the workspace's without a session). */
+  memory(sessionId: string | undefined): Promise<MemoryView>;
 }
 
 export interface WorkspaceFilesPort {

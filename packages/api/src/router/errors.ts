@@ -28,6 +28,7 @@ export const apiErrorCodes = [
   "empty_commit_message",
   "no_remote",
   "git_failed",
+  "unknown_command",
 ] as const;
 export type ApiErrorCode = (typeof apiErrorCodes)[number];
 
@@ -58,6 +59,7 @@ const trpcCodeOf: Record<ApiErrorCode, TRPC_ERROR_CODE_KEY> = {
   empty_commit_message: "BAD_REQUEST",
   no_remote: "PRECONDITION_FAILED",
   git_failed: "CONFLICT",
+  unknown_command: "BAD_REQUEST",
 };
 
 /** Details a client can act on, e.g. the current mtime after a write conflict. JSON only. */

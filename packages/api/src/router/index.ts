@@ -88,6 +88,11 @@ const session = router({
   }),
 });
 
+const memory = router({
+  /** The session's memory files (path, kind, size, cut or not), notices, skills, invalid skill files and slash commands. */
+  get: procedure.input(z.object({ sessionId: sessionId.optional() }).optional()).query(({ ctx, input }) => ctx.sessions.memory(input?.sessionId)),
+});
+
 const permission = router({
   /** The first answer wins; later ones (from other tabs) get `accepted: false`. */
   respond: procedure
@@ -176,5 +181,5 @@ const terminal = router({
   }),
 });
 
-export const appRouter = router({ meta, auth, session, permission, workspace, settings, terminal, share: shareRouter, mcp: mcpRouter, timeline: timelineRouter, changes: changesRouter, review: reviewRouter, git: gitRouter });
+export const appRouter = router({ meta, auth, session, memory, permission, workspace, settings, terminal, share: shareRouter, mcp: mcpRouter, timeline: timelineRouter, changes: changesRouter, review: reviewRouter, git: gitRouter });
 export type AppRouter = typeof appRouter;

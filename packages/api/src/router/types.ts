@@ -1,5 +1,5 @@
 import type { AgentEvent, ConversationMessage, PermissionBehavior, PermissionMode, PermissionRuleSource, TodoItem } from "@cairn/core/schema";
-import type { PermissionRequest } from "@cairn/core";
+import type { MemoryOverview, PermissionRequest, SlashCommandInfo } from "@cairn/core";
 
 /**
  * The data the web IDE receives. Plain JSON (no transformer): everything here survives `JSON.stringify`.
@@ -52,7 +52,18 @@ export type SessionSnapshot = {
   queued: number;
 };
 
-export type SendResult = { queued: boolean; position: number };
+/**
+ * A prompt started or queued. A built-in slash command runs at once instead: `command` says which and
+ * what came of it (`/clear` also names the new session to switch to).
+ */
+export type SendResult = {
+  queued: boolean;
+  position: number;
+  command?: { name: "compact" | "clear" | "model" | "help"; message: string; sessionId?: string };
+};
+
+/** `memory.get`: the memory files loaded (path, kind, size), notices, skills, invalid skill files and the slash commands. */
+export type MemoryView = MemoryOverview & { commands: SlashCommandInfo[] };
 
 export type RewindMode = "files" | "conversation" | "both";
 /** The files a "files" rewind would change; `available` is false when checkpoints are off on this server. */

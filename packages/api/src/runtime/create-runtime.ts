@@ -1,11 +1,15 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import {
   builtinTools,
   contextWindowForModel,
   createAgentTool,
+  createSessionMemory,
+  createSkillTool,
   createSubagentService,
+  MEMORY_SERVICE,
+  type SessionMemory,
   loadAgentDefinitions,
   productionDeps,
   SUBAGENT_SERVICE,
@@ -37,6 +41,7 @@ import {
 } from "@cairn/core";
 import {
   createJsonlTranscriptStore,
+  createNodeMemoryFs,
   createNodeHookRunner,
   createNodeShellParser,
   createPermissionRulePersister,
@@ -51,12 +56,15 @@ import type { PermissionMode } from "@cairn/core/schema";
 import { createLocalWorkspace } from "@cairn/worker";
 import { createMcpSandboxLauncher } from "./mcp-sandbox.ts";
 import { resolveModelSource, type ModelSource } from "./model-source.ts";
+import { takeGitSnapshot } from "./git-snapshot.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Telemetry } from "../telemetry/telemetry-port.ts";
 
 export type RuntimeOptions = {
   workspaceRoot: string;
   cairnHome: string;
+  /** The user's home: `~/.claude/CLAUDE.md`, `~/.claude/skills`, `~/` in imports (default: the OS's). */
+  homeDir?: string | undefined;
   version: string;
   apiKey?: string | undefined;
   baseURL?: string | undefined;
@@ -98,6 +106,9 @@ export type RuntimeOptions = {
   };
 };
 
+/** What one conversation starts with: its system prompt (with the git snapshot of that moment) and its memory and skills. */
+export type SessionContext = { systemPrompt: string[]; memory: SessionMemory };
+
 export type SessionWiring = { sink: JsonlTranscriptStore; hooks: HookDispatcher; transcriptPath: string; compactor: CairnCompactor };
 
 /** Everything a session needs, built once: the composition root shared by `cairn -p` and the server. */
@@ -125,7 +136,11 @@ export type Runtime = {
     deps?: QueryDeps;
     /** The session's background agents (kept across prompts by the hub); default: a new registry. */
     backgroundAgents?: BackgroundAgents;
+    /** The session's memory files and skills (the Skill tool and nested CLAUDE.md read them). */
+    memory?: SessionMemory;
   }): Record<string, unknown>;
+  /** A new conversation's system prompt (git snapshot taken now) and its memory files and skills. */
+  sessionContext(model: string): Promise<SessionContext>;
   /** The settings as last loaded; `reloadSettings` refreshes them for every later permission check. */
   readonly settings: LoadedSettings;
   reloadSettings(): Promise<LoadedSettings>;
@@ -138,6 +153,7 @@ export type Runtime = {
   /** The model used while in plan mode, aliases resolved; undefined keeps the session's model. */
   planModel: string | undefined;
   fallbackModel: string | undefined;
+  /** The system prompt without a git snapshot (compaction estimates, subagents). */
   systemPrompt: string[];
   queryConfig: Partial<QueryConfig>;
   gate: ReturnType<typeof createPermissionEngine>;
@@ -189,7 +205,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const store = createStore(createInitialAppState({ model: model.model, permissionMode: merged.permissions.defaultMode }));
   // The MCP configuration, the agent definitions and the memory files are read side by side.
-  const memoryLoading = readMemory([join(options.cairnHome, "CLAUDE.md"), join(workspace.root, "CLAUDE.md"), join(workspace.root, ".claude", "CLAUDE.md")]);
   const agentsLoading = loadAgentDefinitions(workspace);
   const mcp = await createNodeMcpManager({
     workspaceRoot: workspace.root,
@@ -214,9 +229,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   // Servers connect while the rest starts; the runtime is ready once each is connected or failed.
   const mcpStarted = mcp.start();
-  const [agents, memory] = await Promise.all([agentsLoading, memoryLoading]);
+  const agents = await agentsLoading;
   const isReadOnlyCommand = (command: string) => (parser ? isReadOnlyBashCommand(parser, command) : false);
-  const allTools = [...builtinTools({ isReadOnlyCommand }), createAgentTool({ definitions: agents.definitions })];
+  const allTools = [...builtinTools({ isReadOnlyCommand }), createAgentTool({ definitions: agents.definitions }), createSkillTool()];
   const tools = options.toolNames ? allTools.filter((tool) => options.toolNames!.includes(tool.name) || tool.aliases?.some((alias) => options.toolNames!.includes(alias))) : allTools;
   const contextWindowTokens = options.contextWindow ?? contextWindowForModel(model.model);
   const toolsFor = (history: readonly ConversationMessage[]): AnyTool[] => [
@@ -236,13 +251,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       bashSandboxed: sandbox.enabled,
     });
   const gate = createGate(store);
-  const systemPrompt = buildSystemPrompt({
-    cwd: workspace.root,
-    platform: process.platform,
-    date: new Date().toISOString().slice(0, 10),
-    model: model.model,
-    memory,
-  });
+  const homeDir = options.homeDir ?? homedir();
+  const memoryFs = createNodeMemoryFs();
+  const today = () => new Date().toISOString().slice(0, 10);
+  const environment = { cwd: workspace.root, platform: process.platform, date: today(), model: model.model };
+  const systemPrompt = buildSystemPrompt(environment);
   const runner = createNodeHookRunner();
   // One retry policy for the loop's requests and the compactor's summary calls.
   const retry = { ...defaultRetryPolicy, ...(options.maxRetries ? { maxAttempts: options.maxRetries } : {}) };
@@ -281,7 +294,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     toolsFor,
     mcp,
     agents,
-    sessionServices({ gate: sessionGate, prompter, hooks, deps, backgroundAgents }) {
+    async sessionContext(sessionModel) {
+      const git = await takeGitSnapshot(workspace.root);
+      return {
+        systemPrompt: buildSystemPrompt({ ...environment, date: today(), model: sessionModel, git }),
+        memory: createSessionMemory({ fs: memoryFs, workspaceRoot: workspace.root, homeDir, cairnHome: options.cairnHome, today, trusted: () => trusted }),
+      };
+    },
+    sessionServices({ gate: sessionGate, prompter, hooks, deps, backgroundAgents, memory }) {
       const subagents = createSubagentService({
         definitions: agents.definitions,
         deps: deps ?? productionDeps(model.client),
@@ -303,7 +323,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           return { sink: createJsonlTranscriptStore({ cairnHome: options.cairnHome, cwd: workspace.root, sessionId, version: options.version, path }), path };
         },
       });
-      return { [SUBAGENT_SERVICE]: subagents, [BACKGROUND_AGENTS_SERVICE]: backgroundAgents ?? new BackgroundAgents(), mcp };
+      return { [SUBAGENT_SERVICE]: subagents, [BACKGROUND_AGENTS_SERVICE]: backgroundAgents ?? new BackgroundAgents(), mcp, ...(memory ? { [MEMORY_SERVICE]: memory } : {}) };
     },
     get settings() {
       return settings;
@@ -350,13 +370,4 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await model.close();
     },
   };
-}
-
-async function readMemory(paths: string[]): Promise<Array<{ path: string; content: string }>> {
-  const contents = await Promise.all(paths.map((path) => readFile(path, "utf8").catch(() => null)));
-  return paths.flatMap((path, index) => {
-    const content = contents[index];
-    // No memory file there, or an empty one.
-    return content?.trim() ? [{ path: path.replace(homedir(), "~"), content }] : [];
-  });
 }

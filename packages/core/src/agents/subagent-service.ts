@@ -1,4 +1,5 @@
 import { noHooks, type HookDispatcher } from "../hooks/port.ts";
+import { sessionMemoryOf } from "../memory/session-memory.ts";
 import type { QueryConfig } from "../loop/config.ts";
 import type { QueryDeps } from "../loop/deps.ts";
 import { runPrompt, type RunPromptResult } from "../loop/run-prompt.ts";
@@ -25,7 +26,7 @@ export type SubagentServiceOptions = {
   /** Project agents; the built-in general-purpose agent is added unless one replaces it. */
   definitions: readonly AgentDefinition[];
   deps: QueryDeps;
-  /** Blocks after the agent's own system prompt: the environment and project memory. */
+  /** Blocks after the agent's own system prompt: the environment. */
   environmentPrompt?: readonly string[];
   gate?: PermissionGate;
   prompter?: PermissionPrompter;
@@ -111,6 +112,7 @@ export function createSubagentService(options: SubagentServiceOptions): Subagent
         agentId,
         services: parent.services,
       };
+      const memory = sessionMemoryOf(parent);
       const loop = runPrompt({
         history: [],
         prompt: request.prompt,
@@ -125,6 +127,8 @@ export function createSubagentService(options: SubagentServiceOptions): Subagent
         ...(options.gate ? { gate: options.gate } : {}),
         ...(request.background ? { prompter: backgroundPrompter } : options.prompter ? { prompter: options.prompter } : {}),
         hooks: subagentHooks(options.hooks ?? noHooks, { agentId, agentType, transcriptPath: transcript?.path }),
+        // The session's memory files reach subagents too, as in Claude Code.
+        ...(memory ? { memory } : {}),
         deps: options.createCompactor ? { ...options.deps, compactor: options.createCompactor() } : options.deps,
         ...(options.config ? { config: options.config } : {}),
       });

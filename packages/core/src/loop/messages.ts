@@ -19,6 +19,16 @@ export function messagesAfterCompactBoundary(messages: readonly ConversationMess
   return [...messages];
 }
 
+/**
+ * The conversation with the user context (memory files, skill listing) in front, as a meta user
+ * message that the API normalisation merges into the first user turn. It is rebuilt for every
+ * request and never written to the transcript, so an edited memory file reaches the next request.
+ */
+export function withUserContext(messages: ConversationMessage[], reminder: string | null, timestamp: string): ConversationMessage[] {
+  if (reminder === null) return messages;
+  return [createUserMessage({ uuid: "user-context", timestamp, parentUuid: null, content: reminder, isMeta: true }), ...messages];
+}
+
 function withoutUndefined<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
 }

@@ -2,6 +2,7 @@ import type { CompactionInput, CompactionResult } from "../compact/port.ts";
 import { forgetUnseenFiles } from "../compact/read-file-state.ts";
 import { noHooks, type HookDispatcher } from "../hooks/port.ts";
 import { dispatchRecorded, dispatchSessionStart } from "../hooks/session-events.ts";
+import type { SessionMemory } from "../memory/session-memory.ts";
 import { callModel, type CallModelResult } from "../model/call-model.ts";
 import type { ThinkingConfig } from "../model/port.ts";
 import { buildModelRequest } from "../model/request.ts";
@@ -15,7 +16,7 @@ import type { PipelineServices } from "../tools/pipeline.ts";
 import type { Tool, ToolUseContext } from "../tools/tool.ts";
 import { defaultQueryConfig, MAX_TOKENS_RESUME_MESSAGE, STREAM_CUT_RESUME_MESSAGE, type QueryConfig } from "./config.ts";
 import type { QueryDeps } from "./deps.ts";
-import { createUserMessage, messagesAfterCompactBoundary } from "./messages.ts";
+import { createUserMessage, messagesAfterCompactBoundary, withUserContext } from "./messages.ts";
 import { backgroundAgentsOf } from "../agents/background-agents.ts";
 import { discardedAttemptEvents } from "./discarded-attempt.ts";
 import type { QueryState } from "./query-state.ts";
@@ -46,6 +47,8 @@ export type QueryParams = {
   gate?: PermissionGate;
   prompter?: PermissionPrompter;
   hooks?: HookDispatcher;
+  /** Memory files and skills, re-checked at the top of every iteration and sent at the start of the conversation. */
+  memory?: Pick<SessionMemory, "prefetch">;
   deps: QueryDeps;
   config?: Partial<QueryConfig>;
 };
@@ -132,6 +135,8 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
   while (true) {
     if (signal.aborted) return yield* end({ reason: "aborted_streaming", turnCount: state.turnCount });
 
+    // The reference's prefetch: memory and skills are re-checked (by mtime) while compaction runs.
+    const prefetch = params.memory?.prefetch().catch(() => undefined);
     let messages = state.messages;
     const compactionInput = (conversation: ConversationMessage[]): CompactionInput => ({
       messages: conversation,
@@ -163,7 +168,9 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       return yield* end({ reason: "blocking_limit", turnCount: state.turnCount, error: { code: "blocking_limit", message: blocked.message } });
     }
     const requestModel = modelForMode(state.context.getAppState().permissionMode, state.model, params.planModel);
-    const messagesForQuery = messagesAfterCompactBoundary(messages);
+    const prefetched = await prefetch;
+    for (const notice of prefetched?.notices ?? []) yield { type: "notice", level: "warning", code: notice.code, message: notice.message };
+    const messagesForQuery = withUserContext(messagesAfterCompactBoundary(messages), prefetched?.reminder ?? null, services.timestamp());
     const request = buildModelRequest({
       model: requestModel,
       maxOutputTokens: state.maxOutputTokensOverride ?? config.maxOutputTokens,

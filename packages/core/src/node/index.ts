@@ -32,3 +32,5 @@ export { createNodeMcpTransportFactory } from "./mcp-transport.ts";
 export type { NodeMcpTransportFactory, NodeMcpTransportOptions, StdioLaunch, StdioLauncher, StdioLaunchRequest } from "./mcp-transport.ts";
 export { createNodeMcpManager } from "./mcp-manager.ts";
 export type { NodeMcpManagerOptions } from "./mcp-manager.ts";
+// Memory files and skills (Node).
+export { createNodeMemoryFs } from "./memory-fs.ts";

@@ -6,6 +6,7 @@ import type { AgentEvent } from "../schema/events.ts";
 import type { HookEventName, HookOutcome } from "../hooks/port.ts";
 import type { AssistantMessage, HookRunRecord, ToolCallRecord, UserMessage } from "../schema/messages.ts";
 import type { DecisionReason, PermissionDecisionRecord } from "../schema/permissions.ts";
+import { nestedMemoryForCall } from "../memory/session-memory.ts";
 import { classifyToolError, errorMessage } from "./classify-error.ts";
 import { hookOutcomeNotices } from "../hooks/session-events.ts";
 import { hookRunsOf } from "./hook-runs.ts";
@@ -174,7 +175,9 @@ export async function* runToolUse(
   yield* hookOutcomeNotices(postEvent, post);
   content = appendText(content, [...(post.blocked ? [`${postEvent} hook feedback: ${post.blocked.reason}`] : []), ...post.additionalContext]);
   const budget = applyResultBudget(content, tool.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
-  return finish(budget.content, result.isError ?? false, {
+  // A subdirectory's CLAUDE.md reaches the model with the result of the first call that touches a file below it.
+  const nested = result.isError ? [] : await nestedMemoryForCall(context, input);
+  return finish(appendText(budget.content, nested), result.isError ?? false, {
     output: result.output,
     decision,
     ...(post.preventContinuation ? { stop: post.preventContinuation } : {}),

@@ -1,0 +1,44 @@
+import { execFile } from "node:child_process";
+
+export type GitSnapshot = { branch: string | null; mainBranch: string | null; status: string; recentCommits: string };
+
+/** `git status --short` longer than this is cut, as Claude Code does: the model can run git itself. */
+const MAX_STATUS_CHARS = 2_000;
+
+/**
+ * The git status at the start of a conversation: branch, main branch, short status, the last 5
+ * commits. Undefined when the directory is not a work tree or git is missing. Git runs with the
+ * file-system monitor off and without taking optional locks, so a snapshot neither runs a
+ * repository-configured program nor blocks the user's own git.
+ */
+export async function takeGitSnapshot(cwd: string, timeoutMs = 5_000): Promise<GitSnapshot | undefined> {
+  const git = (...args: string[]) =>
+    new Promise<string | null>((resolve) => {
+      execFile(
+        "git",
+        ["-c", "core.fsmonitor=false", "--no-pager", "--no-optional-locks", ...args],
+        { cwd, timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024 },
+        (error, stdout) => resolve(error ? null : stdout.trim()),
+      );
+    });
+  if ((await git("rev-parse", "--is-inside-work-tree")) !== "true") return undefined;
+  const [branch, originHead, hasMain, hasMaster, status, recentCommits] = await Promise.all([
+    git("branch", "--show-current"),
+    git("symbolic-ref", "--short", "refs/remotes/origin/HEAD"),
+    git("rev-parse", "--verify", "--quiet", "refs/heads/main"),
+    git("rev-parse", "--verify", "--quiet", "refs/heads/master"),
+    git("status", "--short"),
+    git("log", "--oneline", "-n", "5"),
+  ]);
+  const mainBranch = originHead ? originHead.replace(/^origin\//, "") : hasMain ? "main" : hasMaster ? "master" : null;
+  const shortStatus = status ?? "";
+  return {
+    branch: branch || null,
+    mainBranch,
+    status:
+      shortStatus.length > MAX_STATUS_CHARS
+        ? `${shortStatus.slice(0, MAX_STATUS_CHARS)}\n… (cut: run "git status" for the rest)`
+        : shortStatus,
+    recentCommits: recentCommits ?? "",
+  };
+}
