@@ -88,6 +88,7 @@ export function createSessionMemory(options: SessionMemoryOptions): SessionMemor
   const checkedDirectories = new Set<string>();
   const reported = new Set<string>();
   let granted: string[] = [];
+  let rendered: { memory: MemoryLoad; skills: SkillDiscovery; today: string; reminder: string | null } | undefined;
 
   const moved = async (watched: ReadonlyMap<string, number | null>): Promise<boolean> => {
     const entries = [...watched];
@@ -112,8 +113,12 @@ export function createSessionMemory(options: SessionMemoryOptions): SessionMemor
   return {
     async prefetch() {
       const state = await current();
-      const blocks = [renderMemoryReminder(state.memory.files, options.today()), renderSkillListing(state.skills.skills)].filter((block) => block !== null);
-      return { reminder: blocks.length > 0 ? blocks.join("\n") : null, notices: fresh(state.memory.notices) };
+      const today = options.today();
+      if (rendered?.memory !== state.memory || rendered.skills !== state.skills || rendered.today !== today) {
+        const blocks = [renderMemoryReminder(state.memory.files, today), renderSkillListing(state.skills.skills)].filter((block) => block !== null);
+        rendered = { memory: state.memory, skills: state.skills, today, reminder: blocks.length > 0 ? blocks.join("\n") : null };
+      }
+      return { reminder: rendered.reminder, notices: fresh(state.memory.notices) };
     },
     async nestedFor(filePath) {
       const file = resolvePosix(root, filePath);

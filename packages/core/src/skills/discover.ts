@@ -42,8 +42,9 @@ export async function discoverSkills(fs: MemoryFs, roots: SkillRoots): Promise<S
       names.map(async (name) => {
         const directory = `${root.dir}/${name}`;
         const path = `${directory}/SKILL.md`;
-        await watch(directory);
         const stat = await watch(path);
+        // A directory without its SKILL.md yet: watch it, so the file's arrival is noticed.
+        if (!stat) await watch(directory);
         return { name, directory, path, text: stat && !stat.isDirectory ? await fs.readText(path) : null };
       }),
     );
