@@ -1,9 +1,12 @@
 "use client";
 
 import { useState } from "react";
+import { SlashMenu, slashMatches, type SlashCommand } from "./slash-menu";
 
 type Props = {
   running: boolean;
+  /** Slash commands to complete as the user types `/`. */
+  commands: readonly SlashCommand[];
   queued: number;
   disabled: boolean;
   onSend(prompt: string): Promise<boolean>;
@@ -11,9 +14,17 @@ type Props = {
 };
 
 /** Enter sends, Shift+Enter starts a new line, Esc interrupts a running prompt. */
-export function ChatInput({ running, queued, disabled, onSend, onInterrupt }: Props) {
+export function ChatInput({ running, commands, queued, disabled, onSend, onInterrupt }: Props) {
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
+  const [selected, setSelected] = useState(0);
+  const [menuClosed, setMenuClosed] = useState(false);
+  const matches = menuClosed ? [] : slashMatches(text, commands);
+  const highlighted = matches[Math.min(selected, matches.length - 1)];
+  const complete = (command: SlashCommand) => {
+    setText(`/${command.name} `);
+    setSelected(0);
+  };
 
   const send = async () => {
     const prompt = text.trim();
@@ -29,6 +40,7 @@ export function ChatInput({ running, queued, disabled, onSend, onInterrupt }: Pr
   return (
     <form
       className="chat-input"
+      data-has-menu={matches.length > 0}
       onSubmit={(event) => {
         event.preventDefault();
         void send();
@@ -37,6 +49,7 @@ export function ChatInput({ running, queued, disabled, onSend, onInterrupt }: Pr
       <label htmlFor="chat-input" className="sr-only">
         Message the agent
       </label>
+      {matches.length > 0 ? <SlashMenu matches={matches} selected={Math.min(selected, matches.length - 1)} onPick={complete} /> : null}
       <textarea
         id="chat-input"
         data-testid="chat-input"
@@ -44,9 +57,26 @@ export function ChatInput({ running, queued, disabled, onSend, onInterrupt }: Pr
         rows={3}
         disabled={disabled}
         placeholder={running ? "The agent is working. A new message waits for it (Esc interrupts)." : "Ask the agent… (Enter sends, Shift+Enter for a new line)"}
-        onChange={(event) => setText(event.target.value)}
+        onChange={(event) => {
+          setText(event.target.value);
+          setSelected(0);
+          setMenuClosed(false);
+        }}
         onKeyDown={(event) => {
-          if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+          if (highlighted && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+            event.preventDefault();
+            setSelected((index) => (index + (event.key === "ArrowDown" ? 1 : matches.length - 1)) % matches.length);
+          } else if (highlighted && event.key === "Tab") {
+            event.preventDefault();
+            complete(highlighted);
+          } else if (highlighted && event.key === "Escape") {
+            event.preventDefault();
+            setMenuClosed(true);
+          } else if (highlighted && event.key === "Enter" && !event.shiftKey && text !== `/${highlighted.name}`) {
+            // Enter picks the highlighted command; once the whole name is typed it sends.
+            event.preventDefault();
+            complete(highlighted);
+          } else if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
             event.preventDefault();
             void send();
           } else if (event.key === "Escape" && running) {

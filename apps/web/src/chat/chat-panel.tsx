@@ -1,7 +1,7 @@
 "use client";
 
 import type { PermissionMode } from "@cairn/core/schema";
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import type { ChatItem } from "./chat-types";
 import { useSessionChat } from "./use-session-chat";
@@ -35,6 +35,8 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
   const [rewindAt, setRewindAt] = useState<string | null>(null);
   const [rewound, setRewound] = useState<{ backup: string | null; text: string } | null>(null);
   const restore = useMutation(trpc.session.restoreCheckpoint.mutationOptions());
+  const [commandOutput, setCommandOutput] = useState<string | null>(null);
+  const memory = useQuery(trpc.memory.get.queryOptions(sessionId ? { sessionId } : undefined));
   const create = useMutation(trpc.session.create.mutationOptions());
   const send = useMutation(trpc.session.send.mutationOptions());
   const interrupt = useMutation(trpc.session.interrupt.mutationOptions());
@@ -63,14 +65,24 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
 
   const onSend = async (prompt: string): Promise<boolean> => {
     setActionError(null);
+    setCommandOutput(null);
+    // A slash command is answered by the server (a built-in) or becomes the skill's text there.
+    const isCommand = /^\/[\w.:-]+(\s|$)/.test(prompt);
     try {
       let target = sessionId;
       if (!target) target = await startNew();
-      else if (!state.running) showPrompt(prompt);
-      await send.mutateAsync({ sessionId: target, prompt });
+      else if (!state.running && !isCommand) showPrompt(prompt);
+      const result = await send.mutateAsync({ sessionId: target, prompt });
+      if (result.command) {
+        setCommandOutput(result.command.message);
+        if (result.command.sessionId) {
+          created.current.add(result.command.sessionId);
+          onSessionChange(result.command.sessionId);
+        }
+      }
       return true;
     } catch (error) {
-      report("Sending")(error);
+      setActionError(isCommand ? errorMessage(error) : `Sending failed: ${errorMessage(error)}`);
       return false;
     }
   };
@@ -183,13 +195,19 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
           </span>
         </div>
       ) : null}
+      {commandOutput ? (
+        <div className="notice-bar" role="status" data-testid="command-output">
+          <pre className="command-output">{commandOutput}</pre>
+          <button type="button" className="small" onClick={() => setCommandOutput(null)}>Dismiss</button>
+        </div>
+      ) : null}
       {actionError ? (
         <div className="notice-bar error" role="alert" data-testid="chat-action-error">
           <span>{actionError}</span>
           <button type="button" className="small" onClick={() => setActionError(null)}>Dismiss</button>
         </div>
       ) : null}
-      <ChatInput running={state.running} queued={state.queued} disabled={status === "loading" && Boolean(sessionId)} onSend={onSend} onInterrupt={onInterrupt} />
+      <ChatInput running={state.running} commands={memory.data?.commands ?? []} queued={state.queued} disabled={status === "loading" && Boolean(sessionId)} onSend={onSend} onInterrupt={onInterrupt} />
     </section>
   );
 }

@@ -13,6 +13,7 @@ import { ChatPanel } from "../chat/chat-panel";
 import { EditorArea } from "../editor/editor-area";
 import { FileTree } from "../files/file-tree";
 import { McpPanel } from "../mcp/mcp-panel";
+import { MemoryPanel } from "../memory/memory-panel";
 import { TerminalPanel } from "../terminal/terminal-panel";
 import { ChangesPanel } from "../review/changes-panel";
 import { GitPanel } from "../git/git-panel";
@@ -122,6 +123,7 @@ export function IdeShell() {
           <FileTree root={info.workspaceRoot} activePath={editor.state.active} onOpen={(path) => void editor.open(path)} {...ops} />
           <GitPanel changeTick={changeTick} />
           <McpPanel />
+          <MemoryPanel sessionId={sessionId} />
           <footer className="sidebar-footer muted">
             <span className="sidebar-footer-text" title={info.workspaceRoot}>
               Cairn {info.version} · {info.trusted ? "trusted" : "untrusted"} workspace
