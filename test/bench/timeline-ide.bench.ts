@@ -110,24 +110,25 @@ async function openOnce(browser: Browser, cairn: CairnProcess, sessionId: string
   }
 }
 
-/** Scrolls the event list down in steps, one per frame, and returns the 95th percentile frame time. */
+/**
+ * Scrolls the event list down in steps, one per frame, and returns the 95th percentile frame time. The
+ * page script is a string: tsx would otherwise wrap its functions in a helper the page does not have.
+ */
 async function scrollFrames(page: Page): Promise<number> {
-  const frames = await page.getByTestId("timeline-event-list").evaluate(
-    (list) =>
-      new Promise<number[]>((resolve) => {
-        const times: number[] = [];
-        let last = performance.now();
-        let step = 0;
-        const tick = (now: number) => {
-          times.push(now - last);
-          last = now;
-          list.scrollTop += 2_000;
-          if (++step < 120) requestAnimationFrame(tick);
-          else resolve(times.slice(1));
-        };
-        requestAnimationFrame(tick);
-      }),
-  );
+  const frames = await page.evaluate<number[]>(`new Promise((resolve) => {
+    const list = document.querySelector('[data-testid="timeline-event-list"]');
+    const times = [];
+    let last = performance.now();
+    let step = 0;
+    const tick = (now) => {
+      times.push(now - last);
+      last = now;
+      list.scrollTop += 2000;
+      if (++step < 120) requestAnimationFrame(tick);
+      else resolve(times.slice(1));
+    };
+    requestAnimationFrame(tick);
+  })`);
   return percentile(frames, 95);
 }
 
