@@ -24,7 +24,8 @@ export function findOutsidePaths({ root, file, text, exists = existsSync }) {
     for (const match of line.matchAll(/(?<![\w.@/-])((?:\.\.\/)+)[\w.@-][^\s"'`()<>,;]*/g)) {
       const target = resolve(folder, match[0]);
       // A climb that lands in a system folder (`../../../../etc/passwd`) is an escape probe, not a reference.
-      if (!isInside(root, target) && roots.has(target.split(sep).filter(Boolean)[0]) && match[0] !== "../shared") report(match[0], "climbs out of the repository");
+      if (!isInside(root, target) && roots.has(target.split(sep).filter(Boolean)[0]) && match[0] !== "../shared")
+        report(match[0], "climbs out of the repository");
     }
     for (const match of line.matchAll(/(?<![\w.:/~$@-])\/[\w.@-]+(?:\/[\w.@+-]+)+/g)) {
       const path = match[0];
@@ -43,7 +44,9 @@ function isInside(root, target) {
 }
 
 function trackedTextFiles(root) {
-  const files = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }).split("\0").filter(Boolean);
+  const files = execFileSync("git", ["ls-files", "-z"], { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
+    .split("\0")
+    .filter(Boolean);
   return files.filter((file) => {
     // The lock file holds registry URLs; this checker and its test spell out the paths they look for.
     if (file === "package-lock.json" || file.startsWith("scripts/check-paths.")) return false;

@@ -9,7 +9,9 @@ const check = (text, file = "packages/core/src/a.test.ts") => findOutsidePaths({
 
 describe("check-paths", () => {
   it("flags absolute paths into folders that exist outside the repository, and into the checkout itself", () => {
-    assert.deepEqual(check('const fixture = "/work/shared/fixtures/claude-code/explore-edit.jsonl";'), ["/work/shared/fixtures/claude-code/explore-edit.jsonl"]);
+    assert.deepEqual(check('const fixture = "/work/shared/fixtures/claude-code/explore-edit.jsonl";'), [
+      "/work/shared/fixtures/claude-code/explore-edit.jsonl",
+    ]);
     assert.deepEqual(check("see /home/dev/notes/a.md"), ["/home/dev/notes/a.md"]);
     assert.deepEqual(check('readFile("/work/wt/cairn/README.md")'), ["/work/wt/cairn/README.md"]);
   });

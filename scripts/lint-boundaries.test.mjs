@@ -36,7 +36,11 @@ before(() => {
   }
   let output = "";
   try {
-    output = execFileSync(biome, ["lint", "--reporter=github", "--max-diagnostics=none", ...paths.values()], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    output = execFileSync(biome, ["lint", "--reporter=github", "--max-diagnostics=none", ...paths.values()], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   } catch (error) {
     output = String(error.stdout ?? "");
   }

@@ -14,7 +14,12 @@ describe("countTests", () => {
   });
 
   it("reads Playwright's summary: passed, failed, skipped and tests that did not run", () => {
-    const text = ["@cairn/test:e2e:   2 failed", "@cairn/test:e2e:   1 skipped", "@cairn/test:e2e:   4 did not run", "@cairn/test:e2e:   12 passed (41.2s)"].join("\n");
+    const text = [
+      "@cairn/test:e2e:   2 failed",
+      "@cairn/test:e2e:   1 skipped",
+      "@cairn/test:e2e:   4 did not run",
+      "@cairn/test:e2e:   12 passed (41.2s)",
+    ].join("\n");
     assert.deepEqual(countTests(text), { passed: 12, failed: 2, skipped: 5, todo: 0 });
   });
 

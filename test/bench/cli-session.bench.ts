@@ -23,7 +23,9 @@ export default async function run(): Promise<void> {
   const sim = await startModelSim();
   try {
     const turns = Array.from({ length: TURNS }, (_, index) => ({
-      content: [{ type: "tool_use" as const, id: `toolu_${index}`, name: "Read", input: { file_path: join(workspace, "src", "a.ts"), offset: 1, limit: 10 + index } }],
+      content: [
+        { type: "tool_use" as const, id: `toolu_${index}`, name: "Read", input: { file_path: join(workspace, "src", "a.ts"), offset: 1, limit: 10 + index } },
+      ],
     }));
     const bareLoop = join(await tempDir("bench-bare"), "bare-loop.mjs");
     await writeFile(bareLoop, bareLoopProgram());

@@ -61,7 +61,11 @@ async function streamingRound(server: ServerProcess, sim: ModelSim, tap: DeltaTa
   await Promise.all(readers.map((reader) => reader.connected));
   await Promise.all(ids.map(({ sessionId }) => call(server, "session.send", { sessionId, prompt: "go" })));
   const expected = sessions * DELTAS_PER_SESSION;
-  await waitUntil(() => received.size >= expected, 120_000, () => `received ${received.size} of ${expected} deltas`);
+  await waitUntil(
+    () => received.size >= expected,
+    120_000,
+    () => `received ${received.size} of ${expected} deltas`,
+  );
   controller.abort();
   await Promise.allSettled(readers.map((reader) => reader.done));
   const latencies: number[] = [];
@@ -180,7 +184,10 @@ class DeltaTap {
         this.sockets.delete(client);
         this.sockets.delete(upstream);
       };
-      upstream.on("end", () => client.end()).on("error", drop).on("close", drop);
+      upstream
+        .on("end", () => client.end())
+        .on("error", drop)
+        .on("close", drop);
       client.on("error", drop).on("close", drop);
     });
   }

@@ -12,9 +12,31 @@ const root = fileURLToPath(new URL("../../node_modules", import.meta.url));
 
 /** What workspace.grep asks of ripgrep for a content search (Claude Code's Grep flags). */
 const grepArgs = [
-  "--no-config", "--hidden", "--no-require-git", "--no-ignore-global", "--color", "never",
-  "--glob", "!.git", "--glob", "!.svn", "--glob", "!.hg", "--glob", "!.bzr", "--glob", "!.jj", "--glob", "!.sl",
-  "--line-number", "--max-columns", "500", "--regexp", WORD, "--", root,
+  "--no-config",
+  "--hidden",
+  "--no-require-git",
+  "--no-ignore-global",
+  "--color",
+  "never",
+  "--glob",
+  "!.git",
+  "--glob",
+  "!.svn",
+  "--glob",
+  "!.hg",
+  "--glob",
+  "!.bzr",
+  "--glob",
+  "!.jj",
+  "--glob",
+  "!.sl",
+  "--line-number",
+  "--max-columns",
+  "500",
+  "--regexp",
+  WORD,
+  "--",
+  root,
 ];
 const globArgs = ["--files", "--glob", "*.js", "--", root];
 

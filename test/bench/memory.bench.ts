@@ -30,10 +30,14 @@ async function buildWorkspace(root: string, home: string): Promise<void> {
   for (let index = 0; index < 20; index++) {
     const dir = join(root, ".claude", "skills", `skill-${index}`);
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "SKILL.md"), `---\nname: skill-${index}\ndescription: Skill number ${index}\nallowed-tools: Read, Grep\n---\nDo task ${index} with $ARGUMENTS.\n`);
+    await writeFile(
+      join(dir, "SKILL.md"),
+      `---\nname: skill-${index}\ndescription: Skill number ${index}\nallowed-tools: Read, Grep\n---\nDo task ${index} with $ARGUMENTS.\n`,
+    );
   }
   await mkdir(join(root, ".claude", "commands"), { recursive: true });
-  for (let index = 0; index < 10; index++) await writeFile(join(root, ".claude", "commands", `cmd-${index}.md`), `---\ndescription: Command ${index}\n---\nRun $1.\n`);
+  for (let index = 0; index < 10; index++)
+    await writeFile(join(root, ".claude", "commands", `cmd-${index}.md`), `---\ndescription: Command ${index}\n---\nRun $1.\n`);
   await mkdir(join(home, ".claude", "skills", "user-skill"), { recursive: true });
   await writeFile(join(home, ".claude", "CLAUDE.md"), "User rules.\n");
   await writeFile(join(home, ".claude", "skills", "user-skill", "SKILL.md"), "---\ndescription: A user skill\n---\nBody.\n");
@@ -46,7 +50,8 @@ export default async function run(): Promise<void> {
   try {
     await buildWorkspace(root, home);
     const fs = createNodeMemoryFs();
-    const open = () => createSessionMemory({ fs, workspaceRoot: root, homeDir: home, cairnHome: join(home, ".cairn"), today: () => "2026-12-01", trusted: () => true });
+    const open = () =>
+      createSessionMemory({ fs, workspaceRoot: root, homeDir: home, cairnHome: join(home, ".cairn"), today: () => "2026-12-01", trusted: () => true });
 
     // First turn: a new session loads memory (with imports) and discovers skills and commands.
     const firstTurns: number[] = [];
@@ -55,7 +60,8 @@ export default async function run(): Promise<void> {
       const started = performance.now();
       const { reminder } = await memory.prefetch();
       firstTurns.push(performance.now() - started);
-      if (!reminder?.includes("Two-space indent.") || !reminder.includes("- skill-19: Skill number 19")) throw new Error("the first turn did not load the memory and skills");
+      if (!reminder?.includes("Two-space indent.") || !reminder.includes("- skill-19: Skill number 19"))
+        throw new Error("the first turn did not load the memory and skills");
     }
 
     // Later turns: the check before every request, nothing changed.

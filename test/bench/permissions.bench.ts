@@ -98,7 +98,10 @@ export default async function run(): Promise<void> {
     if (bashDecision.behavior !== "ask") throw new Error(`unexpected: ${JSON.stringify(bashDecision)}`);
     const bashTimes = await measure(BASH_CALLS, () => engine.check(bashArgs));
 
-    for (const [name, times] of [["rules200", ruleTimes], ["bash_compound", bashTimes]] as const) {
+    for (const [name, times] of [
+      ["rules200", ruleTimes],
+      ["bash_compound", bashTimes],
+    ] as const) {
       report(`permissions.${name}.decision_p50`, percentile(times.wall, 50), "us");
       report(`permissions.${name}.decision_p99`, percentile(times.wall, 99), "us");
       // The p99 of the quietest of ROUNDS equal slices: on a shared machine this separates the

@@ -25,6 +25,4 @@ if (mode === "baseline") {
 }
 const wallMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
-process.stdout.write(
-  `${JSON.stringify({ mode, count, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`,
-);
+process.stdout.write(`${JSON.stringify({ mode, count, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);

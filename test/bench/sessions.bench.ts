@@ -107,9 +107,27 @@ export async function generateTranscript(path: string, lines: number): Promise<{
     const ts = timestamp(turn);
     if (sinceCompact > 900_000) {
       const boundary = randomUUID();
-      await emit({ ...envelope, type: "system", subtype: "compact_boundary", uuid: boundary, parentUuid: null, logicalParentUuid: parent, timestamp: ts, content: "Conversation compacted", compactMetadata: { trigger: "auto", preTokens: 180_000 } });
+      await emit({
+        ...envelope,
+        type: "system",
+        subtype: "compact_boundary",
+        uuid: boundary,
+        parentUuid: null,
+        logicalParentUuid: parent,
+        timestamp: ts,
+        content: "Conversation compacted",
+        compactMetadata: { trigger: "auto", preTokens: 180_000 },
+      });
       const summary = randomUUID();
-      await emit({ ...envelope, type: "user", uuid: summary, parentUuid: boundary, timestamp: ts, isCompactSummary: true, message: { role: "user", content: filler(4000, turn) } });
+      await emit({
+        ...envelope,
+        type: "user",
+        uuid: summary,
+        parentUuid: boundary,
+        timestamp: ts,
+        isCompactSummary: true,
+        message: { role: "user", content: filler(4000, turn) },
+      });
       parent = summary;
       sinceCompact = 0;
     }
@@ -140,11 +158,33 @@ export async function generateTranscript(path: string, lines: number): Promise<{
     parent = response;
     for (const id of toolIds) {
       const result = randomUUID();
-      await emit({ ...envelope, type: "user", uuid: result, parentUuid: parent, timestamp: ts, message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: filler(1400, turn) }] }, toolCall: { toolUseId: id, name: "Read", startedAt: 0, endedAt: 5, durationMs: 5, permissionWaitMs: 0, isError: false } });
+      await emit({
+        ...envelope,
+        type: "user",
+        uuid: result,
+        parentUuid: parent,
+        timestamp: ts,
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: filler(1400, turn) }] },
+        toolCall: { toolUseId: id, name: "Read", startedAt: 0, endedAt: 5, durationMs: 5, permissionWaitMs: 0, isError: false },
+      });
       parent = result;
     }
     const answer = randomUUID();
-    await emit({ ...envelope, type: "assistant", uuid: answer, parentUuid: parent, timestamp: ts, message: { id: `msg_${randomUUID().replaceAll("-", "")}`, type: "message", role: "assistant", model: "claude-opus-5-5", content: [{ type: "text", text: filler(600, turn) }], stop_reason: "end_turn" } });
+    await emit({
+      ...envelope,
+      type: "assistant",
+      uuid: answer,
+      parentUuid: parent,
+      timestamp: ts,
+      message: {
+        id: `msg_${randomUUID().replaceAll("-", "")}`,
+        type: "message",
+        role: "assistant",
+        model: "claude-opus-5-5",
+        content: [{ type: "text", text: filler(600, turn) }],
+        stop_reason: "end_turn",
+      },
+    });
     parent = answer;
     sinceCompact += 5000 + toolIds.length * 1500;
   }
@@ -161,8 +201,22 @@ async function benchList(cairnHome: string): Promise<void> {
     const ts = new Date(Date.UTC(2026, 0, 1) + index * 1000).toISOString();
     const lines = [
       { type: "cairn-session", sessionId, timestamp: ts, cwd: "/work/many", cairnSchema: 1 },
-      { type: "user", uuid: randomUUID(), parentUuid: null, timestamp: ts, sessionId, message: { role: "user", content: `Prompt number ${index}: fix the failing test` } },
-      { type: "assistant", uuid: randomUUID(), parentUuid: null, timestamp: ts, sessionId, message: { id: `msg_${index}`, role: "assistant", model: "m", content: [{ type: "text", text: "Done." }] } },
+      {
+        type: "user",
+        uuid: randomUUID(),
+        parentUuid: null,
+        timestamp: ts,
+        sessionId,
+        message: { role: "user", content: `Prompt number ${index}: fix the failing test` },
+      },
+      {
+        type: "assistant",
+        uuid: randomUUID(),
+        parentUuid: null,
+        timestamp: ts,
+        sessionId,
+        message: { id: `msg_${index}`, role: "assistant", model: "m", content: [{ type: "text", text: "Done." }] },
+      },
     ];
     writeFileSync(join(projectDir, `${sessionId}.jsonl`), lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
   }
@@ -218,10 +272,43 @@ async function appendTurns(cairnHome: string, fsync: "user-messages" | "never"):
   // A turn as the session runner writes it, each append awaited: prompt, response, two results, answer.
   for (let turn = 0; turn < TURNS; turn++) {
     await next({ type: "user", uuid: randomUUID(), parentUuid: parent, timestamp, message: { role: "user", content: `prompt ${turn}` } });
-    await next({ type: "assistant", uuid: randomUUID(), parentUuid: parent, timestamp, message: { id: `msg_${turn}a`, role: "assistant", model: "m", content: [{ type: "text", text: "x".repeat(500) }, { type: "tool_use", id: `t${turn}a`, name: "Read", input: {} }, { type: "tool_use", id: `t${turn}b`, name: "Read", input: {} }] } });
-    await next({ type: "user", uuid: randomUUID(), parentUuid: parent, timestamp, message: { role: "user", content: [{ type: "tool_result", tool_use_id: `t${turn}a`, content: "y".repeat(1500) }] } });
-    await next({ type: "user", uuid: randomUUID(), parentUuid: parent, timestamp, message: { role: "user", content: [{ type: "tool_result", tool_use_id: `t${turn}b`, content: "y".repeat(1500) }] } });
-    await next({ type: "assistant", uuid: randomUUID(), parentUuid: parent, timestamp, message: { id: `msg_${turn}b`, role: "assistant", model: "m", content: [{ type: "text", text: "done" }] } });
+    await next({
+      type: "assistant",
+      uuid: randomUUID(),
+      parentUuid: parent,
+      timestamp,
+      message: {
+        id: `msg_${turn}a`,
+        role: "assistant",
+        model: "m",
+        content: [
+          { type: "text", text: "x".repeat(500) },
+          { type: "tool_use", id: `t${turn}a`, name: "Read", input: {} },
+          { type: "tool_use", id: `t${turn}b`, name: "Read", input: {} },
+        ],
+      },
+    });
+    await next({
+      type: "user",
+      uuid: randomUUID(),
+      parentUuid: parent,
+      timestamp,
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: `t${turn}a`, content: "y".repeat(1500) }] },
+    });
+    await next({
+      type: "user",
+      uuid: randomUUID(),
+      parentUuid: parent,
+      timestamp,
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: `t${turn}b`, content: "y".repeat(1500) }] },
+    });
+    await next({
+      type: "assistant",
+      uuid: randomUUID(),
+      parentUuid: parent,
+      timestamp,
+      message: { id: `msg_${turn}b`, role: "assistant", model: "m", content: [{ type: "text", text: "done" }] },
+    });
   }
   await store.close();
   const seconds = (performance.now() - started) / 1000;

@@ -90,7 +90,10 @@ async function throughQuery(baseURL: string): Promise<number> {
   });
   for await (const event of generator) events.push(event);
   // Deltas that arrive faster than they are consumed are merged, so count characters, not events.
-  const streamed = events.reduce<number>((sum, event) => sum + ((event as { type: string; text?: string }).type === "text-delta" ? (event as { text: string }).text.length : 0), 0);
+  const streamed = events.reduce<number>(
+    (sum, event) => sum + ((event as { type: string; text?: string }).type === "text-delta" ? (event as { text: string }).text.length : 0),
+    0,
+  );
   if (streamed !== DELTAS * 4) throw new Error(`query() streamed ${streamed} characters, expected ${DELTAS * 4}`);
   lastEventCount = events.filter((event) => (event as { type: string }).type === "text-delta").length;
   return performance.now() - started;

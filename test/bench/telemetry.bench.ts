@@ -32,7 +32,9 @@ export default async function run(): Promise<void> {
   const sim = await startModelSim();
   try {
     const turns = Array.from({ length: TURNS }, (_, index) => ({
-      content: [{ type: "tool_use" as const, id: `toolu_${index}`, name: "Read", input: { file_path: join(workspace, "src", "a.ts"), offset: 1, limit: 10 + index } }],
+      content: [
+        { type: "tool_use" as const, id: `toolu_${index}`, name: "Read", input: { file_path: join(workspace, "src", "a.ts"), offset: 1, limit: 10 + index } },
+      ],
     }));
     const script = { turns: [...turns, { content: [{ type: "text" as const, text: "done" }] }] };
     const base = { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: "bench", CAIRN_HOME: cairnHome };

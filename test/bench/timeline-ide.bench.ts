@@ -104,7 +104,17 @@ async function openOnce(browser: Browser, cairn: CairnProcess, sessionId: string
     await page.getByTestId("timeline-search").fill("echo step 4242");
     await page.locator('[data-testid="timeline-match-count"]', { hasText: " of " }).waitFor({ timeout: 120_000 });
     const searchMs = (await page.evaluate(() => performance.now())) - searchStarted;
-    return { events, firstRenderMs, interactiveMs, fetchMs: measures["timeline-fetch"] ?? Number.NaN, expandMs: measures["timeline-expand"] ?? Number.NaN, threadCpuMs, searchMs, scrollFrameP95Ms, heapUsedMb };
+    return {
+      events,
+      firstRenderMs,
+      interactiveMs,
+      fetchMs: measures["timeline-fetch"] ?? Number.NaN,
+      expandMs: measures["timeline-expand"] ?? Number.NaN,
+      threadCpuMs,
+      searchMs,
+      scrollFrameP95Ms,
+      heapUsedMb,
+    };
   } finally {
     await context.close();
   }
@@ -133,7 +143,10 @@ async function scrollFrames(page: Page): Promise<number> {
 }
 
 /** A Chromium performance metric as CDP gives it (times in seconds, sizes in bytes). */
-async function metric(client: { send(method: "Performance.getMetrics"): Promise<{ metrics: Array<{ name: string; value: number }> }> }, name: string): Promise<number> {
+async function metric(
+  client: { send(method: "Performance.getMetrics"): Promise<{ metrics: Array<{ name: string; value: number }> }> },
+  name: string,
+): Promise<number> {
   const { metrics } = await client.send("Performance.getMetrics");
   const value = metrics.find((candidate) => candidate.name === name)?.value ?? Number.NaN;
   return value;

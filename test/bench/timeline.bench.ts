@@ -94,7 +94,9 @@ async function openOnce(browser: Browser, url: string) {
     const taskMs = metric("TaskDuration");
     // CPU time of the renderer's main thread: what opening the timeline costs, whatever else runs on the machine.
     const threadCpuMs = metric("ThreadTime");
-    const measures = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType("measure").map((measure) => [measure.name, { start: measure.startTime, duration: measure.duration }])));
+    const measures = await page.evaluate(() =>
+      Object.fromEntries(performance.getEntriesByType("measure").map((measure) => [measure.name, { start: measure.startTime, duration: measure.duration }])),
+    );
     const parseMs = measures["timeline-parse"]?.duration ?? Number.NaN;
     const buildMs = measures["timeline-build"]?.duration ?? Number.NaN;
     const scriptStartMs = measures["timeline-parse"]?.start ?? Number.NaN;
@@ -127,7 +129,10 @@ async function serverSide(parent: string, source: TimelineSource): Promise<void>
   const meta = { type: "cairn-session", sessionId, timestamp: new Date().toISOString(), cwd: workspaceRoot, cairnSchema: 1, title: source.title };
   await writeFile(join(directory, `${sessionId}.jsonl`), [meta, ...source.lines].map((line) => JSON.stringify(line)).join("\n") + "\n");
   for (const sidechain of source.sidechains) {
-    await writeFile(join(directory, sessionId, "subagents", `agent-${sidechain.agentId}.jsonl`), sidechain.lines.map((line) => JSON.stringify(line)).join("\n") + "\n");
+    await writeFile(
+      join(directory, sessionId, "subagents", `agent-${sidechain.agentId}.jsonl`),
+      sidechain.lines.map((line) => JSON.stringify(line)).join("\n") + "\n",
+    );
   }
   const times: number[] = [];
   for (let attempt = 0; attempt < 2; attempt++) {

@@ -5,7 +5,11 @@ import { editorText, expect, screenshot, test } from "./support/fixtures.ts";
 // Long enough (about 6 s at 40 ms per event) to watch it stream even on a busy machine.
 const filler = Array.from({ length: 300 }, (_, index) => `step${index + 1}`).join(" ");
 
-test("streams the answer, runs Glob, Grep and Read in parallel, asks for an Edit with its diff, and the allowed edit reaches disk and the open editor", async ({ ide: page, e2e, sim }) => {
+test("streams the answer, runs Glob, Grep and Read in parallel, asks for an Edit with its diff, and the allowed edit reaches disk and the open editor", async ({
+  ide: page,
+  e2e,
+  sim,
+}) => {
   const file = join(e2e.workspace, "src", "greet.ts");
   await sim.script([
     {
@@ -171,7 +175,12 @@ test("Bash asks with the exact command; allowed for the session, it runs and its
     { content: "Report back", status: "pending", activeForm: "Reporting back" },
   ];
   await sim.script([
-    { content: [{ type: "tool_use", name: "TodoWrite", input: { todos } }, { type: "tool_use", name: "Bash", input: { command, description: "Write and show a file" } }] },
+    {
+      content: [
+        { type: "tool_use", name: "TodoWrite", input: { todos } },
+        { type: "tool_use", name: "Bash", input: { command, description: "Write and show a file" } },
+      ],
+    },
     { content: [{ type: "text", text: "The command ran." }] },
   ]);
   await page.getByTestId("chat-input").fill("Run the command");

@@ -48,7 +48,11 @@ test("git panel: git init, stage, empty message refused, drafted message, commit
 
   // Draft message: the model gets the staged diff and its answer fills the box.
   await fetch(`${sim!.url}/_sim/reset`, { method: "POST" });
-  await fetch(`${sim!.url}/_sim/scenario`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ turns: [{ content: [{ type: "text", text: "Add the greeting and the app module" }] }] }) });
+  await fetch(`${sim!.url}/_sim/scenario`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ turns: [{ content: [{ type: "text", text: "Add the greeting and the app module" }] }] }),
+  });
   await panel.getByTestId("git-draft").click();
   await expect(panel.getByTestId("git-commit-message")).toHaveValue("Add the greeting and the app module");
   const requests = (await (await fetch(`${sim!.url}/_sim/requests`)).json()) as Array<{ body: unknown }>;

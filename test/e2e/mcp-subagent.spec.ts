@@ -19,7 +19,12 @@ function stalled(text: string, ms: number): ScriptedTurn {
 
 test("shows each parallel subagent's tool calls as they happen and its final answer in its own Agent card", async ({ ide: page, e2e, sim }) => {
   const greet = join(e2e.workspace, "src", "greet.ts");
-  const agent = (id: string, description: string) => ({ type: "tool_use" as const, id, name: "Agent", input: { description, prompt: `Read ${greet} and say what it returns.` } });
+  const agent = (id: string, description: string) => ({
+    type: "tool_use" as const,
+    id,
+    name: "Agent",
+    input: { description, prompt: `Read ${greet} and say what it returns.` },
+  });
   // The simulator answers requests in arrival order, so the two subagents' turns are alike whichever asks first.
   // The Read turns are held for a while: otherwise the subagent that asks first could read, ask again and take
   // the other's Read turn before the other's first request arrives.
@@ -39,7 +44,10 @@ test("shows each parallel subagent's tool calls as they happen and its final ans
 
   const cards = page.locator('[data-testid="tool-call"][data-tool-name="Agent"]');
   await expect(cards).toHaveCount(2);
-  for (const [id, description] of [["toolu_agent_a", "Check the greeting"], ["toolu_agent_b", "Double-check it"]] as const) {
+  for (const [id, description] of [
+    ["toolu_agent_a", "Check the greeting"],
+    ["toolu_agent_b", "Double-check it"],
+  ] as const) {
     const card = page.locator(`[data-testid="tool-call"][data-tool-use-id="${id}"]`);
     const subagent = card.getByTestId("subagent");
     await expect(subagent).toContainText(description);

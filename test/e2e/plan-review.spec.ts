@@ -4,8 +4,21 @@ type Body = { model: string; messages: Array<{ role: string; content: unknown }>
 
 test("reviews the agent's plan: comments send it back to planning, then approve into acceptEdits", async ({ ide: page, sim }) => {
   await sim.script([
-    { content: [{ type: "tool_use", id: "toolu_plan_1", name: "ExitPlanMode", input: { plan: "## Plan\n\n1. Rename `greet` to `welcome`\n2. Update the callers" } }] },
-    { content: [{ type: "tool_use", id: "toolu_plan_2", name: "ExitPlanMode", input: { plan: "## Plan v2\n\n1. Rename `greet` to `welcome`\n2. Update the callers\n3. Handle an empty name" } }] },
+    {
+      content: [
+        { type: "tool_use", id: "toolu_plan_1", name: "ExitPlanMode", input: { plan: "## Plan\n\n1. Rename `greet` to `welcome`\n2. Update the callers" } },
+      ],
+    },
+    {
+      content: [
+        {
+          type: "tool_use",
+          id: "toolu_plan_2",
+          name: "ExitPlanMode",
+          input: { plan: "## Plan v2\n\n1. Rename `greet` to `welcome`\n2. Update the callers\n3. Handle an empty name" },
+        },
+      ],
+    },
     { content: [{ type: "text", text: "Plan approved; implementing it now." }] },
   ]);
   await page.getByTestId("session-new").click();

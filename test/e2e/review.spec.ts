@@ -4,7 +4,15 @@ import type { Page } from "@playwright/test";
 import { expect, screenshot, test, type ScriptedTurn } from "./support/fixtures.ts";
 
 const CALC_BEFORE = ["export function add(a: number, b: number): number {", "  return a + b;", "}", "", "export const VERSION = 1;", ""].join("\n");
-const CALC_AFTER = ["// Arithmetic helpers.", "export function add(a: number, b: number): number {", "  return a + b;", "}", "", "export const VERSION = 2;", ""].join("\n");
+const CALC_AFTER = [
+  "// Arithmetic helpers.",
+  "export function add(a: number, b: number): number {",
+  "  return a + b;",
+  "}",
+  "",
+  "export const VERSION = 2;",
+  "",
+].join("\n");
 
 /** The agent reads a file, rewrites it (two changed runs of lines) and makes a second file with Bash. */
 function editScript(file: string, bashFile: string): ScriptedTurn[] {
@@ -47,7 +55,10 @@ async function sessionThatChangedFiles(page: Page, workspace: string, sim: { scr
 
 /** Clicks line `line` of the modified side of the Changes diff (its line number in the gutter) and writes a comment. */
 async function commentOnLine(page: Page, line: number, text: string): Promise<void> {
-  await page.locator('[data-testid="changes-diff"] .editor.modified .line-numbers').filter({ hasText: new RegExp(`^${line}$`) }).click();
+  await page
+    .locator('[data-testid="changes-diff"] .editor.modified .line-numbers')
+    .filter({ hasText: new RegExp(`^${line}$`) })
+    .click();
   await expect(page.locator('label[for="review-comment-input"]')).toContainText(`:${line}`);
   // The diff may still be settling after the revert's refresh: write until the text holds.
   await expect(async () => {

@@ -38,7 +38,9 @@ test("HTML and script in prompts, model output and tool output render as text", 
   await expect(answer).toContainText("<script>window.__xss='model-script'</script>");
   await expect(answer.locator("strong")).toHaveText("bold text");
   await expect(answer).toContainText("[image: pixel] http://203.0.113.9/pixel.png");
-  await expect(page.locator('[data-testid="tool-call"][data-tool-name="Read"] [data-testid="tool-result"]')).toContainText(`<img src=x onerror="window.__xss='tool'">`);
+  await expect(page.locator('[data-testid="tool-call"][data-tool-name="Read"] [data-testid="tool-result"]')).toContainText(
+    `<img src=x onerror="window.__xss='tool'">`,
+  );
 
   // Thinking is collapsed until asked for, and then it is text too.
   const thinking = answer.getByTestId("thinking");

@@ -43,14 +43,32 @@ async function viewerContext(browser: Browser): Promise<{ context: BrowserContex
 /** Nothing on a shared page can send, answer, switch or edit. */
 async function expectReadOnly(page: Page): Promise<void> {
   await expect(page.getByTestId("share-readonly")).toHaveText("read-only");
-  for (const testId of ["chat-input", "chat-send", "chat-interrupt", "permission-prompt", "permission-allow-once", "permission-deny", "mode-select", "model-input", "file-tree", "editor", "terminal", "session-fork"]) {
+  for (const testId of [
+    "chat-input",
+    "chat-send",
+    "chat-interrupt",
+    "permission-prompt",
+    "permission-allow-once",
+    "permission-deny",
+    "mode-select",
+    "model-input",
+    "file-tree",
+    "editor",
+    "terminal",
+    "session-fork",
+  ]) {
     await expect(page.getByTestId(testId), testId).toHaveCount(0);
   }
   await expect(page.locator("textarea")).toHaveCount(0);
   await expect(page.locator('input:not([type="radio"]):not([readonly])')).toHaveCount(0);
 }
 
-test("a snapshot link: the preview lists the secret, a browser without the cookie reads the transcript as text with the secret redacted, rotate and revoke end old links", async ({ ide: page, e2e, sim, browser }) => {
+test("a snapshot link: the preview lists the secret, a browser without the cookie reads the transcript as text with the secret redacted, rotate and revoke end old links", async ({
+  ide: page,
+  e2e,
+  sim,
+  browser,
+}) => {
   const file = join(e2e.workspace, "notes", `${IMG}.txt`);
   writeFileSync(file, `first line ${SCRIPT}\nsecond line ${IMG}\n`);
   await sim.script([
@@ -150,7 +168,11 @@ test("a snapshot link: the preview lists the secret, a browser without the cooki
   }
 });
 
-test("a live link follows the session while it runs, a signed-in viewer continues it as a copy in the IDE, and revoking it ends the open view", async ({ ide: page, sim, browser }) => {
+test("a live link follows the session while it runs, a signed-in viewer continues it as a copy in the IDE, and revoking it ends the open view", async ({
+  ide: page,
+  sim,
+  browser,
+}) => {
   // Many short lines: a live share lets streamed text out a complete line at a time (a key may span two deltas).
   const filler = Array.from({ length: 200 }, (_, index) => `word${index + 1}${index % 10 === 9 ? "\n" : " "}`).join("");
   await sim.script([

@@ -5,7 +5,12 @@ import { expect, screenshot, test } from "./support/fixtures.ts";
 
 const claudeCodeFixture = join(repoRoot, "packages", "core", "src", "timeline", "__fixtures__", "claude-code-explore-edit.jsonl");
 
-test("timeline: parallel read-only calls overlap on the axis, search filters the list, details show a tool's output, the HTML export works offline", async ({ ide: page, e2e, sim, browser }) => {
+test("timeline: parallel read-only calls overlap on the axis, search filters the list, details show a tool's output, the HTML export works offline", async ({
+  ide: page,
+  e2e,
+  sim,
+  browser,
+}) => {
   await sim.script([
     {
       content: [

@@ -48,7 +48,9 @@ describe("access to the server", () => {
     expect((await send(`${fixture.server.url}/`, { headers: { cookie } })).status).toBe(404);
     // Subscriptions (EventSource) carry the key in tRPC's connectionParams.
     const params = encodeURIComponent(JSON.stringify({ cairnKey: key }));
-    const watch = await fetch(`${fixture.server.url}/api/trpc/workspace.watch?connectionParams=${params}`, { headers: { cookie, accept: "text/event-stream" } });
+    const watch = await fetch(`${fixture.server.url}/api/trpc/workspace.watch?connectionParams=${params}`, {
+      headers: { cookie, accept: "text/event-stream" },
+    });
     expect(watch.status).toBe(200);
     await watch.body?.cancel();
   });
@@ -63,7 +65,11 @@ describe("access to the server", () => {
     const second = await signIn();
     expect((await send(`${fixture.server.url}${infoPath}`, { headers: first })).status).toBe(200);
     const origin = fixture.server.url;
-    const signOut = await send(`${fixture.server.url}/api/trpc/auth.signOutEverywhere`, { method: "POST", headers: { ...json, ...second, origin }, body: "{}" });
+    const signOut = await send(`${fixture.server.url}/api/trpc/auth.signOutEverywhere`, {
+      method: "POST",
+      headers: { ...json, ...second, origin },
+      body: "{}",
+    });
     expect(signOut.status).toBe(200);
     expect(JSON.parse(signOut.body).result.data).toEqual({ revoked: 2 });
     for (const browser of [first, second]) {
@@ -122,8 +128,17 @@ describe("access to the server", () => {
     const ideHost = new URL(server.ideUrl).host;
     expect(ideHost).toMatch(/^cairn-[0-9a-f]{16}\.localhost:\d+$/);
     for (const route of routes) {
-      for (const host of ["evil.example", `evil.example:${server.port}`, `127.0.0.1.evil.example:${server.port}`, `cairn-0000000000000000.localhost:${server.port}`]) {
-        const response = await send(`${server.url}${route.path}`, { ...(route.method ? { method: route.method } : {}), headers: { ...route.headers, host }, ...(route.body ? { body: route.body } : {}) });
+      for (const host of [
+        "evil.example",
+        `evil.example:${server.port}`,
+        `127.0.0.1.evil.example:${server.port}`,
+        `cairn-0000000000000000.localhost:${server.port}`,
+      ]) {
+        const response = await send(`${server.url}${route.path}`, {
+          ...(route.method ? { method: route.method } : {}),
+          headers: { ...route.headers, host },
+          ...(route.body ? { body: route.body } : {}),
+        });
         expect({ path: route.path, host, status: response.status }).toEqual({ path: route.path, host, status: 403 });
         expect(response.headers["set-cookie"]).toBeUndefined();
         expect(response.body).toContain("--allowed-host");
@@ -141,7 +156,8 @@ describe("access to the server", () => {
     const { server } = fixture;
     const login = await send(`${server.url}/?token=${server.token}`);
     const browser = { cookie: String(login.headers["set-cookie"]).split(";")[0]!, "x-cairn-key": String(login.headers.location).split("#cairn-key=")[1]! };
-    const post = (headers: Record<string, string>) => send(`${server.url}${createPath}`, { method: "POST", headers: { ...json, ...browser, ...headers }, body: "{}" });
+    const post = (headers: Record<string, string>) =>
+      send(`${server.url}${createPath}`, { method: "POST", headers: { ...json, ...browser, ...headers }, body: "{}" });
     // A page on another port of a loopback name, sending a matching Host of its own choosing.
     expect((await post({ host: `localhost:5173`, origin: "http://localhost:5173" })).status).toBe(403);
     expect((await post({ origin: `http://localhost:${server.port + 1}` })).status).toBe(403);
@@ -153,7 +169,16 @@ describe("access to the server", () => {
   it("refuses an --allowed-host that is not a host name", async () => {
     const parent = await mkdtemp(join(tmpdir(), "cairn-api-hosts-"));
     try {
-      const attempt = startServer({ workspace: parent, cairnHome: join(parent, "home"), version: "test", port: 0, webDir: null, apiKey: "x", baseURL: "http://127.0.0.1:9", allowedHosts: ["http://x/"] });
+      const attempt = startServer({
+        workspace: parent,
+        cairnHome: join(parent, "home"),
+        version: "test",
+        port: 0,
+        webDir: null,
+        apiKey: "x",
+        baseURL: "http://127.0.0.1:9",
+        allowedHosts: ["http://x/"],
+      });
       await expect(attempt).rejects.toMatchObject({ code: "invalid_allowed_host" });
     } finally {
       await rm(parent, { recursive: true, force: true });
@@ -163,7 +188,16 @@ describe("access to the server", () => {
   it("refuses to bind a non-loopback address without an explicit token", async () => {
     const parent = await mkdtemp(join(tmpdir(), "cairn-api-bind-"));
     try {
-      const attempt = startServer({ workspace: parent, cairnHome: join(parent, "home"), version: "test", host: "0.0.0.0", port: 0, webDir: null, apiKey: "x", baseURL: "http://127.0.0.1:9" });
+      const attempt = startServer({
+        workspace: parent,
+        cairnHome: join(parent, "home"),
+        version: "test",
+        host: "0.0.0.0",
+        port: 0,
+        webDir: null,
+        apiKey: "x",
+        baseURL: "http://127.0.0.1:9",
+      });
       await expect(attempt).rejects.toBeInstanceOf(ServerConfigError);
       await expect(attempt).rejects.toMatchObject({ code: "token_required" });
     } finally {

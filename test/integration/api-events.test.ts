@@ -41,7 +41,10 @@ describe("session.events over HTTP SSE", () => {
     await eventually(() => expect(fixture.server.hub.bus.listenerCount(sessionId)).toBe(2));
     await fixture.client.session.send.mutate({ sessionId, prompt: "hi" });
     await eventually(() => {
-      for (const subscriber of [first, second]) expect(subscriber.events().some((event) => event.type === "session-state" && !event.running && subscriber.events().some((other) => other.type === "result"))).toBe(true);
+      for (const subscriber of [first, second])
+        expect(
+          subscriber.events().some((event) => event.type === "session-state" && !event.running && subscriber.events().some((other) => other.type === "result")),
+        ).toBe(true);
     });
     const lastSeq = fixture.server.hub.bus.lastSeq(sessionId);
     await eventually(() => expect(first.received.at(-1)?.seq).toBe(lastSeq));
@@ -117,10 +120,13 @@ describe("session.events over HTTP SSE", () => {
     expect(late.events().some((event) => event.type === "session-state" && !event.running)).toBe(true);
     // After the backfill (sent under the seq just before the oldest retained event), the retained events follow.
     const oldest = snapshot.lastSeq - 7;
-    assertLossless(late.received.filter((item) => item.seq >= oldest), publishedEvents(fixture.server, sessionId, oldest - 1), oldest - 1);
+    assertLossless(
+      late.received.filter((item) => item.seq >= oldest),
+      publishedEvents(fixture.server, sessionId, oldest - 1),
+      oldest - 1,
+    );
   });
 });
-
 
 async function idleAndCaughtUp(fixture: Awaited<ReturnType<typeof startApiFixture>>, sessionId: string, subscriber: EventsSubscriber): Promise<void> {
   await eventually(async () => expect((await fixture.client.session.get.query({ sessionId })).running).toBe(false), 20_000);

@@ -49,7 +49,10 @@ export async function startApiFixture(
     await mkdir(join(root, ".claude"), { recursive: true });
     await writeFile(join(root, ".claude", "settings.json"), JSON.stringify(options.settings));
   }
-  const sim = await startModelSim({ scenario: options.scenario ?? { turns: [] }, ...(options.chunkDelayMs !== undefined ? { chunkDelayMs: options.chunkDelayMs } : {}) });
+  const sim = await startModelSim({
+    scenario: options.scenario ?? { turns: [] },
+    ...(options.chunkDelayMs !== undefined ? { chunkDelayMs: options.chunkDelayMs } : {}),
+  });
   let server: CairnServer;
   try {
     server = await startServer({
@@ -250,7 +253,8 @@ export function assertLossless(received: readonly Received[], published: readonl
       if (JSON.stringify(covered[0]) !== JSON.stringify(event)) throw new Error(`seq ${item.seq} differs from what was published`);
     } else {
       const joined = covered.map((each) => deltaText(each)).join("");
-      if (covered.some((each) => each.type !== event.type) || deltaText(event) !== joined) throw new Error(`seq ${previous + 1}..${item.seq} was not delivered as one joined delta`);
+      if (covered.some((each) => each.type !== event.type) || deltaText(event) !== joined)
+        throw new Error(`seq ${previous + 1}..${item.seq} was not delivered as one joined delta`);
     }
     previous = item.seq;
   }

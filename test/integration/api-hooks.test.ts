@@ -52,15 +52,25 @@ describe("session hooks in the server", () => {
         expect(found).toHaveLength(1);
         return found;
       });
-      expect(prompted).toMatchObject({ hook_event_name: "Notification", notification_type: "permission_prompt", message: "Cairn needs your permission to use Write", session_id: sessionId });
+      expect(prompted).toMatchObject({
+        hook_event_name: "Notification",
+        notification_type: "permission_prompt",
+        message: "Cairn needs your permission to use Write",
+        session_id: sessionId,
+      });
 
       await fixture.client.permission.respond.mutate({ sessionId, requestId: request.requestId, answer: { behavior: "allow", scope: "once" } });
       await eventually(async () => expect((await inputs(join(fixture.root, "other.log"))).map((input) => input.notification_type)).toEqual(["idle_prompt"]));
       expect(await inputs(join(fixture.root, "start.log"))).toMatchObject([{ hook_event_name: "SessionStart", source: "startup" }]);
       // The runs are on the bus (and in the transcript) like any hook's.
-      await eventually(() => expect(tab.events().filter((event) => event.type === "hook-runs").map((event) => (event.type === "hook-runs" ? event.event : ""))).toEqual(
-        expect.arrayContaining(["SessionStart", "Notification"]),
-      ));
+      await eventually(() =>
+        expect(
+          tab
+            .events()
+            .filter((event) => event.type === "hook-runs")
+            .map((event) => (event.type === "hook-runs" ? event.event : "")),
+        ).toEqual(expect.arrayContaining(["SessionStart", "Notification"])),
+      );
 
       // Other parts of Cairn can notify too (e.g. a review that is ready).
       await fixture.server.hub.liveSession(sessionId)!.notify({ notificationType: "review_ready", message: "The review of 3 files is ready", title: "Review" });

@@ -48,7 +48,11 @@ describe("permission questions over the API", () => {
 
       for (const tab of [tabA, tabB]) {
         await eventually(() =>
-          expect(tab.events().find((event) => event.type === "permission-resolved")).toEqual({ type: "permission-resolved", requestId: request.requestId, behavior: winner }),
+          expect(tab.events().find((event) => event.type === "permission-resolved")).toEqual({
+            type: "permission-resolved",
+            requestId: request.requestId,
+            behavior: winner,
+          }),
         );
         await eventually(() => expect(tab.events().some((event) => event.type === "result")).toBe(true));
       }

@@ -20,7 +20,11 @@ async function sessionWithChanges(fixture: ApiFixture): Promise<string> {
       { content: [{ type: "tool_use", name: "Read", input: { file_path: greet } }] },
       {
         content: [
-          { type: "tool_use", name: "Write", input: { file_path: greet, content: '// greeting\nexport function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n' } },
+          {
+            type: "tool_use",
+            name: "Write",
+            input: { file_path: greet, content: "// greeting\nexport function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n" },
+          },
           { type: "tool_use", name: "Bash", input: { command: "echo made by bash > notes.txt" } },
         ],
       },

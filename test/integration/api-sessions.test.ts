@@ -104,7 +104,9 @@ describe("session procedures", () => {
     const firstAnswer = messages[1]!;
     const forked = await client.session.fork.mutate({ sessionId, messageUuid: firstAnswer.uuid });
     expect(forked.sessionId).not.toBe(sessionId);
-    expect((await client.session.get.query({ sessionId: forked.sessionId })).messages.map((message) => message.uuid)).toEqual(messages.slice(0, 2).map((message) => message.uuid));
+    expect((await client.session.get.query({ sessionId: forked.sessionId })).messages.map((message) => message.uuid)).toEqual(
+      messages.slice(0, 2).map((message) => message.uuid),
+    );
 
     // A second server over the same home and workspace finds both sessions on disk.
     const again = await startServer({
@@ -178,4 +180,3 @@ describe("session procedures", () => {
     expect((await client.session.get.query({ sessionId })).messages.map((message) => message.uuid)).toEqual(before.messages.map((message) => message.uuid));
   });
 });
-

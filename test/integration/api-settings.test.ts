@@ -48,12 +48,17 @@ describe("settings and meta procedures", () => {
       await client.session.send.mutate({ sessionId, prompt: "write" });
       await eventually(() => expect(tab.events().some((event) => event.type === "result")).toBe(true), 20_000);
       expect(tab.events().some((event) => event.type === "permission-request")).toBe(false);
-      expect(tab.events().find((event) => event.type === "permission-decision")).toMatchObject({ behavior: "allow", reason: { type: "rule", rule: "Write", source: "session" } });
+      expect(tab.events().find((event) => event.type === "permission-decision")).toMatchObject({
+        behavior: "allow",
+        reason: { type: "rule", rule: "Write", source: "session" },
+      });
       expect(await readFile(target, "utf8")).toBe("ok\n");
     } finally {
       await tab.stop();
     }
-    const denyInSession = await client.settings.addRule.mutate({ scope: "session", sessionId, behavior: "deny", rule: "Write" }).catch((error: unknown) => error);
+    const denyInSession = await client.settings.addRule
+      .mutate({ scope: "session", sessionId, behavior: "deny", rule: "Write" })
+      .catch((error: unknown) => error);
     expect((denyInSession as TRPCClientError<never>).data).toMatchObject({ cairn: { code: "invalid_rule" } });
   });
 

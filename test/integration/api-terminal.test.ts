@@ -13,7 +13,10 @@ function watchTerminal(url: string, token: string, terminalId: string, lastEvent
   const input = encodeURIComponent(JSON.stringify({ terminalId, ...(lastEventId ? { lastEventId } : {}) }));
   const done = (async () => {
     try {
-      for await (const message of readSse(`${url}/api/trpc/terminal.output?input=${input}`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal })) {
+      for await (const message of readSse(`${url}/api/trpc/terminal.output?input=${input}`, {
+        headers: { authorization: `Bearer ${token}` },
+        signal: controller.signal,
+      })) {
         if (message.event === "message" && message.id) chunks.push({ seq: Number(message.id), output: JSON.parse(message.data) as TerminalOutput });
       }
     } catch (error) {
@@ -47,7 +50,10 @@ describe("terminal procedures", () => {
       // The echo of the typed line shows `$((1))`; only the shell's output shows `1`. Inside the workspace the same
       // touch and cat work (so a missing program cannot pass for a refusal); outside it the sandbox either refuses the
       // write or sends it to a throwaway tmpfs, and refuses the read.
-      await client.terminal.input.mutate({ terminalId, data: `touch inside.txt && echo secret-inside > inside.txt && cat inside.txt && echo inside-$((3))-ok\n` });
+      await client.terminal.input.mutate({
+        terminalId,
+        data: `touch inside.txt && echo secret-inside > inside.txt && cat inside.txt && echo inside-$((3))-ok\n`,
+      });
       await eventually(() => expect(first.text()).toContain("inside-3-ok"), 15_000);
       expect(await readFile(join(root, "inside.txt"), "utf8")).toBe("secret-inside\n");
       await client.terminal.input.mutate({ terminalId, data: `touch ${join(parent, "escaped.txt")}; echo tried-$((1))\n` });

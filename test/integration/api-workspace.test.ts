@@ -79,7 +79,8 @@ describe("workspace procedures", () => {
     // The watcher starts with the first subscription; keep writing until both report.
     await eventually(async () => {
       await writeFile(join(fixture.root, "b.txt"), `${Date.now()}\n`);
-      for (const watcher of watchers) expect(watcher.changes.some((change) => change.path === join(fixture.root, "b.txt") && change.mtimeMs !== undefined)).toBe(true);
+      for (const watcher of watchers)
+        expect(watcher.changes.some((change) => change.path === join(fixture.root, "b.txt") && change.mtimeMs !== undefined)).toBe(true);
     });
     await Promise.all(watchers.map((watcher) => watcher.stop()));
     await eventually(() => expect(fixture.server.files.watcher.listenerCount).toBe(0));

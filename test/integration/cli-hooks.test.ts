@@ -31,7 +31,10 @@ async function workspaceWith(hooks: Record<string, HookSpec[]>, scripts: Record<
   const settings = Object.fromEntries(
     Object.entries(hooks).map(([event, specs]) => [
       event,
-      specs.map((spec) => ({ ...(spec.matcher ? { matcher: spec.matcher } : {}), hooks: [{ type: "command", command: spec.command, ...(spec.timeout ? { timeout: spec.timeout } : {}) }] })),
+      specs.map((spec) => ({
+        ...(spec.matcher ? { matcher: spec.matcher } : {}),
+        hooks: [{ type: "command", command: spec.command, ...(spec.timeout ? { timeout: spec.timeout } : {}) }],
+      })),
     ]),
   );
   await writeFile(join(workspace, ".claude", "settings.json"), JSON.stringify({ hooks: settings }, null, 2));
@@ -50,7 +53,8 @@ function run(workspace: string, args: string[], prompt = "do it") {
 
 /** Everything the model was sent in request `index` of this run, as one string. */
 const sentText = (index: number): string => JSON.stringify((sim.requests[index]!.body as Line).messages);
-const toolResults = (index: number): Line[] => ((sim.requests[index]!.body as Line).messages.at(-1).content as Line[]).filter((block) => block.type === "tool_result");
+const toolResults = (index: number): Line[] =>
+  ((sim.requests[index]!.body as Line).messages.at(-1).content as Line[]).filter((block) => block.type === "tool_result");
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 
 async function hookLines(transcriptPath: string): Promise<Line[]> {
@@ -130,7 +134,11 @@ describe("every hook event through cairn -p", () => {
       tool_name: "Bash",
       tool_input: { command: "touch asked-for.txt" },
     });
-    expect(JSON.parse(await readFile(join(workspace, "failure-input.json"), "utf8"))).toMatchObject({ hook_event_name: "PostToolUseFailure", tool_name: "Read", is_interrupt: false });
+    expect(JSON.parse(await readFile(join(workspace, "failure-input.json"), "utf8"))).toMatchObject({
+      hook_event_name: "PostToolUseFailure",
+      tool_name: "Read",
+      is_interrupt: false,
+    });
     expect(JSON.parse(await readFile(join(workspace, "session-end.json"), "utf8"))).toMatchObject({ hook_event_name: "SessionEnd", reason: "other" });
 
     // The session events' runs are on the record for the timeline; the tool hooks are on their calls.
@@ -172,9 +180,14 @@ describe("every hook event through cairn -p", () => {
     });
     await writeFile(join(workspace, "notes.md"), "hello\n");
     const before = sim.requests.length;
-    sim.setScenario({ turns: [{ content: [{ type: "tool_use", id: "toolu_r", name: "Read", input: { file_path: join(workspace, "notes.md") } }] }, text("read it")] });
+    sim.setScenario({
+      turns: [{ content: [{ type: "tool_use", id: "toolu_r", name: "Read", input: { file_path: join(workspace, "notes.md") } }] }, text("read it")],
+    });
     const started = Date.now();
-    const result = await runCairn(["-p", "read", "--verbose"], { cwd: workspace, env: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: "test", CAIRN_HOME: cairnHome } });
+    const result = await runCairn(["-p", "read", "--verbose"], {
+      cwd: workspace,
+      env: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: "test", CAIRN_HOME: cairnHome },
+    });
     expect(Date.now() - started).toBeLessThan(25_000);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("timed out after 1 s and was stopped");

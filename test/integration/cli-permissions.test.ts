@@ -104,10 +104,7 @@ describe("permissions and hooks through cairn -p", () => {
   it("--permission-mode plan refuses edits", async () => {
     const workspace = await workspaceWith();
     sim.setScenario({
-      turns: [
-        { content: [{ type: "tool_use", id: "toolu_w", name: "Write", input: { file_path: join(workspace, "keep.txt"), content: "changed" } }] },
-        done,
-      ],
+      turns: [{ content: [{ type: "tool_use", id: "toolu_w", name: "Write", input: { file_path: join(workspace, "keep.txt"), content: "changed" } }] }, done],
     });
     const result = await run(workspace, ["--permission-mode", "plan"]);
     expect(result.code).toBe(0);

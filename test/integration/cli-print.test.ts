@@ -29,7 +29,11 @@ async function transcriptLines(sessionId: string): Promise<Line[]> {
   for (const dir of await readdir(projects)) {
     const file = join(projects, dir, `${sessionId}.jsonl`);
     const content = await readFile(file, "utf8").catch(() => null);
-    if (content) return content.trim().split("\n").map((line) => JSON.parse(line) as Line);
+    if (content)
+      return content
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Line);
   }
   throw new Error(`no transcript for ${sessionId}`);
 }
@@ -49,7 +53,12 @@ describe("cairn -p as a child process against model-sim", () => {
   it("streams Claude Code's stream-json lines, runs a tool and writes a complete transcript", async () => {
     sim.setScenario({
       turns: [
-        { content: [{ type: "text", text: "Reading." }, { type: "tool_use", id: "toolu_r", name: "Read", input: { file_path: join(workspace, "src", "math.ts") } }] },
+        {
+          content: [
+            { type: "text", text: "Reading." },
+            { type: "tool_use", id: "toolu_r", name: "Read", input: { file_path: join(workspace, "src", "math.ts") } },
+          ],
+        },
         text("It adds two numbers."),
       ],
     });
@@ -89,14 +98,18 @@ describe("cairn -p as a child process against model-sim", () => {
     const run = await runCairn(["-p", "Write new.txt", "--output-format", "json"], { cwd: workspace, env });
     expect(run.code).toBe(0);
     const result = run.lines.at(-1)!;
-    expect(result.permission_denials).toEqual([{ tool_name: "Write", tool_use_id: "toolu_w", tool_input: { file_path: join(workspace, "new.txt"), content: "hi" } }]);
+    expect(result.permission_denials).toEqual([
+      { tool_name: "Write", tool_use_id: "toolu_w", tool_input: { file_path: join(workspace, "new.txt"), content: "hi" } },
+    ]);
     const denied = (sim.requests.at(-1)!.body as Line).messages.at(-1).content[0];
     expect(denied).toMatchObject({ type: "tool_result", tool_use_id: "toolu_w", is_error: true });
     await expect(readFile(join(workspace, "new.txt"), "utf8")).rejects.toThrow();
   });
 
   it("honours --allowedTools and --max-turns", async () => {
-    const write = (name: string) => ({ content: [{ type: "tool_use" as const, id: `toolu_${name}`, name: "Write", input: { file_path: join(workspace, name), content: name } }] });
+    const write = (name: string) => ({
+      content: [{ type: "tool_use" as const, id: `toolu_${name}`, name: "Write", input: { file_path: join(workspace, name), content: name } }],
+    });
     sim.setScenario({ turns: [write("a.txt"), write("b.txt"), text("never reached")] });
     const run = await runCairn(["-p", "Write files", "--allowedTools", "Write", "--max-turns", "2", "--output-format", "json"], { cwd: workspace, env });
     expect(run.code).toBe(0);
@@ -136,7 +149,9 @@ describe("cairn -p as a child process against model-sim", () => {
 
 describe("cairn -p /compact", () => {
   it("summarises a resumed session with the given instructions and writes a boundary", async () => {
-    sim.setScenario({ turns: [text("First answer with details."), text("<summary>The user asked a question; it was answered.</summary>"), text("After compaction.")] });
+    sim.setScenario({
+      turns: [text("First answer with details."), text("<summary>The user asked a question; it was answered.</summary>"), text("After compaction.")],
+    });
     const first = await runCairn(["-p", "A question", "--output-format", "json"], { cwd: workspace, env });
     const sessionId = String(first.lines.at(-1)!.session_id);
     const compact = await runCairn(["-p", "/compact keep the numbers", "--resume", sessionId], { cwd: workspace, env });

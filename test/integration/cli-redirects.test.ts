@@ -46,7 +46,11 @@ describe("redirections through cairn -p", () => {
     const workspace = await workspaceIn(await tempDir("redirect-report"));
     const commands = ["ls > marker", "git status > marker", "ls 2> marker", "ls >> marker", "ls; echo x > marker"];
     const harmless = "ls > /dev/null 2>&1";
-    const { final, toolResults } = await run(workspace, [...commands, harmless], ["--settings", JSON.stringify({ permissions: { allow: ["Bash(git status:*)", "Bash(ls:*)"] } })]);
+    const { final, toolResults } = await run(
+      workspace,
+      [...commands, harmless],
+      ["--settings", JSON.stringify({ permissions: { allow: ["Bash(git status:*)", "Bash(ls:*)"] } })],
+    );
     expect(final.permission_denials.map((denial: Line) => denial.tool_input.command)).toEqual(commands);
     expect(toolResults.map((toolResult) => toolResult.is_error ?? false)).toEqual([true, true, true, true, true, false]);
     expect(await readdir(workspace)).toEqual([]);
@@ -75,7 +79,11 @@ describe("redirections through cairn -p", () => {
 
   it("acceptEdits lets a redirection into the workspace run", async () => {
     const workspace = await workspaceIn(await tempDir("redirect-allowed"));
-    const { final, toolResults } = await run(workspace, ["ls -a > listing.txt", "echo more >> listing.txt"], ["--permission-mode", "acceptEdits", "--settings", JSON.stringify(prefixRules)]);
+    const { final, toolResults } = await run(
+      workspace,
+      ["ls -a > listing.txt", "echo more >> listing.txt"],
+      ["--permission-mode", "acceptEdits", "--settings", JSON.stringify(prefixRules)],
+    );
     expect(final.permission_denials).toEqual([]);
     expect(toolResults.map((toolResult) => toolResult.is_error ?? false)).toEqual([false, false]);
     const listing = await readFile(join(workspace, "listing.txt"), "utf8");

@@ -35,7 +35,10 @@ async function run(settings: object) {
   const projects = join(cairnHome, "projects");
   const [project] = await readdir(projects);
   const [transcript] = (await readdir(join(projects, project!))).filter((name) => name.endsWith(".jsonl"));
-  const lines = (await readFile(join(projects, project!, transcript!), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Line);
+  const lines = (await readFile(join(projects, project!, transcript!), "utf8"))
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Line);
   const decisions = lines.filter((line) => line.toolCall?.decision).map((line) => line.toolCall.decision.reason as Line);
   return { parent, workspace, final: result.lines.at(-1)!, decisions };
 }

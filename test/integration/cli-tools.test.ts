@@ -13,7 +13,10 @@ beforeAll(async () => {
   workspace = await tempDir("tools-ws");
   cairnHome = await tempDir("tools-home");
   await mkdir(join(workspace, "src"));
-  await writeFile(join(workspace, "src", "math.ts"), "export function divide(a: number, b: number) {\n  // TODO: guard against division by zero\n  return a / b;\n}\n");
+  await writeFile(
+    join(workspace, "src", "math.ts"),
+    "export function divide(a: number, b: number) {\n  // TODO: guard against division by zero\n  return a / b;\n}\n",
+  );
   await writeFile(join(workspace, "README.md"), "# Example\n\nTODO: write docs\n");
 });
 afterAll(async () => sim.close());
@@ -71,7 +74,10 @@ describe("cairn -p with the real tools, sandbox and model-sim", () => {
     const sessionId = String(run.lines[0]!.session_id);
     const projects = join(cairnHome, "projects");
     const [project] = await readdir(projects);
-    const transcript = (await readFile(join(projects, project!, `${sessionId}.jsonl`), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Line);
+    const transcript = (await readFile(join(projects, project!, `${sessionId}.jsonl`), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Line);
     const calls = transcript.filter((line) => line.toolCall).map((line) => line.toolCall as Line);
     expect(calls.map((call) => call.name)).toEqual(expect.arrayContaining(["Glob", "Grep", "Read", "Edit", "Bash"]));
     const parallel = calls.filter((call) => ["Glob", "Grep", "Read"].includes(call.name));
@@ -102,7 +108,10 @@ describe("cairn rewind after a cairn -p turn", () => {
     expect(await readFile(notes, "utf8")).toBe("after\n");
     const sessionId = String(run.lines.at(-1)!.session_id);
     const [project] = await readdir(join(cairnHome, "projects"));
-    const lines = (await readFile(join(cairnHome, "projects", project!, `${sessionId}.jsonl`), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Line);
+    const lines = (await readFile(join(cairnHome, "projects", project!, `${sessionId}.jsonl`), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Line);
     const prompt = lines.find((line) => line.type === "user")!;
     expect(lines.some((line) => line.type === "cairn-checkpoint" && line.messageUuid === prompt.uuid)).toBe(true);
 

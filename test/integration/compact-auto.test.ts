@@ -8,7 +8,8 @@ afterEach(async () => {
   run = undefined;
 });
 
-const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T) => events.filter((event): event is Extract<AgentEvent, { type: T }> => event.type === type);
+const ofType = <T extends AgentEvent["type"]>(events: AgentEvent[], type: T) =>
+  events.filter((event): event is Extract<AgentEvent, { type: T }> => event.type === type);
 
 describe("auto-compaction end to end (runPrompt → query → SDK → model-sim)", () => {
   it("writes a boundary, sends the summary request, and the next request is smaller than the one before", async () => {

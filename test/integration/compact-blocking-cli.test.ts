@@ -10,7 +10,13 @@ beforeAll(async () => {
   sim = await startModelSim();
   workspace = await tempDir("blocking-ws");
   // A 10,000-token window: the blocking limit is 7,000 tokens.
-  env = { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: "test", CAIRN_HOME: await tempDir("blocking-home"), CAIRN_CONTEXT_WINDOW: "10000", CAIRN_DISABLE_AUTOCOMPACT: "1" };
+  env = {
+    ANTHROPIC_BASE_URL: sim.url,
+    ANTHROPIC_API_KEY: "test",
+    CAIRN_HOME: await tempDir("blocking-home"),
+    CAIRN_CONTEXT_WINDOW: "10000",
+    CAIRN_DISABLE_AUTOCOMPACT: "1",
+  };
 });
 afterAll(async () => {
   await sim.close();

@@ -31,9 +31,13 @@ export function workspaceFiles(count: number): Record<string, string> {
   return files;
 }
 
-export const readTurn = (file: number) => ({ content: [{ type: "tool_use" as const, id: `toolu_read_${file}`, name: "Read", input: { file_path: `/workspace/src/f${file}.ts` } }] });
+export const readTurn = (file: number) => ({
+  content: [{ type: "tool_use" as const, id: `toolu_read_${file}`, name: "Read", input: { file_path: `/workspace/src/f${file}.ts` } }],
+});
 export const textTurn = (text: string) => ({ content: [{ type: "text" as const, text }] });
-export const summaryTurn = textTurn("<analysis>Reviewed the reads.</analysis>\n<summary>1. Primary request: read the source files f1 to f4 and report.\n8. Current work: reading the files one by one.</summary>");
+export const summaryTurn = textTurn(
+  "<analysis>Reviewed the reads.</analysis>\n<summary>1. Primary request: read the source files f1 to f4 and report.\n8. Current work: reading the files one by one.</summary>",
+);
 export const serverError = { kind: "http" as const, status: 500, message: "simulated outage" };
 
 /** Window 9,000, reserve 700, buffer 500: auto-compaction at 7,800 tokens, i.e. after about three and a half file reads. */

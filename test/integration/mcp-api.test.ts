@@ -48,7 +48,11 @@ describe("mcp router", () => {
     expect(server).toMatchObject({ name: "everything", source: "dynamic", transport: "stdio", status: "connected", sandboxed: true });
     expect(server?.tools).toEqual(expect.arrayContaining(["echo", "get-sum"]));
     expect(server?.resources.length).toBeGreaterThan(0);
-    expect(server?.resources[0]).toEqual({ uri: expect.any(String), name: expect.any(String), ...(server?.resources[0]?.mimeType ? { mimeType: expect.any(String) } : {}) });
+    expect(server?.resources[0]).toEqual({
+      uri: expect.any(String),
+      name: expect.any(String),
+      ...(server?.resources[0]?.mimeType ? { mimeType: expect.any(String) } : {}),
+    });
     expect(server?.prompts.map((prompt) => prompt.name)).toEqual(expect.arrayContaining(["simple-prompt"]));
     const withArguments = server?.prompts.find((prompt) => prompt.arguments.length > 0);
     expect(withArguments?.arguments[0]).toMatchObject({ name: expect.any(String), required: expect.any(Boolean) });
@@ -59,10 +63,14 @@ describe("mcp router", () => {
     await using fixture = await startMcpServer({ mcpConfig: { mcpServers: { everything } } });
     const watcher = watchChanges(fixture.server.url, fixture.server.token);
     try {
-      await vi.waitFor(() => expect(watcher.received[0]).toEqual([{ name: "everything", status: "connected", toolCount: expect.any(Number) }]), { timeout: 10_000 });
+      await vi.waitFor(() => expect(watcher.received[0]).toEqual([{ name: "everything", status: "connected", toolCount: expect.any(Number) }]), {
+        timeout: 10_000,
+      });
       const reconnected = await fixture.client.mcp.reconnect.mutate({ name: "everything" });
       expect(reconnected).toMatchObject({ name: "everything", status: "connected" });
-      await vi.waitFor(() => expect(watcher.received.map((servers) => servers[0]?.status)).toEqual(expect.arrayContaining(["connecting", "connected"])), { timeout: 10_000 });
+      await vi.waitFor(() => expect(watcher.received.map((servers) => servers[0]?.status)).toEqual(expect.arrayContaining(["connecting", "connected"])), {
+        timeout: 10_000,
+      });
       expect(statuses(watcher.received.at(-1))).toEqual([{ name: "everything", status: "connected" }]);
     } finally {
       await watcher.stop();
@@ -75,7 +83,17 @@ describe("mcp router", () => {
   it("shows a project server as needing trust until the workspace is trusted", async () => {
     await using fixture = await startMcpServer({ projectMcp: { mcpServers: { proj: everything } } });
     expect(await fixture.client.mcp.servers.query()).toEqual([
-      { name: "proj", source: "project", transport: "stdio", status: "needs-trust", reason: expect.any(String), sandboxed: null, tools: [], resources: [], prompts: [] },
+      {
+        name: "proj",
+        source: "project",
+        transport: "stdio",
+        status: "needs-trust",
+        reason: expect.any(String),
+        sandboxed: null,
+        tools: [],
+        resources: [],
+        prompts: [],
+      },
     ]);
     const refused = await fixture.client.mcp.reconnect.mutate({ name: "proj" }).catch((error: unknown) => error);
     expect((refused as TRPCClientError<AppRouter>).data).toMatchObject({ cairn: { code: "untrusted_workspace" } });

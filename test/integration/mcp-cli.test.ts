@@ -27,12 +27,16 @@ afterAll(async () => {
   await sim.close();
 });
 
-const toolResultIn = (body: Line, id: string) => body.messages.flatMap((message: Line) => (Array.isArray(message.content) ? message.content : [])).find((block: Line) => block.tool_use_id === id);
+const toolResultIn = (body: Line, id: string) =>
+  body.messages.flatMap((message: Line) => (Array.isArray(message.content) ? message.content : [])).find((block: Line) => block.tool_use_id === id);
 
 describe("cairn -p with MCP servers", () => {
   it("starts the --mcp-config servers, reports them in the init line and lets the model call mcp__everything__echo", async () => {
     sim.setScenario({ turns: [call("toolu_echo", "mcp__everything__echo", { message: "hi from the model" }), text("The server answered.")] });
-    const run = await runCairn(["-p", "Echo something", "--mcp-config", configFile, "--allowedTools", "mcp__everything__echo", "--output-format", "stream-json", "--verbose"], { cwd: workspace, env });
+    const run = await runCairn(
+      ["-p", "Echo something", "--mcp-config", configFile, "--allowedTools", "mcp__everything__echo", "--output-format", "stream-json", "--verbose"],
+      { cwd: workspace, env },
+    );
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     const init = run.lines[0]!;
@@ -41,7 +45,10 @@ describe("cairn -p with MCP servers", () => {
 
     const first = sim.requests.at(-2)!.body as Line;
     const echoTool = first.tools.find((tool: Line) => tool.name === "mcp__everything__echo");
-    expect(echoTool).toMatchObject({ description: "Echoes back the input string", input_schema: { type: "object", properties: { message: { type: "string" } } } });
+    expect(echoTool).toMatchObject({
+      description: "Echoes back the input string",
+      input_schema: { type: "object", properties: { message: { type: "string" } } },
+    });
     const second = sim.requests.at(-1)!.body as Line;
     expect(toolResultIn(second, "toolu_echo")).toMatchObject({ type: "tool_result", content: "Echo: hi from the model" });
     expect(run.lines.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "The server answered.", permission_denials: [] });
@@ -58,17 +65,31 @@ describe("cairn -p with MCP servers", () => {
   it("takes inline JSON, and a deny rule stops the call before it reaches the server", async () => {
     sim.setScenario({ turns: [call("toolu_echo", "mcp__everything__echo", { message: "blocked" }), text("I was not allowed.")] });
     const inline = JSON.stringify({ mcpServers: { everything } });
-    const run = await runCairn(["-p", "Echo", "--mcp-config", inline, "--disallowedTools", "mcp__everything", "--output-format", "json"], { cwd: workspace, env });
+    const run = await runCairn(["-p", "Echo", "--mcp-config", inline, "--disallowedTools", "mcp__everything", "--output-format", "json"], {
+      cwd: workspace,
+      env,
+    });
     expect(run.code).toBe(0);
-    expect(run.lines.at(-1)!.permission_denials).toEqual([{ tool_name: "mcp__everything__echo", tool_use_id: "toolu_echo", tool_input: { message: "blocked" } }]);
-    expect(toolResultIn(sim.requests.at(-1)!.body as Line, "toolu_echo")).toMatchObject({ is_error: true, content: expect.stringContaining("denied by the rule mcp__everything") });
+    expect(run.lines.at(-1)!.permission_denials).toEqual([
+      { tool_name: "mcp__everything__echo", tool_use_id: "toolu_echo", tool_input: { message: "blocked" } },
+    ]);
+    expect(toolResultIn(sim.requests.at(-1)!.body as Line, "toolu_echo")).toMatchObject({
+      is_error: true,
+      content: expect.stringContaining("denied by the rule mcp__everything"),
+    });
   });
 
   it("starts project servers from .mcp.json (cairn -p trusts the directory) and shows a failing one as failed", async () => {
     const project = await tempDir("mcp-cli-project");
-    await writeFile(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { "my everything": everything, broken: { command: join(project, "missing-binary") } } }));
+    await writeFile(
+      join(project, ".mcp.json"),
+      JSON.stringify({ mcpServers: { "my everything": everything, broken: { command: join(project, "missing-binary") } } }),
+    );
     sim.setScenario({ turns: [call("toolu_sum", "mcp__my_everything__get-sum", { a: 2, b: 3 }), text("5")] });
-    const run = await runCairn(["-p", "Add", "--allowedTools", "mcp__my_everything__get-sum", "--output-format", "stream-json", "--verbose"], { cwd: project, env });
+    const run = await runCairn(["-p", "Add", "--allowedTools", "mcp__my_everything__get-sum", "--output-format", "stream-json", "--verbose"], {
+      cwd: project,
+      env,
+    });
     expect(run.code).toBe(0);
     expect(run.lines[0]!.mcp_servers).toEqual([
       { name: "my everything", status: "connected" },

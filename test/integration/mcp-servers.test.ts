@@ -59,7 +59,16 @@ async function runThroughPipeline(tools: Tool[], turns: ScriptedTurn[], rules: {
   const gate = createPermissionEngine({ getSettings: () => settings.merged, getAppState: store.getState, setAppState: store.setState, workspaceRoot: dir });
   const model = createScriptedModel([...turns, { content: [{ type: "text", text: "done" }] }]);
   const { events } = await collectEvents(
-    query({ messages: [createUserMessage({ uuid: "prompt", timestamp: new Date().toISOString(), parentUuid: null, content: "use the tools" })], systemPrompt: ["s"], tools, model: "test-model", signal: new AbortController().signal, context: testContext({ store }), gate, deps: testDeps(model) }),
+    query({
+      messages: [createUserMessage({ uuid: "prompt", timestamp: new Date().toISOString(), parentUuid: null, content: "use the tools" })],
+      systemPrompt: ["s"],
+      tools,
+      model: "test-model",
+      signal: new AbortController().signal,
+      context: testContext({ store }),
+      gate,
+      deps: testDeps(model),
+    }),
   );
   return { events, model };
 }
@@ -81,7 +90,14 @@ describe("MCP against server-everything over stdio", () => {
     const status = statusOf(manager, "everything");
     expect(status).toMatchObject({ state: "connected" });
     const names = manager.allTools().map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(["mcp__everything__echo", "mcp__everything__get-sum", "mcp__everything__get-tiny-image", "mcp__everything__trigger-long-running-operation"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "mcp__everything__echo",
+        "mcp__everything__get-sum",
+        "mcp__everything__get-tiny-image",
+        "mcp__everything__trigger-long-running-operation",
+      ]),
+    );
     expect(status?.state === "connected" && status.toolCount).toBe(names.length);
     const echo = manager.allTools().find((tool) => tool.name === "mcp__everything__echo")!;
     expect(echo.inputJsonSchema).toMatchObject({ type: "object", properties: { message: { type: "string" } }, required: ["message"] });
@@ -109,18 +125,24 @@ describe("MCP against server-everything over stdio", () => {
     expect(sum).toMatchObject({ tool_use_id: "toolu_sum", is_error: true, content: expect.stringContaining("denied by the rule mcp__everything__get-sum") });
     expect(image).toMatchObject({ tool_use_id: "toolu_img", is_error: true });
     const decisions = events.flatMap((event) => (event.type === "permission-decision" ? [[event.toolName, event.behavior, event.reason.type]] : []));
-    expect(decisions).toEqual(expect.arrayContaining([
-      ["mcp__everything__echo", "allow", "rule"],
-      ["mcp__everything__get-sum", "deny", "rule"],
-      ["mcp__everything__get-tiny-image", "deny", "user"],
-    ]));
+    expect(decisions).toEqual(
+      expect.arrayContaining([
+        ["mcp__everything__echo", "allow", "rule"],
+        ["mcp__everything__get-sum", "deny", "rule"],
+        ["mcp__everything__get-tiny-image", "deny", "user"],
+      ]),
+    );
     // MCP tools are never read-only to the engine: with no rule the call asks, and headless that is a no.
-    expect(events.filter((event) => event.type === "permission-request").map((event) => event.type === "permission-request" && event.toolName)).toEqual(["mcp__everything__get-tiny-image"]);
+    expect(events.filter((event) => event.type === "permission-request").map((event) => event.type === "permission-request" && event.toolName)).toEqual([
+      "mcp__everything__get-tiny-image",
+    ]);
   });
 
   it("passes an image result through as an image block; a server-wide rule mcp__everything allows every tool", async () => {
     const manager = await startManager({ everything });
-    const { events, model } = await runThroughPipeline(manager.allTools(), [toolCall("toolu_img", "mcp__everything__get-tiny-image", {})], { allow: ["mcp__everything"] });
+    const { events, model } = await runThroughPipeline(manager.allTools(), [toolCall("toolu_img", "mcp__everything__get-tiny-image", {})], {
+      allow: ["mcp__everything"],
+    });
     const [image] = results(events);
     expect(image?.is_error).toBeUndefined();
     const blocks = image?.content as Array<{ type: string; source?: { media_type: string } }>;
@@ -135,7 +157,10 @@ describe("MCP against server-everything over stdio", () => {
     const started = Date.now();
     const { events } = await runThroughPipeline(
       manager.allTools(),
-      [toolCall("toolu_slow", "mcp__everything__trigger-long-running-operation", { duration: 10, steps: 2 }), toolCall("toolu_echo", "mcp__everything__echo", { message: "still here" })],
+      [
+        toolCall("toolu_slow", "mcp__everything__trigger-long-running-operation", { duration: 10, steps: 2 }),
+        toolCall("toolu_echo", "mcp__everything__echo", { message: "still here" }),
+      ],
       { allow: ["mcp__everything"] },
     );
     const [slow, echo] = results(events);
@@ -167,12 +192,16 @@ describe("MCP against server-everything over stdio", () => {
     process.kill(firstPid, "SIGKILL");
     await whenServers(manager, () => statusOf(manager, "everything")?.state === "failed");
 
-    const { events } = await runThroughPipeline([echo], [toolCall("toolu_dead", "mcp__everything__echo", { message: "anyone?" })], { allow: ["mcp__everything__echo"] });
+    const { events } = await runThroughPipeline([echo], [toolCall("toolu_dead", "mcp__everything__echo", { message: "anyone?" })], {
+      allow: ["mcp__everything__echo"],
+    });
     expect(results(events)[0]).toMatchObject({ is_error: true, content: expect.stringContaining('MCP server "everything" is not connected') });
 
     await whenServers(manager, () => statusOf(manager, "everything")?.state === "connected");
     expect(Number((await readFile(pidFile, "utf8")).trim())).not.toBe(firstPid);
-    const again = await runThroughPipeline([echo], [toolCall("toolu_back", "mcp__everything__echo", { message: "back" })], { allow: ["mcp__everything__echo"] });
+    const again = await runThroughPipeline([echo], [toolCall("toolu_back", "mcp__everything__echo", { message: "back" })], {
+      allow: ["mcp__everything__echo"],
+    });
     expect(results(again.events)[0]).toMatchObject({ content: "Echo: back" });
   });
 
@@ -201,14 +230,19 @@ describe("MCP over Streamable HTTP", () => {
     const manager = await startManager({ "everything http": { type: "http", url: server.url } });
     expect(statusOf(manager, "everything http")).toMatchObject({ state: "connected" });
     const echo = manager.allTools().find((tool) => tool.name === "mcp__everything_http__echo")!;
-    const { events } = await runThroughPipeline([echo], [toolCall("toolu_h", "mcp__everything_http__echo", { message: "over http" })], { allow: ["mcp__everything_http__echo"] });
+    const { events } = await runThroughPipeline([echo], [toolCall("toolu_h", "mcp__everything_http__echo", { message: "over http" })], {
+      allow: ["mcp__everything_http__echo"],
+    });
     expect(results(events)[0]).toMatchObject({ content: "Echo: over http" });
   });
 
   it("turns a call after the HTTP server died into a tool error", async () => {
     const server = await startHttpEverything();
     http.push(server);
-    const manager = await startManager({ remote: { type: "http", url: server.url } }, { reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000, maxAttempts: 1 } });
+    const manager = await startManager(
+      { remote: { type: "http", url: server.url } },
+      { reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000, maxAttempts: 1 } },
+    );
     const echo = manager.allTools().find((tool) => tool.name === "mcp__remote__echo")!;
     await server.close();
     const { events } = await runThroughPipeline([echo], [toolCall("toolu_x", "mcp__remote__echo", { message: "x" })], { allow: ["mcp__remote"] });
@@ -221,7 +255,9 @@ describe("MCP against server-filesystem", () => {
   it("reads a workspace file with read_text_file", async () => {
     const manager = await startManager({ files: { command: process.execPath, args: [filesystemServer, dir] } });
     expect(manager.allTools().map((tool) => tool.name)).toEqual(expect.arrayContaining(["mcp__files__read_text_file", "mcp__files__write_file"]));
-    const { events } = await runThroughPipeline(manager.allTools(), [toolCall("toolu_r", "mcp__files__read_text_file", { path: join(dir, "notes.txt") })], { allow: ["mcp__files__read_text_file"] });
+    const { events } = await runThroughPipeline(manager.allTools(), [toolCall("toolu_r", "mcp__files__read_text_file", { path: join(dir, "notes.txt") })], {
+      allow: ["mcp__files__read_text_file"],
+    });
     expect(results(events)[0]).toMatchObject({ content: "alpha\nbeta\n" });
   });
 });

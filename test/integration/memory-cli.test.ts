@@ -40,7 +40,8 @@ beforeAll(async () => {
   await writeFile(join(workspace, "src", "CLAUDE.md"), "SRC-MEMORY: src uses named exports only\n");
   await writeFile(join(workspace, "src", "math.ts"), "export const add = (a: number, b: number) => a + b;\n");
   await writeFile(join(workspace, "src", "lib", "util.ts"), "export const id = <T>(value: T) => value;\n");
-  const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=Test", ...args], { cwd: workspace, stdio: "pipe" });
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=Test", ...args], { cwd: workspace, stdio: "pipe" });
   git("init", "-q", "-b", "main");
   git("add", "CLAUDE.md", "docs");
   git("commit", "-q", "-m", "first commit: memory files");
@@ -57,10 +58,17 @@ describe("cairn -p: memory files", () => {
     expect(run.code).toBe(0);
     const [body] = lastRequests(1);
     const first = firstUserMessage(body!);
-    for (const name of [join(cairnHome, "CLAUDE.md"), join(home, ".claude", "CLAUDE.md"), join(workspace, "CLAUDE.md"), join(workspace, "docs", "conventions.md"), join(workspace, "CLAUDE.local.md")]) {
+    for (const name of [
+      join(cairnHome, "CLAUDE.md"),
+      join(home, ".claude", "CLAUDE.md"),
+      join(workspace, "CLAUDE.md"),
+      join(workspace, "docs", "conventions.md"),
+      join(workspace, "CLAUDE.local.md"),
+    ]) {
       expect(first).toContain(`Contents of ${name}`);
     }
-    for (const marker of ["USER-CAIRN", "USER-CLAUDE", "CONVENTIONS: two-space indent", "LOCAL: my sandbox", "CYCLE-A", "CYCLE-B"]) expect(first).toContain(marker);
+    for (const marker of ["USER-CAIRN", "USER-CLAUDE", "CONVENTIONS: two-space indent", "LOCAL: my sandbox", "CYCLE-A", "CYCLE-B"])
+      expect(first).toContain(marker);
     expect(first).not.toContain("NOT-IMPORTED");
     expect(first).not.toContain("SRC-MEMORY");
     expect(first.indexOf("claudeMd")).toBeLessThan(first.indexOf("What are the rules?"));

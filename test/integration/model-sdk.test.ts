@@ -1,14 +1,6 @@
 import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createAnthropicModelClient,
-  query,
-  type AgentEvent,
-  type ModelClient,
-  type QueryDeps,
-  type Terminal,
-  type Tool,
-} from "@cairn/core";
+import { createAnthropicModelClient, query, type AgentEvent, type ModelClient, type QueryDeps, type Terminal, type Tool } from "@cairn/core";
 import { createTestTool, testContext } from "@cairn/core/testing";
 import { startModelSim, type ModelSim, type Scenario } from "@cairn/model-sim";
 
@@ -122,7 +114,11 @@ describe("the loop over the real SDK and HTTP, against model-sim", () => {
       turns: [
         {
           content: [{ type: "text", text: "after three failures" }],
-          faults: [{ kind: "http", status: 529 }, { kind: "http", status: 429, retryAfter: 2 }, { kind: "http", status: 500 }],
+          faults: [
+            { kind: "http", status: 529 },
+            { kind: "http", status: 429, retryAfter: 2 },
+            { kind: "http", status: 500 },
+          ],
         },
       ],
     });
@@ -141,7 +137,10 @@ describe("the loop over the real SDK and HTTP, against model-sim", () => {
   it("keeps the text of a stream cut by an error event and continues with a resume note", async () => {
     const { events, terminal, bodies } = await run({
       turns: [
-        { content: [{ type: "text", text: "Here is the first part of a long answer that gets cut." }], faults: [{ kind: "stream-error", afterEvents: 6, errorType: "api_error" }] },
+        {
+          content: [{ type: "text", text: "Here is the first part of a long answer that gets cut." }],
+          faults: [{ kind: "stream-error", afterEvents: 6, errorType: "api_error" }],
+        },
         textTurn(" And the rest."),
       ],
     });

@@ -55,7 +55,8 @@ function flood(url: string, token: string, waves: number, perWave: number): Prom
   });
 }
 
-const percentile = (values: number[], fraction: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * fraction))]!;
+const percentile = (values: number[], fraction: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * fraction))]!;
 
 describe("a flood of share streams", () => {
   it("gets 429 past the caps, while the owner's requests stay fast and the session is redacted once for all viewers", async () => {

@@ -26,14 +26,24 @@ describe("share links over HTTP", () => {
     expect(created.pinnedMessageUuid).toBe(messages.at(-1)?.uuid);
     expect(Date.parse(created.expiresAt) - Date.now()).toBeGreaterThan(29.9 * DAY);
     // On disk: the token's SHA-256, never the token.
-    const stored = ["", "-wal"].map((suffix) => join(fixture.cairnHome, `shares.db${suffix}`)).filter((path) => existsSync(path)).map((path) => readFileSync(path).toString("latin1")).join("");
+    const stored = ["", "-wal"]
+      .map((suffix) => join(fixture.cairnHome, `shares.db${suffix}`))
+      .filter((path) => existsSync(path))
+      .map((path) => readFileSync(path).toString("latin1"))
+      .join("");
     expect(stored).toContain(hashShareToken(created.token));
     expect(stored).not.toContain(created.token.slice("cairn_shr_".length));
 
     // The session goes on; the snapshot does not.
     await prompt(fixture, sessionId, "and then?");
     const view = await viewer.view.session.query({ token: created.token });
-    expect(view).toMatchObject({ title: "where is my token?", mode: "snapshot", running: false, pinnedMessageUuid: created.pinnedMessageUuid, lastEventId: null });
+    expect(view).toMatchObject({
+      title: "where is my token?",
+      mode: "snapshot",
+      running: false,
+      pinnedMessageUuid: created.pinnedMessageUuid,
+      lastEventId: null,
+    });
     expect(view.messages.map((message) => message.uuid)).toEqual(messages.map((message) => message.uuid));
     const shown = JSON.stringify(view.messages);
     expect(shown).not.toContain(GITHUB_TOKEN);
@@ -43,7 +53,15 @@ describe("share links over HTTP", () => {
 
     const listed = await client.share.list.query();
     expect(listed).toEqual([
-      expect.objectContaining({ shareId: created.shareId, sessionId, title: "where is my token?", mode: "snapshot", status: "active", viewCount: 1, revokedAt: null }),
+      expect.objectContaining({
+        shareId: created.shareId,
+        sessionId,
+        title: "where is my token?",
+        mode: "snapshot",
+        status: "active",
+        viewCount: 1,
+        revokedAt: null,
+      }),
     ]);
     expect(listed[0]?.lastAccessAt).not.toBeNull();
     expect(JSON.stringify(listed)).not.toContain(created.token);

@@ -30,7 +30,9 @@ async function expectCut(reader: ShareEventsReader, since: number, withinMs: num
 
 describe("live shares", () => {
   it("stream the running session to a viewer, redacted, with tracked ids", async () => {
-    await using fixture = await startShareFixture({ scenario: { turns: [text("hello"), { ...text(`the key is ${SECRET}\nand more text\n`.repeat(3)), chunkDelayMs: 2 }] } });
+    await using fixture = await startShareFixture({
+      scenario: { turns: [text("hello"), { ...text(`the key is ${SECRET}\nand more text\n`.repeat(3)), chunkDelayMs: 2 }] },
+    });
     const { sessionId, view, reader } = await openLiveShare(fixture);
     try {
       expect(view).toMatchObject({ mode: "live", running: false, pinnedMessageUuid: null });
@@ -93,6 +95,9 @@ describe("live shares", () => {
     await reader.done;
     expect(reader.messages.at(-1)?.event).toBe("serialized-error");
     expect(reader.messages.at(-1)?.data).toContain(SHARE_NOT_FOUND_MESSAGE);
-    expect(await errorOf(fixture.viewer.view.session.query({ token: "cairn_shr_nope" }))).toMatchObject({ code: "NOT_FOUND", message: SHARE_NOT_FOUND_MESSAGE });
+    expect(await errorOf(fixture.viewer.view.session.query({ token: "cairn_shr_nope" }))).toMatchObject({
+      code: "NOT_FOUND",
+      message: SHARE_NOT_FOUND_MESSAGE,
+    });
   });
 });

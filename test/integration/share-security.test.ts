@@ -5,7 +5,8 @@ import { send } from "./api-harness.ts";
 import { prompt, ShareEventsReader, startShareFixture, text } from "./share-support.ts";
 
 type ProcedureDefs = Record<string, { _def: { type: "query" | "mutation" | "subscription" } }>;
-const proceduresOf = (router: { _def: { procedures: object } }) => Object.entries(router._def.procedures as ProcedureDefs).map(([path, procedure]) => ({ path, type: procedure._def.type }));
+const proceduresOf = (router: { _def: { procedures: object } }) =>
+  Object.entries(router._def.procedures as ProcedureDefs).map(([path, procedure]) => ({ path, type: procedure._def.type }));
 const json = { "content-type": "application/json" };
 
 describe("what a share token can reach", () => {
@@ -18,7 +19,9 @@ describe("what a share token can reach", () => {
     const host = new URL(fixture.server.url).host;
     const procedures = proceduresOf(appRouter);
     const mutations = procedures.filter((procedure) => procedure.type === "mutation");
-    expect(mutations.map((procedure) => procedure.path)).toEqual(expect.arrayContaining(["session.send", "share.create", "share.revoke", "share.fork", "workspace.write", "terminal.open"]));
+    expect(mutations.map((procedure) => procedure.path)).toEqual(
+      expect.arrayContaining(["session.send", "share.create", "share.revoke", "share.fork", "workspace.write", "terminal.open"]),
+    );
 
     for (const { path, type } of procedures) {
       const url = `${fixture.server.url}/api/trpc/${path}`;
@@ -143,7 +146,12 @@ describe("what a share token can reach", () => {
     }
     expect(api.headers["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'");
     const csp = String(page.headers["content-security-policy"]);
-    const directives = new Map(csp.split(";").map((directive) => { const [name = "", ...values] = directive.trim().split(/\s+/); return [name, values.join(" ")]; }));
+    const directives = new Map(
+      csp.split(";").map((directive) => {
+        const [name = "", ...values] = directive.trim().split(/\s+/);
+        return [name, values.join(" ")];
+      }),
+    );
     expect(directives.get("default-src")).toBe("'self'");
     expect(directives.get("script-src")).toMatch(/^'self' 'nonce-[A-Za-z0-9+/]{24}' 'strict-dynamic'$/);
     expect(directives.get("object-src")).toBe("'none'");
@@ -179,7 +187,10 @@ class EventsWithInput {
   constructor(url: string, input: string) {
     this.done = (async () => {
       try {
-        const response = await fetch(`${url}/api/share/view.events?input=${input}`, { headers: { accept: "text/event-stream" }, signal: this.controller.signal });
+        const response = await fetch(`${url}/api/share/view.events?input=${input}`, {
+          headers: { accept: "text/event-stream" },
+          signal: this.controller.signal,
+        });
         if (!response.body) return;
         const decoder = new TextDecoder();
         for await (const chunk of response.body) this.body += decoder.decode(chunk as Uint8Array, { stream: true });

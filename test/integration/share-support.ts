@@ -93,7 +93,8 @@ export class ShareEventsReader {
     const input = encodeURIComponent(JSON.stringify({ token, lastEventId }));
     this.done = (async () => {
       try {
-        for await (const message of readSse(`${url}/api/share/view.events?input=${input}`, { headers: {}, signal: this.controller.signal })) this.messages.push(message);
+        for await (const message of readSse(`${url}/api/share/view.events?input=${input}`, { headers: {}, signal: this.controller.signal }))
+          this.messages.push(message);
       } catch (error) {
         if (!this.controller.signal.aborted) this.failure = error;
       } finally {

@@ -30,10 +30,16 @@ beforeAll(async () => {
     "---\nname: release-notes\ndescription: Writes release notes from the changelog\nargument-hint: <version>\n---\nWrite the release notes for version $ARGUMENTS. Use template.md from this skill's directory.\n",
   );
   await writeFile(join(skills, "release-notes", "template.md"), "## Version\n");
-  await writeFile(join(skills, "scaffold", "SKILL.md"), "---\ndescription: Creates files for a new module\nallowed-tools: Write\n---\nCreate the module $ARGUMENTS.\n");
+  await writeFile(
+    join(skills, "scaffold", "SKILL.md"),
+    "---\ndescription: Creates files for a new module\nallowed-tools: Write\n---\nCreate the module $ARGUMENTS.\n",
+  );
   await writeFile(join(skills, "broken", "SKILL.md"), "---\nname: broken\ndescription: [never closed\n---\nBody.\n");
   await writeFile(join(home, ".claude", "skills", "greet", "SKILL.md"), "---\ndescription: Greets the user by name\n---\nSay hello to $1 and mention $2.\n");
-  await writeFile(join(workspace, ".claude", "commands", "deploy.md"), "---\ndescription: Deploys to an environment\nargument-hint: <env> <tag>\n---\nDeploy tag $2 to $1 (all: $ARGUMENTS).\n");
+  await writeFile(
+    join(workspace, ".claude", "commands", "deploy.md"),
+    "---\ndescription: Deploys to an environment\nargument-hint: <env> <tag>\n---\nDeploy tag $2 to $1 (all: $ARGUMENTS).\n",
+  );
   env = { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: "test", CAIRN_HOME: join(home, ".cairn"), HOME: home };
 });
 afterAll(async () => {
@@ -42,7 +48,9 @@ afterAll(async () => {
 
 describe("cairn -p: skills", () => {
   it("lists skills in the first request and the Skill tool loads one with its arguments and directory", async () => {
-    sim.setScenario({ turns: [{ content: [{ type: "tool_use", id: "toolu_skill", name: "Skill", input: { skill: "release-notes", args: "2.1.0" } }] }, text("Notes written.")] });
+    sim.setScenario({
+      turns: [{ content: [{ type: "tool_use", id: "toolu_skill", name: "Skill", input: { skill: "release-notes", args: "2.1.0" } }] }, text("Notes written.")],
+    });
     const run = await runCairn(["-p", "Write the release notes for 2.1.0", "--output-format", "stream-json", "--verbose"], { cwd: workspace, env });
     expect(run.code).toBe(0);
     expect(run.lines[0]!.tools).toContain("Skill");
@@ -82,7 +90,9 @@ describe("cairn -p: skills", () => {
 
   it("without the skill the same Write is denied in print mode", async () => {
     const target = join(workspace, "other.ts");
-    sim.setScenario({ turns: [{ content: [{ type: "tool_use", id: "toolu_write", name: "Write", input: { file_path: target, content: "x" } }] }, text("Could not.")] });
+    sim.setScenario({
+      turns: [{ content: [{ type: "tool_use", id: "toolu_write", name: "Write", input: { file_path: target, content: "x" } }] }, text("Could not.")],
+    });
     const run = await runCairn(["-p", "Write other.ts", "--output-format", "json"], { cwd: workspace, env });
     expect(run.lines.at(-1)!.permission_denials).toHaveLength(1);
     await expect(readFile(target, "utf8")).rejects.toThrow();
@@ -120,7 +130,8 @@ describe("cairn -p: slash commands", () => {
     const before = sim.requests.length;
     const run = await runCairn(["-p", "/help"], { cwd: workspace, env });
     expect(run.code).toBe(0);
-    for (const line of ["/compact [instructions]", "/clear", "/model <name>", "/release-notes <version>", "/deploy <env> <tag>", "/greet"]) expect(run.stdout).toContain(line);
+    for (const line of ["/compact [instructions]", "/clear", "/model <name>", "/release-notes <version>", "/deploy <env> <tag>", "/greet"])
+      expect(run.stdout).toContain(line);
     expect(run.stdout).toMatch(/\/broken — invalid YAML front matter/);
     const broken = await runCairn(["-p", "/broken"], { cwd: workspace, env });
     expect(broken.code).toBe(2);

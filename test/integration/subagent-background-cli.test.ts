@@ -25,10 +25,21 @@ describe("cairn -p with a background agent", () => {
       turns: [
         {
           match: { firstMessageIncludes: "Start a survey" },
-          content: [{ type: "tool_use", id: "toolu_bg", name: "Agent", input: { description: "survey", prompt: subagentTask, subagent_type: "general-purpose", model: "haiku", run_in_background: true } }],
+          content: [
+            {
+              type: "tool_use",
+              id: "toolu_bg",
+              name: "Agent",
+              input: { description: "survey", prompt: subagentTask, subagent_type: "general-purpose", model: "haiku", run_in_background: true },
+            },
+          ],
         },
         // The subagent's answer is held long enough for the main loop to finish its own turn first.
-        { match: { firstMessageIncludes: subagentTask }, content: [{ type: "text", text: "Survey done: 0 files." }], faults: [{ kind: "stall", afterEvents: 1, ms: 1_500 }] },
+        {
+          match: { firstMessageIncludes: subagentTask },
+          content: [{ type: "text", text: "Survey done: 0 files." }],
+          faults: [{ kind: "stall", afterEvents: 1, ms: 1_500 }],
+        },
         { match: { firstMessageIncludes: "Start a survey" }, content: [{ type: "text", text: "The survey runs in the background." }] },
         { match: { firstMessageIncludes: "Start a survey" }, content: [{ type: "text", text: "The survey found 0 files." }] },
       ],

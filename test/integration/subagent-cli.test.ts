@@ -12,7 +12,12 @@ let env: Record<string, string>;
 
 type Line = Record<string, any>;
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
-const agent = (id: string, prompt: string, extra: Record<string, unknown> = {}) => ({ type: "tool_use" as const, id, name: "Agent", input: { description: `task ${id}`, prompt, ...extra } });
+const agent = (id: string, prompt: string, extra: Record<string, unknown> = {}) => ({
+  type: "tool_use" as const,
+  id,
+  name: "Agent",
+  input: { description: `task ${id}`, prompt, ...extra },
+});
 
 beforeAll(async () => {
   sim = await startModelSim();
@@ -21,7 +26,10 @@ beforeAll(async () => {
   await mkdir(join(workspace, "src"));
   await writeFile(join(workspace, "src", "math.ts"), "export const add = (a: number, b: number) => a + b;\n");
   await mkdir(join(workspace, ".claude", "agents"), { recursive: true });
-  await writeFile(join(workspace, ".claude", "agents", "reader.md"), "---\nname: reader\ndescription: Reads files and reports\ntools: Read, Glob\n---\nYou only read files and report what they contain.\n");
+  await writeFile(
+    join(workspace, ".claude", "agents", "reader.md"),
+    "---\nname: reader\ndescription: Reads files and reports\ntools: Read, Glob\n---\nYou only read files and report what they contain.\n",
+  );
   env = { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: "test", CAIRN_HOME: cairnHome };
 });
 afterAll(async () => {
@@ -34,13 +42,17 @@ async function subagentTranscripts(sessionId: string): Promise<Array<{ file: str
   return Promise.all(
     files.map(async (file) => ({
       file,
-      lines: (await readFile(join(dir, file), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Line),
+      lines: (await readFile(join(dir, file), "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as Line),
       meta: JSON.parse(await readFile(join(dir, file.replace(/\.jsonl$/, ".meta.json")), "utf8")) as Line,
     })),
   );
 }
 
-const toolResults = (body: Line) => body.messages.flatMap((message: Line) => (Array.isArray(message.content) ? message.content : [])).filter((block: Line) => block.type === "tool_result");
+const toolResults = (body: Line) =>
+  body.messages.flatMap((message: Line) => (Array.isArray(message.content) ? message.content : [])).filter((block: Line) => block.type === "tool_result");
 
 describe("cairn -p with subagents", () => {
   it("runs a subagent that makes two tool calls and returns its answer as the Agent result", async () => {
@@ -110,7 +122,11 @@ describe("cairn -p with subagents", () => {
     // Each subagent's response is held for 1.5 s; run one after the other, the second request would come after that.
     expect(Math.abs(subB.receivedAt - subA.receivedAt)).toBeLessThan(1_000);
     const parentLast = requests[3]!.body as Line;
-    expect(toolResults(parentLast).map((block: Line) => [block.tool_use_id, block.content]).sort()).toEqual([
+    expect(
+      toolResults(parentLast)
+        .map((block: Line) => [block.tool_use_id, block.content])
+        .sort(),
+    ).toEqual([
       ["toolu_one", "answer from a subagent"],
       ["toolu_two", "answer from a subagent"],
     ]);

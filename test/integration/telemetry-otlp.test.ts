@@ -38,9 +38,18 @@ afterAll(async () => {
   await new Promise((resolve) => receiver.close(resolve));
 });
 
-const spansOf = (items: Received[]) => items.filter((item) => item.signal === "traces").flatMap((item) => item.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans)));
-const metricsOf = (items: Received[]) => items.filter((item) => item.signal === "metrics").flatMap((item) => item.body.resourceMetrics.flatMap((rm: any) => rm.scopeMetrics.flatMap((sm: any) => sm.metrics)));
-const logsOf = (items: Received[]) => items.filter((item) => item.signal === "logs").flatMap((item) => item.body.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords)));
+const spansOf = (items: Received[]) =>
+  items
+    .filter((item) => item.signal === "traces")
+    .flatMap((item) => item.body.resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans)));
+const metricsOf = (items: Received[]) =>
+  items
+    .filter((item) => item.signal === "metrics")
+    .flatMap((item) => item.body.resourceMetrics.flatMap((rm: any) => rm.scopeMetrics.flatMap((sm: any) => sm.metrics)));
+const logsOf = (items: Received[]) =>
+  items
+    .filter((item) => item.signal === "logs")
+    .flatMap((item) => item.body.resourceLogs.flatMap((rl: any) => rl.scopeLogs.flatMap((sl: any) => sl.logRecords)));
 const attr = (record: any, key: string) => {
   const value = record.attributes.find((attribute: any) => attribute.key === key)?.value;
   return value?.stringValue ?? value?.intValue ?? value?.doubleValue ?? value?.boolValue;
@@ -51,7 +60,10 @@ async function runWithTelemetry(protocol: "http/json" | "http/protobuf", extraEn
   const cairnHome = await tempDir("otel-home");
   sim.setScenario({
     turns: [
-      { content: [{ type: "tool_use", id: "toolu_w", name: "Write", input: { file_path: `${workspace}/a.txt`, content: "one\ntwo\n" } }], usage: { input_tokens: 120, output_tokens: 30 } },
+      {
+        content: [{ type: "tool_use", id: "toolu_w", name: "Write", input: { file_path: `${workspace}/a.txt`, content: "one\ntwo\n" } }],
+        usage: { input_tokens: 120, output_tokens: 30 },
+      },
       { content: [{ type: "text", text: "done" }], usage: { input_tokens: 200, output_tokens: 5 } },
     ],
   });
@@ -98,7 +110,14 @@ describe.each(["http/json", "http/protobuf"] as const)("OpenTelemetry over %s", 
 
     const metrics = metricsOf(items);
     const names = metrics.map((metric: any) => metric.name);
-    for (const name of ["cairn.session.count", "cairn.token.usage", "cairn.cost.usage", "cairn.lines_of_code.count", "cairn.code_edit_tool.decision", "cairn.active_time.total"]) {
+    for (const name of [
+      "cairn.session.count",
+      "cairn.token.usage",
+      "cairn.cost.usage",
+      "cairn.lines_of_code.count",
+      "cairn.code_edit_tool.decision",
+      "cairn.active_time.total",
+    ]) {
       expect(names).toContain(name);
     }
     const tokens = metrics.find((metric: any) => metric.name === "cairn.token.usage").sum.dataPoints;

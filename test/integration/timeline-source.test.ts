@@ -16,7 +16,13 @@ describe("timeline over HTTP", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
         turns: [
-          { content: [{ type: "text", text: "Looking." }, { type: "tool_use", name: "Glob", input: { pattern: "**/*.ts", path: fixture.root } }, { type: "tool_use", name: "Read", input: { file_path: join(fixture.root, "README.md") } }] },
+          {
+            content: [
+              { type: "text", text: "Looking." },
+              { type: "tool_use", name: "Glob", input: { pattern: "**/*.ts", path: fixture.root } },
+              { type: "tool_use", name: "Read", input: { file_path: join(fixture.root, "README.md") } },
+            ],
+          },
           { content: [{ type: "text", text: "Done." }] },
         ],
       }),

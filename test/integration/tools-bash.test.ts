@@ -86,7 +86,10 @@ describe("Bash against the real, sandboxed worker", () => {
     fixture = await createToolsFixture();
     const bash = findToolByName(fixture.tools, "Bash")!;
     const controller = new AbortController();
-    const call = bash.call({ command: "echo working; sleep 30" }, fixture.context({ signal: controller.signal }), meta) as AsyncGenerator<ToolProgress, ToolResult>;
+    const call = bash.call({ command: "echo working; sleep 30" }, fixture.context({ signal: controller.signal }), meta) as AsyncGenerator<
+      ToolProgress,
+      ToolResult
+    >;
     const first = await call.next();
     expect(first.value).toMatchObject({ data: { chunk: "working\n" } });
     const started = Date.now();

@@ -92,20 +92,20 @@ const fileCases = (): Case[] => {
 
 /** Shell commands that read the canary; without the sandbox each one shows it (the positive control). */
 const bashReadProbes = (): string[] => [
-    "cat ../canary.txt",
-    `cat ${join(parent, "canary.txt")}`,
-    "cat link-file",
-    "cat link-abs chain-a",
-    "cat link-dir/canary.txt link-dir/secret/key.txt",
-    "cd .. && cat canary.txt; ls",
-    `cat /proc/self/root${join(parent, "canary.txt")}`,
-    "ln -s ../canary.txt fresh-link && cat fresh-link",
-    `grep -r CANARY ${parent} 2>&1; grep -r CANARY .. 2>&1`,
-    `find ${parent} -type f -exec cat {} + 2>&1`,
-    "python3 -c \"print(open('../canary.txt').read())\" 2>&1",
-    "node -e \"console.log(require('fs').readFileSync('../canary.txt','utf8'))\" 2>&1",
-    "cp ../canary.txt stolen.txt; cat stolen.txt",
-    `tar -cf - -C ${parent} canary.txt 2>&1 | tar -xOf - 2>&1`,
+  "cat ../canary.txt",
+  `cat ${join(parent, "canary.txt")}`,
+  "cat link-file",
+  "cat link-abs chain-a",
+  "cat link-dir/canary.txt link-dir/secret/key.txt",
+  "cd .. && cat canary.txt; ls",
+  `cat /proc/self/root${join(parent, "canary.txt")}`,
+  "ln -s ../canary.txt fresh-link && cat fresh-link",
+  `grep -r CANARY ${parent} 2>&1; grep -r CANARY .. 2>&1`,
+  `find ${parent} -type f -exec cat {} + 2>&1`,
+  "python3 -c \"print(open('../canary.txt').read())\" 2>&1",
+  "node -e \"console.log(require('fs').readFileSync('../canary.txt','utf8'))\" 2>&1",
+  "cp ../canary.txt stolen.txt; cat stolen.txt",
+  `tar -cf - -C ${parent} canary.txt 2>&1 | tar -xOf - 2>&1`,
 ];
 
 // Every redirection form of the permission corpus, aimed beside the workspace, in one script (a

@@ -73,7 +73,9 @@ describe("file tools against the real worker", () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
     await writeFile(join(fixture.root, "logo.png"), png);
     const run = await fixture.run("Read", { file_path: join(fixture.root, "logo.png") });
-    expect(run.stage === "result" && run.content).toEqual([{ type: "image", source: { type: "base64", media_type: "image/png", data: png.toString("base64") } }]);
+    expect(run.stage === "result" && run.content).toEqual([
+      { type: "image", source: { type: "base64", media_type: "image/png", data: png.toString("base64") } },
+    ]);
   });
 
   it("suggests the right file when the model drops the workspace root or guesses the extension", async () => {

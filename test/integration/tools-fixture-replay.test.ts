@@ -16,7 +16,10 @@ type Line = { type: string; message?: { content: unknown } };
 type Block = { type: string; id?: string; name?: string; input?: unknown; tool_use_id?: string; content?: unknown };
 
 async function loadFixture(): Promise<{ calls: Block[]; results: Map<string, string> }> {
-  const lines = (await readFile(fixturePath, "utf8")).split("\n").filter(Boolean).map((line) => JSON.parse(line) as Line);
+  const lines = (await readFile(fixturePath, "utf8"))
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Line);
   const blocks = lines.flatMap((line) => (Array.isArray(line.message?.content) ? (line.message.content as Block[]) : []));
   const results = new Map<string, string>();
   for (const block of blocks) if (block.type === "tool_result" && typeof block.content === "string") results.set(block.tool_use_id ?? "", block.content);
@@ -34,7 +37,8 @@ function projectFiles(): Record<string, string> {
   };
   for (let index = 1; index <= 30; index++) {
     const id = String(index).padStart(2, "0");
-    files[`src/lib/mod${id}.ts`] = `// Module ${id}.\n\nexport function describe${id}(): string {\n  return "module ${id}";\n  // TODO: richer description for module ${id}\n}\n`;
+    files[`src/lib/mod${id}.ts`] =
+      `// Module ${id}.\n\nexport function describe${id}(): string {\n  return "module ${id}";\n  // TODO: richer description for module ${id}\n}\n`;
   }
   return files;
 }

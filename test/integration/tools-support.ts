@@ -27,7 +27,10 @@ export type ToolsFixture = {
   dispose(): Promise<void>;
 };
 
-export async function createToolsFixture(files: Record<string, string> = {}, options: { forceJsSearch?: boolean; sandbox?: boolean } = {}): Promise<ToolsFixture> {
+export async function createToolsFixture(
+  files: Record<string, string> = {},
+  options: { forceJsSearch?: boolean; sandbox?: boolean } = {},
+): Promise<ToolsFixture> {
   const parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-tools-")));
   const root = join(parent, "ws");
   await mkdir(root);

@@ -11,10 +11,7 @@ export const cairnBin = join(repoRoot, "packages", "cli", "bin", "cairn.js");
 export type CliRun = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; lines: Array<Record<string, any>> };
 
 /** Runs `cairn` as a child process, as a user would, with a clean environment of our choosing. */
-export function runCairn(
-  args: string[],
-  options: { cwd: string; env?: Record<string, string>; stdin?: string; timeoutMs?: number },
-): Promise<CliRun> {
+export function runCairn(args: string[], options: { cwd: string; env?: Record<string, string>; stdin?: string; timeoutMs?: number }): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [cairnBin, ...args], {
       cwd: options.cwd,

@@ -12,7 +12,10 @@ const envSchema = z.object({
   CAIRN_FALLBACK_MODEL: z.string().min(1).optional(),
   CAIRN_TOKEN: z.string().min(16).optional(),
   CAIRN_ALLOWED_HOSTS: z.string().optional(),
-  CAIRN_SHARE_STREAMS: z.string().regex(/^\d{1,6}\/\d{1,6}\/\d{1,6}$/, "perClient/perShare/total, e.g. 4/20/100").optional(),
+  CAIRN_SHARE_STREAMS: z
+    .string()
+    .regex(/^\d{1,6}\/\d{1,6}\/\d{1,6}$/, "perClient/perShare/total, e.g. 4/20/100")
+    .optional(),
   CAIRN_MAX_TOOL_USE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   CAIRN_DISABLE_PROMPT_CACHING: z.enum(["0", "1", "true", "false"]).optional(),
   CAIRN_MAX_RETRIES: z.coerce.number().int().min(1).max(20).optional(),
@@ -59,7 +62,10 @@ export function readEnv(source: Record<string, string | undefined> = process.env
     model: env.CAIRN_MODEL,
     fallbackModel: env.CAIRN_FALLBACK_MODEL,
     token: env.CAIRN_TOKEN,
-    allowedHosts: (env.CAIRN_ALLOWED_HOSTS ?? "").split(",").map((entry) => entry.trim()).filter((entry) => entry !== ""),
+    allowedHosts: (env.CAIRN_ALLOWED_HOSTS ?? "")
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ""),
     shareStreams: shareStreamLimits(env.CAIRN_SHARE_STREAMS),
     maxToolConcurrency: env.CAIRN_MAX_TOOL_USE_CONCURRENCY ?? 10,
     promptCaching: !(env.CAIRN_DISABLE_PROMPT_CACHING === "1" || env.CAIRN_DISABLE_PROMPT_CACHING === "true"),

@@ -34,7 +34,10 @@ export type CliIo = {
 export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, version: string): Promise<number> {
   // Telemetry (CAIRN_ENABLE_TELEMETRY=1): the SDK is loaded only then, and flushed before exit.
   const telemetry = env.telemetry
-    ? await (await import("@cairn/api/telemetry")).startTelemetry(env.telemetry, { serviceVersion: version, warn: (message) => io.stderr(`cairn: ${message}\n`) })
+    ? await (await import("@cairn/api/telemetry")).startTelemetry(env.telemetry, {
+        serviceVersion: version,
+        warn: (message) => io.stderr(`cairn: ${message}\n`),
+      })
     : undefined;
   try {
     return await runWithRuntime(args, env, io, version, telemetry?.telemetry);
@@ -79,7 +82,9 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
       io.stderr(`cairn: settings problem in ${problem.file}${problem.path ? ` at ${problem.path}` : ""}: ${problem.message}\n`);
     }
     for (const problem of runtime.mcp.problems) {
-      io.stderr(`cairn: MCP config problem${problem.file ? ` in ${problem.file}` : ""}${problem.server ? ` (server "${problem.server}")` : ""}: ${problem.message}\n`);
+      io.stderr(
+        `cairn: MCP config problem${problem.file ? ` in ${problem.file}` : ""}${problem.server ? ` (server "${problem.server}")` : ""}: ${problem.message}\n`,
+      );
     }
     for (const server of runtime.mcp.servers()) {
       if (server.status.state === "failed") io.stderr(`cairn: MCP server "${server.name}" failed to start: ${server.status.reason}\n`);
@@ -118,14 +123,17 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
           model: runtime.model.model,
           permissionMode: runtime.store.getState().permissionMode,
           demo: runtime.model.demo,
-          mcpServers: runtime.mcp.servers().map((server) => ({ name: server.name, status: server.status.state === "connecting" ? "pending" : server.status.state })),
+          mcpServers: runtime.mcp
+            .servers()
+            .map((server) => ({ name: server.name, status: server.status.state === "connecting" ? "pending" : server.status.state })),
         }),
       );
     }
 
     const { systemPrompt, memory } = await runtime.sessionContext(runtime.model.model);
     const catalog = await memory.skills();
-    if (args.verbose) for (const problem of catalog.problems) io.stderr(`cairn: ${problem.kind} /${problem.name} is invalid (${problem.path}): ${problem.reason}\n`);
+    if (args.verbose)
+      for (const problem of catalog.problems) io.stderr(`cairn: ${problem.kind} /${problem.name} is invalid (${problem.path}): ${problem.reason}\n`);
     let prompt = args.prompt;
     const slash = resolveSlashCommand(args.prompt, catalog);
     if (slash?.kind === "error") {
@@ -139,7 +147,12 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
         case "help":
           return finishWithText(renderSlashHelp(catalog), { args, io, emit, sessionId });
         case "clear":
-          return finishWithText("Nothing to clear: each cairn -p run starts a new session unless --resume or --continue is given.", { args, io, emit, sessionId });
+          return finishWithText("Nothing to clear: each cairn -p run starts a new session unless --resume or --continue is given.", {
+            args,
+            io,
+            emit,
+            sessionId,
+          });
         case "model":
           io.stderr("cairn: /model switches the model of an IDE session; with cairn -p use --model <name>\n");
           return 2;
@@ -299,7 +312,14 @@ async function runManualCompaction(options: {
     return 2;
   }
   const outcome = await wiring.compactor.compactNow(
-    { messages: history, model: runtime.model.model, systemPrompt: runtime.systemPrompt, signal: io.signal, client: runtime.model.client, lastInputTokens: null },
+    {
+      messages: history,
+      model: runtime.model.model,
+      systemPrompt: runtime.systemPrompt,
+      signal: io.signal,
+      client: runtime.model.client,
+      lastInputTokens: null,
+    },
     options.instructions ? { instructions: options.instructions } : {},
   );
   if (!outcome.ok) {
@@ -311,7 +331,10 @@ async function runManualCompaction(options: {
   for (const message of outcome.result.added) await wiring.sink.appendMessage(message);
   await wiring.sink.close();
   const boundary = outcome.result.events.find((event) => event.type === "compact-boundary");
-  const summary = boundary && boundary.type === "compact-boundary" ? `Compacted the conversation: ${boundary.preTokens} → ${boundary.postTokens} tokens.` : "Compacted the conversation.";
+  const summary =
+    boundary && boundary.type === "compact-boundary"
+      ? `Compacted the conversation: ${boundary.preTokens} → ${boundary.postTokens} tokens.`
+      : "Compacted the conversation.";
   if (args.outputFormat === "text") io.stdout(`${summary}\n`);
   else emit({ type: "result", subtype: "success", is_error: false, result: summary, session_id: sessionId, num_turns: 0 });
   return 0;

@@ -85,7 +85,10 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
   let server: CairnServer | undefined;
   // Telemetry (CAIRN_ENABLE_TELEMETRY=1): the SDK is loaded only then, and flushed at exit.
   const telemetry = env.telemetry
-    ? await (await import("@cairn/api/telemetry")).startTelemetry(env.telemetry, { serviceVersion: cliVersion(), warn: (message) => io.stderr(`cairn: ${message}\n`) })
+    ? await (await import("@cairn/api/telemetry")).startTelemetry(env.telemetry, {
+        serviceVersion: cliVersion(),
+        warn: (message) => io.stderr(`cairn: ${message}\n`),
+      })
     : undefined;
   try {
     server = await startServer({
@@ -111,7 +114,8 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
       ...(env.shareStreams ? { share: { streams: env.shareStreams } } : {}),
     });
     io.stdout(`Cairn is running at ${server.loginUrl}\n`);
-    if (server.ideUrl !== server.url) io.stdout(`  also at ${server.url}/?token=${server.token} (for a browser or tool that does not resolve *.localhost names)\n`);
+    if (server.ideUrl !== server.url)
+      io.stdout(`  also at ${server.url}/?token=${server.token} (for a browser or tool that does not resolve *.localhost names)\n`);
     io.stdout(`  workspace: ${server.runtime.workspaceRoot}\n`);
     if (server.runtime.model.demo) io.stdout("  no ANTHROPIC_API_KEY is set: the offline demo model answers (it knows a few commands only)\n");
     for (const problem of server.runtime.settings.problems) {

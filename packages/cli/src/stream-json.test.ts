@@ -3,7 +3,9 @@ import { eventToLine, resultLine } from "./stream-json.ts";
 
 describe("stream-json lines", () => {
   it("maps retries and denials onto Claude Code's system lines", () => {
-    expect(eventToLine({ type: "retry", attempt: 2, maxAttempts: 10, delayMs: 1000, status: 529, errorCode: "overloaded", message: "Overloaded" }, "s1")).toEqual({
+    expect(
+      eventToLine({ type: "retry", attempt: 2, maxAttempts: 10, delayMs: 1000, status: 529, errorCode: "overloaded", message: "Overloaded" }, "s1"),
+    ).toEqual({
       type: "system",
       subtype: "api_retry",
       attempt: 2,
@@ -14,7 +16,10 @@ describe("stream-json lines", () => {
       session_id: "s1",
     });
     expect(
-      eventToLine({ type: "permission-decision", toolUseId: "t", toolName: "Bash", behavior: "deny", reason: { type: "headless", reason: "print mode" }, waitedMs: 0 }, "s1"),
+      eventToLine(
+        { type: "permission-decision", toolUseId: "t", toolName: "Bash", behavior: "deny", reason: { type: "headless", reason: "print mode" }, waitedMs: 0 },
+        "s1",
+      ),
     ).toMatchObject({ subtype: "permission_denied", tool_name: "Bash", tool_use_id: "t" });
     expect(eventToLine({ type: "text-delta", index: 0, text: "x" }, "s1")).toBeNull();
   });

@@ -58,7 +58,14 @@ export function eventToLine(event: AgentEvent, sessionId: string): StreamJsonLin
       };
     case "permission-decision":
       if (event.behavior !== "deny") return null;
-      return { type: "system", subtype: "permission_denied", tool_name: event.toolName, tool_use_id: event.toolUseId, reason: event.reason, session_id: sessionId };
+      return {
+        type: "system",
+        subtype: "permission_denied",
+        tool_name: event.toolName,
+        tool_use_id: event.toolUseId,
+        reason: event.reason,
+        session_id: sessionId,
+      };
     case "model-fallback":
       return { type: "system", subtype: "model_fallback", from: event.from, to: event.to, reason: event.reason, session_id: sessionId };
     case "notice":
@@ -66,7 +73,12 @@ export function eventToLine(event: AgentEvent, sessionId: string): StreamJsonLin
     case "error":
       return { type: "system", subtype: "api_error", code: event.code, message: event.message, status: event.status, session_id: sessionId };
     case "compact-boundary":
-      return { type: "system", subtype: "compact_boundary", compact_metadata: { trigger: event.trigger, pre_tokens: event.preTokens, post_tokens: event.postTokens }, session_id: sessionId };
+      return {
+        type: "system",
+        subtype: "compact_boundary",
+        compact_metadata: { trigger: event.trigger, pre_tokens: event.preTokens, post_tokens: event.postTokens },
+        session_id: sessionId,
+      };
     default:
       return null;
   }

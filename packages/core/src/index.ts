@@ -87,7 +87,34 @@ export type { CompactionErrorCode } from "./compact/errors.ts";
 export { contextUsage, contextWindowForModel, estimateMessageTokens, estimateTokens, resolveContextLimits } from "./compact/tokens.ts";
 export type { ContextLimitOptions, ContextLimits, ContextUsage } from "./compact/tokens.ts";
 export { estimateCostUsd } from "./model/pricing.ts";
-export { bashLimits, bashOutputTool, bashTool, builtinTools, createBashOutputTool, createBashTool, createEditTool, createGlobTool, createGrepTool, createKillShellTool, createReadTool, createTodoWriteTool, createWriteTool, editTool, globTool, grepTool, killShellTool, readLimits, readTool, todoWriteTool, writeTool, type BashProgress, type BashToolOptions, type BuiltinToolsOptions, type PatchHunk, type ToolFailureOutput } from "./tools/builtin/index.ts";
+export {
+  bashLimits,
+  bashOutputTool,
+  bashTool,
+  builtinTools,
+  createBashOutputTool,
+  createBashTool,
+  createEditTool,
+  createGlobTool,
+  createGrepTool,
+  createKillShellTool,
+  createReadTool,
+  createTodoWriteTool,
+  createWriteTool,
+  editTool,
+  globTool,
+  grepTool,
+  killShellTool,
+  readLimits,
+  readTool,
+  todoWriteTool,
+  writeTool,
+  type BashProgress,
+  type BashToolOptions,
+  type BuiltinToolsOptions,
+  type PatchHunk,
+  type ToolFailureOutput,
+} from "./tools/builtin/index.ts";
 export { agentInputSchema, createAgentTool, type AgentInput, type AgentLaunchOutput, type AgentOutput } from "./tools/builtin/index.ts";
 export { createEnterPlanModeTool } from "./tools/builtin/index.ts";
 export { PLAN_MODE_REMINDER, modelForMode } from "./loop/plan-mode.ts";
@@ -95,7 +122,17 @@ export { MODEL_ALIASES, resolveModelAlias } from "./model/model-aliases.ts";
 export { BACKGROUND_AGENTS_SERVICE, BackgroundAgents, backgroundAgentsOf, taskNotificationText } from "./agents/background-agents.ts";
 export type { BackgroundAgentOutcome, TaskNotification } from "./agents/background-agents.ts";
 // MCP client (runtime-neutral; Node transports live at @cairn/core/node).
-export { describeServer, expandEnvVars, expandServerConfig, isStdioServerConfig, mcpServerSources, mergeMcpServers, parseMcpConfigText, parseMcpConfigValue, requiresTrust } from "./mcp/config.ts";
+export {
+  describeServer,
+  expandEnvVars,
+  expandServerConfig,
+  isStdioServerConfig,
+  mcpServerSources,
+  mergeMcpServers,
+  parseMcpConfigText,
+  parseMcpConfigValue,
+  requiresTrust,
+} from "./mcp/config.ts";
 export type { McpConfigProblem, McpRemoteServerConfig, McpServerEntry, McpServerSource, McpStdioServerConfig } from "./mcp/config.ts";
 export { defaultReconnectPolicy, McpConnection } from "./mcp/connection.ts";
 export type { McpCallOptions, McpLaunchInfo, McpReconnectPolicy, McpToolDefinition, McpTransportFactory } from "./mcp/connection.ts";
@@ -107,7 +144,16 @@ export { createMcpTool, DEFAULT_MCP_TOOL_TIMEOUT_MS, MAX_MCP_DESCRIPTION_CHARS }
 export type { McpToolOptions, McpToolOutput } from "./mcp/mcp-tool.ts";
 export { buildMcpToolName, findMcpServerConnection, mcpInfoFromString, normalizeNameForMCP } from "./mcp/names.ts";
 export { mcpContentToBlocks, mcpResultToContent } from "./mcp/result.ts";
-export { createToolSearchTool, DEFAULT_TOOL_SEARCH_SHARE, discoveredToolNames, estimateToolTokens, planToolExposure, searchTools, TOOL_SEARCH_NAME, toolsWithDiscovered } from "./mcp/tool-search.ts";
+export {
+  createToolSearchTool,
+  DEFAULT_TOOL_SEARCH_SHARE,
+  discoveredToolNames,
+  estimateToolTokens,
+  planToolExposure,
+  searchTools,
+  TOOL_SEARCH_NAME,
+  toolsWithDiscovered,
+} from "./mcp/tool-search.ts";
 export type { ToolSearchInput, ToolSearchOutput } from "./mcp/tool-search.ts";
 // Subagents: definitions, the service behind the Agent tool.
 export { agentDefinitionSchema, GENERAL_PURPOSE_AGENT_TYPE, generalPurposeAgent, mergeAgentDefinitions, parseAgentFile } from "./agents/definition.ts";
@@ -148,7 +194,16 @@ export {
   settingsProblemSchema,
   settingsSourceSchema,
 } from "./permissions/settings-schema.ts";
-export type { HookCommandConfig, HookMatcherConfig, HooksSettings, McpServerConfig, SandboxSettings, SettingsFile, SettingsProblem, SettingsSource } from "./permissions/settings-schema.ts";
+export type {
+  HookCommandConfig,
+  HookMatcherConfig,
+  HooksSettings,
+  McpServerConfig,
+  SandboxSettings,
+  SettingsFile,
+  SettingsProblem,
+  SettingsSource,
+} from "./permissions/settings-schema.ts";
 export { mergeSettings, ruleSourcePriority, settingsSourcePriority } from "./permissions/settings-merge.ts";
 export type { CliPermissionInput, HookGroup, MergedSettings, SettingsLayer } from "./permissions/settings-merge.ts";
 export { formatJsonPath, parseSettingsText, validateSettingsValue } from "./permissions/settings-validate.ts";

@@ -49,7 +49,10 @@ describe("demo model intents", () => {
   });
 
   it("reads the working directory from a system prompt given as text blocks, defaulting to '.'", () => {
-    const system = [{ type: "text", text: "Intro" }, { type: "text", text: "Working directory: /srv/app" }];
+    const system = [
+      { type: "text", text: "Intro" },
+      { type: "text", text: "Working directory: /srv/app" },
+    ];
     expect(toolCallOf("read a.txt", { system })).toMatchObject({ input: { file_path: "/srv/app/a.txt" } });
     const { system: _dropped, ...withoutSystem } = requestFor("read a.txt");
     expect(demoTurn(withoutSystem).content[1]).toMatchObject({ input: { file_path: "./a.txt" } });
@@ -120,9 +123,7 @@ describe("demo mode over HTTP", () => {
     messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: toolUse?.id ?? "", content: "# Notes\nhello" }] });
     const second = await client.messages.create({ ...request, messages });
     expect(second.stop_reason).toBe("end_turn");
-    expect(second.content).toEqual([
-      { type: "text", text: "[Demo model] I ran Read (/w/notes.md); here is what it returned:\n# Notes\nhello" },
-    ]);
+    expect(second.content).toEqual([{ type: "text", text: "[Demo model] I ran Read (/w/notes.md); here is what it returned:\n# Notes\nhello" }]);
     expect(sim.requests.map((recorded) => recorded.turnIndex)).toEqual([0, 1]);
   });
 });

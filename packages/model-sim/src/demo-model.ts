@@ -120,9 +120,7 @@ function resultText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((block: unknown) =>
-      typeof block === "object" && block !== null && "text" in block && typeof block.text === "string" ? block.text : "",
-    )
+    .map((block: unknown) => (typeof block === "object" && block !== null && "text" in block && typeof block.text === "string" ? block.text : ""))
     .join("\n");
 }
 

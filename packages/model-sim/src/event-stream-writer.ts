@@ -19,11 +19,7 @@ export type WriteStreamOptions = {
 // 20,000-delta answer to a few dozen socket writes instead of one write (or timer) per event.
 const BATCH_CHARS = 64 * 1024;
 
-export async function writeEventStream(
-  response: ServerResponse,
-  events: Iterable<SseEvent>,
-  options: WriteStreamOptions,
-): Promise<StreamOutcome> {
+export async function writeEventStream(response: ServerResponse, events: Iterable<SseEvent>, options: WriteStreamOptions): Promise<StreamOutcome> {
   const { chunkDelayMs, fault, signal } = options;
   let pending = "";
   let written = 0;

@@ -14,7 +14,10 @@ describe("fault injection", () => {
     const sim = await startTestSim({ scenario: scenarioWithFaults([{ kind: "http", status: 529, retryAfter: 3 }]) });
     const client = sdkClient(sim);
 
-    const error = await client.messages.stream(baseRequest).finalMessage().catch((caught: unknown) => caught);
+    const error = await client.messages
+      .stream(baseRequest)
+      .finalMessage()
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(APIError);
     const apiError = error as APIError;
     expect(apiError.status).toBe(529);
@@ -34,7 +37,9 @@ describe("fault injection", () => {
     const sim = await startTestSim({
       scenario: scenarioWithFaults([{ kind: "http", status: 429, retryAfter: 1, message: "slow down" }]),
     });
-    const error = await sdkClient(sim).messages.create(baseRequest).catch((caught: unknown) => caught);
+    const error = await sdkClient(sim)
+      .messages.create(baseRequest)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).type).toBe("rate_limit_error");
     expect((error as RateLimitError).headers.get("retry-after")).toBe("1");

@@ -24,12 +24,7 @@ export type MessagesContext = {
 
 type Served = { turn: Turn; turnIndex: number; fault: Fault | undefined };
 
-export async function handleMessages(
-  context: MessagesContext,
-  body: unknown,
-  response: ServerResponse,
-  signal: AbortSignal,
-): Promise<void> {
+export async function handleMessages(context: MessagesContext, body: unknown, response: ServerResponse, signal: AbortSignal): Promise<void> {
   const parsed = parseMessagesRequest(body);
   if (!parsed.ok) {
     context.record(null, 1);
@@ -74,13 +69,7 @@ function assignTurn(context: MessagesContext, request: MessagesRequest, response
   if (assignment.kind === "exhausted") {
     context.record(null, assignment.attempt);
     // x-should-retry stops the SDK from retrying an answer that can never change.
-    sendError(
-      response,
-      500,
-      "api_error",
-      `model-sim: scenario exhausted after ${assignment.turnCount} turns`,
-      { "x-should-retry": "false" },
-    );
+    sendError(response, 500, "api_error", `model-sim: scenario exhausted after ${assignment.turnCount} turns`, { "x-should-retry": "false" });
     return undefined;
   }
   context.record(assignment.turnIndex, assignment.attempt);
@@ -88,12 +77,7 @@ function assignTurn(context: MessagesContext, request: MessagesRequest, response
 }
 
 /** Non-streaming answers have no events, so stream faults map onto the whole response. */
-async function answerWhole(
-  response: ServerResponse,
-  message: unknown,
-  fault: StreamFault | undefined,
-  signal: AbortSignal,
-): Promise<void> {
+async function answerWhole(response: ServerResponse, message: unknown, fault: StreamFault | undefined, signal: AbortSignal): Promise<void> {
   switch (fault?.kind) {
     case "disconnect":
       response.destroy();

@@ -20,9 +20,7 @@ export const messagesRequestSchema = z.looseObject({
 export type MessagesRequest = z.infer<typeof messagesRequestSchema>;
 export type RequestMessage = z.infer<typeof requestMessageSchema>;
 
-export type ParsedRequest =
-  | { ok: true; request: MessagesRequest }
-  | { ok: false; message: string };
+export type ParsedRequest = { ok: true; request: MessagesRequest } | { ok: false; message: string };
 
 export function parseMessagesRequest(body: unknown): ParsedRequest {
   const result = messagesRequestSchema.safeParse(body);

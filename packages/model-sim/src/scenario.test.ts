@@ -55,7 +55,10 @@ describe("scenario exhaustion", () => {
     await client.messages.stream(baseRequest).finalMessage();
     expect(sim.remainingTurns()).toBe(0);
 
-    const error = await client.messages.stream(baseRequest).finalMessage().catch((caught: unknown) => caught);
+    const error = await client.messages
+      .stream(baseRequest)
+      .finalMessage()
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InternalServerError);
     expect((error as InternalServerError).status).toBe(500);
     expect(String(error)).toContain("model-sim: scenario exhausted after 2 turns");

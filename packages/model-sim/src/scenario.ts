@@ -20,12 +20,7 @@ export const toolUseBlockSchema = z.object({
   input: z.record(z.string(), z.unknown()),
 });
 
-export const scriptedBlockSchema = z.discriminatedUnion("type", [
-  textBlockSchema,
-  thinkingBlockSchema,
-  redactedThinkingBlockSchema,
-  toolUseBlockSchema,
-]);
+export const scriptedBlockSchema = z.discriminatedUnion("type", [textBlockSchema, thinkingBlockSchema, redactedThinkingBlockSchema, toolUseBlockSchema]);
 
 export const stopReasonSchema = z.enum(["end_turn", "tool_use", "max_tokens", "stop_sequence"]);
 

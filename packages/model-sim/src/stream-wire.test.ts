@@ -46,9 +46,7 @@ describe("streaming wire format", () => {
     expect(names.slice(-2)).toEqual(["message_delta", "message_stop"]);
     for (const event of events) expect((event.data as { type: string }).type).toBe(event.event);
 
-    const deltaTypes = events
-      .filter((event) => event.event === "content_block_delta")
-      .map((event) => (event.data as { delta: { type: string } }).delta.type);
+    const deltaTypes = events.filter((event) => event.event === "content_block_delta").map((event) => (event.data as { delta: { type: string } }).delta.type);
     const count = (type: string): number => deltaTypes.filter((deltaType) => deltaType === type).length;
     expect(count("thinking_delta")).toBeGreaterThanOrEqual(7);
     expect(count("signature_delta")).toBe(1);
@@ -59,9 +57,7 @@ describe("streaming wire format", () => {
     expect(start.message.content).toEqual([]);
     expect(start.message.stop_reason).toBeNull();
     expect(start.message.usage).toMatchObject({ input_tokens: 321 });
-    const toolStart = events.find(
-      (event) => event.event === "content_block_start" && JSON.stringify(event.data).includes("tool_use"),
-    );
+    const toolStart = events.find((event) => event.event === "content_block_start" && JSON.stringify(event.data).includes("tool_use"));
     expect(toolStart?.data).toMatchObject({ index: 3, content_block: { type: "tool_use", input: {} } });
   });
 

@@ -104,12 +104,15 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** The text of a Monaco editor (the visible lines), as a user would read it. */
 export async function editorText(page: Page, selector = '[data-testid="editor"] .monaco-editor'): Promise<string> {
-  return page.locator(selector).first().evaluate((element) => {
-    const lines = [...element.querySelectorAll(".view-lines .view-line")] as HTMLElement[];
-    return lines
-      .map((line) => ({ top: Number.parseFloat(line.style.top || "0"), text: (line.textContent ?? "").replace(/\u00a0/g, " ") }))
-      .sort((left, right) => left.top - right.top)
-      .map((line) => line.text)
-      .join("\n");
-  });
+  return page
+    .locator(selector)
+    .first()
+    .evaluate((element) => {
+      const lines = [...element.querySelectorAll(".view-lines .view-line")] as HTMLElement[];
+      return lines
+        .map((line) => ({ top: Number.parseFloat(line.style.top || "0"), text: (line.textContent ?? "").replace(/\u00a0/g, " ") }))
+        .sort((left, right) => left.top - right.top)
+        .map((line) => line.text)
+        .join("\n");
+    });
 }

@@ -53,7 +53,15 @@ export async function startCairn(options: { workspace: string; modelUrl?: string
     timeoutMs: 120_000,
   });
   const url = match[1]!;
-  return { ...started, url, loopbackUrl: `http://127.0.0.1:${match[2]!}`, loginUrl: `${url}/?token=${match[3]!}`, token, workspace: options.workspace, cairnHome };
+  return {
+    ...started,
+    url,
+    loopbackUrl: `http://127.0.0.1:${match[2]!}`,
+    loginUrl: `${url}/?token=${match[3]!}`,
+    token,
+    workspace: options.workspace,
+    cairnHome,
+  };
 }
 
 /**

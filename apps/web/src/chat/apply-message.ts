@@ -1,4 +1,12 @@
-import { addUsage, conversationMessageSchema, emptyUsageTotals, type AssistantMessage, type ConversationMessage, type SystemMessage, type UserMessage } from "@cairn/core/schema";
+import {
+  addUsage,
+  conversationMessageSchema,
+  emptyUsageTotals,
+  type AssistantMessage,
+  type ConversationMessage,
+  type SystemMessage,
+  type UserMessage,
+} from "@cairn/core/schema";
 import type { AssistantBlockView, ChatItem, ChatState, ToolCallView, WireMessage } from "./chat-types.ts";
 import { toolResultText } from "./tool-text.ts";
 
@@ -22,7 +30,12 @@ export function newToolCall(toolUseId: string, name: string, input: unknown = un
 export function applyWireMessage(state: ChatState, wire: WireMessage, key: string): ChatState {
   const parsed = conversationMessageSchema.safeParse(wire);
   if (parsed.success) return applyMessage(state, parsed.data);
-  const item: ChatItem = { kind: "error", id: `event:${key}`, code: "invalid_message", message: `The server sent a message this page cannot read: ${parsed.error.message}` };
+  const item: ChatItem = {
+    kind: "error",
+    id: `event:${key}`,
+    code: "invalid_message",
+    message: `The server sent a message this page cannot read: ${parsed.error.message}`,
+  };
   return { ...state, items: [...state.items, item] };
 }
 

@@ -56,7 +56,9 @@ export function ChatInput({ running, commands, queued, disabled, onSend, onInter
         value={text}
         rows={3}
         disabled={disabled}
-        placeholder={running ? "The agent is working. A new message waits for it (Esc interrupts)." : "Ask the agent… (Enter sends, Shift+Enter for a new line)"}
+        placeholder={
+          running ? "The agent is working. A new message waits for it (Esc interrupts)." : "Ask the agent… (Enter sends, Shift+Enter for a new line)"
+        }
         onChange={(event) => {
           setText(event.target.value);
           setSelected(0);
@@ -86,7 +88,11 @@ export function ChatInput({ running, commands, queued, disabled, onSend, onInter
         }}
       />
       <div className="chat-input-actions">
-        {queued > 0 ? <span className="queued-note" data-testid="queued-count">{queued} waiting</span> : null}
+        {queued > 0 ? (
+          <span className="queued-note" data-testid="queued-count">
+            {queued} waiting
+          </span>
+        ) : null}
         {running ? (
           <button type="button" className="danger" data-testid="chat-interrupt" onClick={onInterrupt} title="Interrupt (Esc)">
             Stop

@@ -140,8 +140,16 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
         />
         <SessionCost items={state.items} />
       </div>
-      {status === "reconnecting" ? <div className="notice-bar warning" data-testid="stream-reconnecting">Connection lost; reconnecting…</div> : null}
-      {failure && !failure.notFound ? <div className="notice-bar error" role="alert">The session stream failed: {failure.message}</div> : null}
+      {status === "reconnecting" ? (
+        <div className="notice-bar warning" data-testid="stream-reconnecting">
+          Connection lost; reconnecting…
+        </div>
+      ) : null}
+      {failure && !failure.notFound ? (
+        <div className="notice-bar error" role="alert">
+          The session stream failed: {failure.message}
+        </div>
+      ) : null}
       <MessageList
         items={state.items}
         toolCalls={state.toolCalls}
@@ -186,28 +194,50 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
                 data-testid="rewind-undo"
                 disabled={restore.isPending}
                 title="Put the files back as they were just before the rewind"
-                onClick={() => rewound.backup && restore.mutate({ commit: rewound.backup }, { onSuccess: () => setRewound({ backup: null, text: "undone; the files are back as they were before the rewind" }), onError: report("Undoing the rewind") })}
+                onClick={() =>
+                  rewound.backup &&
+                  restore.mutate(
+                    { commit: rewound.backup },
+                    {
+                      onSuccess: () => setRewound({ backup: null, text: "undone; the files are back as they were before the rewind" }),
+                      onError: report("Undoing the rewind"),
+                    },
+                  )
+                }
               >
                 Undo file rewind
               </button>
             ) : null}
-            <button type="button" className="small" onClick={() => setRewound(null)}>Dismiss</button>
+            <button type="button" className="small" onClick={() => setRewound(null)}>
+              Dismiss
+            </button>
           </span>
         </div>
       ) : null}
       {commandOutput ? (
         <div className="notice-bar" role="status" data-testid="command-output">
           <pre className="command-output">{commandOutput}</pre>
-          <button type="button" className="small" onClick={() => setCommandOutput(null)}>Dismiss</button>
+          <button type="button" className="small" onClick={() => setCommandOutput(null)}>
+            Dismiss
+          </button>
         </div>
       ) : null}
       {actionError ? (
         <div className="notice-bar error" role="alert" data-testid="chat-action-error">
           <span>{actionError}</span>
-          <button type="button" className="small" onClick={() => setActionError(null)}>Dismiss</button>
+          <button type="button" className="small" onClick={() => setActionError(null)}>
+            Dismiss
+          </button>
         </div>
       ) : null}
-      <ChatInput running={state.running} commands={memory.data?.commands ?? []} queued={state.queued} disabled={status === "loading" && Boolean(sessionId)} onSend={onSend} onInterrupt={onInterrupt} />
+      <ChatInput
+        running={state.running}
+        commands={memory.data?.commands ?? []}
+        queued={state.queued}
+        disabled={status === "loading" && Boolean(sessionId)}
+        onSend={onSend}
+        onInterrupt={onInterrupt}
+      />
     </section>
   );
 }

@@ -8,7 +8,9 @@ describe("streaming text", () => {
     const streaming: SessionEvent[] = [{ type: "message-start", messageId: "msg_1", model: "claude-test" }, ...streamText(0, ["Hel", "lo ", "world"])];
     const mid = applyEvents(initialChatState(), numbered(streaming));
     expect(mid.streamingId).toBe("msg_1");
-    expect(mid.items).toEqual([{ kind: "assistant", id: "msg_1", model: "claude-test", streaming: true, partial: false, blocks: [{ type: "text", text: "Hello world" }] }]);
+    expect(mid.items).toEqual([
+      { kind: "assistant", id: "msg_1", model: "claude-test", streaming: true, partial: false, blocks: [{ type: "text", text: "Hello world" }] },
+    ]);
     expect(mid.lastEventId).toBe(String(streaming.length));
 
     const done = applyEvents(mid, numbered([{ type: "message", message: assistantMessage("msg_1", [{ type: "text", text: "Hello world!" }]) }], 10));
@@ -19,13 +21,16 @@ describe("streaming text", () => {
   });
 
   it("keeps thinking apart from the answer", () => {
-    const state = applyEvents(initialChatState(), numbered([
-      { type: "message-start", messageId: "msg_t", model: "m" },
-      { type: "block-start", index: 0, blockType: "thinking" },
-      { type: "thinking-delta", index: 0, thinking: "Let me think" },
-      { type: "block-start", index: 1, blockType: "text" },
-      { type: "text-delta", index: 1, text: "Answer" },
-    ]));
+    const state = applyEvents(
+      initialChatState(),
+      numbered([
+        { type: "message-start", messageId: "msg_t", model: "m" },
+        { type: "block-start", index: 0, blockType: "thinking" },
+        { type: "thinking-delta", index: 0, thinking: "Let me think" },
+        { type: "block-start", index: 1, blockType: "text" },
+        { type: "text-delta", index: 1, text: "Answer" },
+      ]),
+    );
     const item = state.items[0];
     expect(item?.kind === "assistant" && item.blocks).toEqual([
       { type: "thinking", text: "Let me think", redacted: false },
@@ -34,12 +39,15 @@ describe("streaming text", () => {
   });
 
   it("drops a tombstoned draft and its tool calls", () => {
-    const state = applyEvents(initialChatState(), numbered([
-      { type: "message-start", messageId: "msg_cut", model: "m" },
-      { type: "block-start", index: 0, blockType: "tool_use", toolUseId: "toolu_1", name: "Read" },
-      { type: "tombstone", messageId: "msg_cut", reason: "stream cut" },
-      { type: "message-start", messageId: "msg_retry", model: "m" },
-    ]));
+    const state = applyEvents(
+      initialChatState(),
+      numbered([
+        { type: "message-start", messageId: "msg_cut", model: "m" },
+        { type: "block-start", index: 0, blockType: "tool_use", toolUseId: "toolu_1", name: "Read" },
+        { type: "tombstone", messageId: "msg_cut", reason: "stream cut" },
+        { type: "message-start", messageId: "msg_retry", model: "m" },
+      ]),
+    );
     expect(state.items.map((item) => item.id)).toEqual(["msg_retry"]);
     expect(state.toolCalls).toEqual({});
     expect(state.streamingId).toBe("msg_retry");
@@ -52,7 +60,10 @@ describe("streaming text", () => {
   });
 
   it("does not show meta user messages as the user's words", () => {
-    const state = applyEvents(initialChatState(), numbered([{ type: "message", message: userMessage("u-meta", "Continue from where you left off.", { isMeta: true }) }]));
+    const state = applyEvents(
+      initialChatState(),
+      numbered([{ type: "message", message: userMessage("u-meta", "Continue from where you left off.", { isMeta: true }) }]),
+    );
     expect(state.items).toEqual([]);
   });
 
@@ -66,17 +77,29 @@ describe("streaming text", () => {
 
 describe("session state and run end", () => {
   it("takes running, mode, model, todos and context size from session-state", () => {
-    const state = applyEvents(initialChatState(), numbered([
-      { type: "session-state", running: true, permissionMode: "acceptEdits", model: "claude-x", todos: [{ content: "a", status: "pending", activeForm: "doing a" }], contextTokens: 1234, queued: 0 },
-    ]));
+    const state = applyEvents(
+      initialChatState(),
+      numbered([
+        {
+          type: "session-state",
+          running: true,
+          permissionMode: "acceptEdits",
+          model: "claude-x",
+          todos: [{ content: "a", status: "pending", activeForm: "doing a" }],
+          contextTokens: 1234,
+          queued: 0,
+        },
+      ]),
+    );
     expect(state).toMatchObject({ running: true, permissionMode: "acceptEdits", model: "claude-x", contextTokens: 1234 });
     expect(state.todos).toHaveLength(1);
   });
 
   it("records compactions for the context meter", () => {
-    const state = applyEvents(initialChatState(), numbered([
-      { type: "compact-boundary", trigger: "auto", preTokens: 150_000, postTokens: 20_000, summarizedCount: 40 },
-    ]));
+    const state = applyEvents(
+      initialChatState(),
+      numbered([{ type: "compact-boundary", trigger: "auto", preTokens: 150_000, postTokens: 20_000, summarizedCount: 40 }]),
+    );
     expect(state.contextTokens).toBe(20_000);
     expect(state.compactions).toEqual([{ preTokens: 150_000, postTokens: 20_000 }]);
     expect(state.items[0]).toMatchObject({ kind: "compact", trigger: "auto", summarizedCount: 40 });
@@ -84,9 +107,15 @@ describe("session state and run end", () => {
 
   it("draws one compaction marker whichever of its event and its transcript line comes first", () => {
     const boundary = (uuid: string) =>
-      ({ type: "message", message: { type: "system", subtype: "compact_boundary", uuid, timestamp: "t", compactMetadata: { trigger: "manual", preTokens: 900 } } }) as const;
+      ({
+        type: "message",
+        message: { type: "system", subtype: "compact_boundary", uuid, timestamp: "t", compactMetadata: { trigger: "manual", preTokens: 900 } },
+      }) as const;
     const event = { type: "compact-boundary", trigger: "manual", preTokens: 900, postTokens: 120, summarizedCount: 4 } as const;
-    for (const order of [[event, boundary("b1")], [boundary("b1"), event]]) {
+    for (const order of [
+      [event, boundary("b1")],
+      [boundary("b1"), event],
+    ]) {
       const state = applyEvents(initialChatState(), numbered([...order]));
       expect(state.items).toEqual([{ kind: "compact", id: "b1", trigger: "manual", preTokens: 900, postTokens: 120, summarizedCount: 4 }]);
       expect(state.compactions).toEqual([{ preTokens: 900, postTokens: 120 }]);
@@ -95,12 +124,15 @@ describe("session state and run end", () => {
 
   it("does not show again the messages a compaction keeps, when their originals are on screen", () => {
     const original = assistantMessage("msg_1", [{ type: "text", text: "kept answer" }]);
-    const state = applyEvents(initialChatState(), numbered([
-      { type: "message", message: userMessage("u1", "question") },
-      { type: "message", message: original },
-      { type: "message", message: userMessage("u1-copy", "question", { keptFrom: "u1" }) },
-      { type: "message", message: assistantMessage("msg_1#kept-x", [{ type: "text", text: "kept answer" }], { uuid: "x", keptFrom: original.uuid }) },
-    ]));
+    const state = applyEvents(
+      initialChatState(),
+      numbered([
+        { type: "message", message: userMessage("u1", "question") },
+        { type: "message", message: original },
+        { type: "message", message: userMessage("u1-copy", "question", { keptFrom: "u1" }) },
+        { type: "message", message: assistantMessage("msg_1#kept-x", [{ type: "text", text: "kept answer" }], { uuid: "x", keptFrom: original.uuid }) },
+      ]),
+    );
     expect(state.items.map((item) => item.id)).toEqual(["u1", "msg_1"]);
     // Without the originals (a session opened after its compaction) the copies are the conversation.
     const fresh = applyEvents(initialChatState(), numbered([{ type: "message", message: userMessage("u1-copy", "question", { keptFrom: "u1" }) }]));
@@ -108,15 +140,18 @@ describe("session state and run end", () => {
   });
 
   it("ends the run on result, shows why, and keeps an interrupted response marked incomplete", () => {
-    const state = applyEvents(initialChatState(), numbered([
-      { type: "message-start", messageId: "msg_1", model: "m" },
-      { type: "text-delta", index: 0, text: "half" },
-      resultEvent("aborted_streaming", {
-        usage: { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
-        durationMs: 900,
-        durationApiMs: 800,
-      }),
-    ]));
+    const state = applyEvents(
+      initialChatState(),
+      numbered([
+        { type: "message-start", messageId: "msg_1", model: "m" },
+        { type: "text-delta", index: 0, text: "half" },
+        resultEvent("aborted_streaming", {
+          usage: { inputTokens: 10, outputTokens: 5, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+          durationMs: 900,
+          durationApiMs: 800,
+        }),
+      ]),
+    );
     expect(state.running).toBe(false);
     expect(state.streamingId).toBeNull();
     expect(state.items.at(-1)).toMatchObject({ kind: "result", reason: "aborted_streaming", durationMs: 900 });
@@ -124,25 +159,51 @@ describe("session state and run end", () => {
   });
 
   it("shows retries and errors as items", () => {
-    const state = applyEvents(initialChatState(), numbered([
-      { type: "retry", attempt: 1, maxAttempts: 10, delayMs: 500, status: 529, errorCode: "overloaded", message: "Overloaded" },
-      { type: "error", code: "model_error", message: "boom", status: 500 },
-    ]));
+    const state = applyEvents(
+      initialChatState(),
+      numbered([
+        { type: "retry", attempt: 1, maxAttempts: 10, delayMs: 500, status: 529, errorCode: "overloaded", message: "Overloaded" },
+        { type: "error", code: "model_error", message: "boom", status: 500 },
+      ]),
+    );
     expect(state.items.map((item) => item.kind)).toEqual(["retry", "error"]);
   });
 });
 
 describe("joining a stream in the middle", () => {
   it("collects deltas without a message-start into a draft that the assembled message replaces", () => {
-    const joined = applyEvents(initialChatState(), numbered([
-      { type: "thinking-delta", index: 0, thinking: "…so" },
-      { type: "text-delta", index: 1, text: "rest of the answer" },
-    ], 40));
+    const joined = applyEvents(
+      initialChatState(),
+      numbered(
+        [
+          { type: "thinking-delta", index: 0, thinking: "…so" },
+          { type: "text-delta", index: 1, text: "rest of the answer" },
+        ],
+        40,
+      ),
+    );
     expect(joined.items).toHaveLength(1);
-    expect(joined.items[0]).toMatchObject({ kind: "assistant", streaming: true, blocks: [{ type: "thinking", text: "…so" }, { type: "text", text: "rest of the answer" }] });
+    expect(joined.items[0]).toMatchObject({
+      kind: "assistant",
+      streaming: true,
+      blocks: [
+        { type: "thinking", text: "…so" },
+        { type: "text", text: "rest of the answer" },
+      ],
+    });
 
     const done = applyEvents(joined, numbered([{ type: "message", message: assistantMessage("msg_9", [{ type: "text", text: "whole answer" }]) }], 42));
-    expect(done.items).toEqual([{ kind: "assistant", id: "msg_9", uuid: "uuid-msg_9", model: "claude-test", streaming: false, partial: false, blocks: [{ type: "text", text: "whole answer" }] }]);
+    expect(done.items).toEqual([
+      {
+        kind: "assistant",
+        id: "msg_9",
+        uuid: "uuid-msg_9",
+        model: "claude-test",
+        streaming: false,
+        partial: false,
+        blocks: [{ type: "text", text: "whole answer" }],
+      },
+    ]);
     expect(done.streamingId).toBeNull();
   });
 });

@@ -38,32 +38,48 @@ describe("tool-call cards", () => {
   });
 
   it("runs, streams progress, and completes with duration, decision and result", () => {
-    const state = applyEvents(initialChatState(), numbered([
-      ...toolTurn(),
-      { type: "message", message: assistantMessage("msg_1", [{ type: "tool_use", id: "t_glob", name: "Glob", input: { pattern: "**/*.ts" } }, { type: "tool_use", id: "t_read", name: "Read", input: { file_path: "/w/a.ts" } }]) },
-      { type: "tool-start", toolUseId: "t_glob", name: "Glob", input: { pattern: "**/*.ts" }, startedAt: 1000, batch: 0 },
-      { type: "tool-start", toolUseId: "t_read", name: "Read", input: { file_path: "/w/a.ts" }, startedAt: 1000, batch: 0 },
-      { type: "tool-progress", toolUseId: "t_glob", name: "Glob", data: { type: "bash_progress", stream: "stdout", chunk: "a.ts\n" } },
-      { type: "tool-end", record: record("t_glob", "Glob") },
-    ]));
+    const state = applyEvents(
+      initialChatState(),
+      numbered([
+        ...toolTurn(),
+        {
+          type: "message",
+          message: assistantMessage("msg_1", [
+            { type: "tool_use", id: "t_glob", name: "Glob", input: { pattern: "**/*.ts" } },
+            { type: "tool_use", id: "t_read", name: "Read", input: { file_path: "/w/a.ts" } },
+          ]),
+        },
+        { type: "tool-start", toolUseId: "t_glob", name: "Glob", input: { pattern: "**/*.ts" }, startedAt: 1000, batch: 0 },
+        { type: "tool-start", toolUseId: "t_read", name: "Read", input: { file_path: "/w/a.ts" }, startedAt: 1000, batch: 0 },
+        { type: "tool-progress", toolUseId: "t_glob", name: "Glob", data: { type: "bash_progress", stream: "stdout", chunk: "a.ts\n" } },
+        { type: "tool-end", record: record("t_glob", "Glob") },
+      ]),
+    );
     expect(state.toolCalls.t_read?.status).toBe("running");
     expect(state.toolCalls.t_read?.input).toEqual({ file_path: "/w/a.ts" });
     expect(state.toolCalls.t_glob).toMatchObject({ status: "completed", progress: "a.ts\n", record: { durationMs: 250 }, decision: { behavior: "allow" } });
 
-    const withResult = applyEvents(state, numbered([
-      { type: "message", message: userMessage("u-r", [{ type: "tool_result", tool_use_id: "t_read", content: [{ type: "text", text: "1\thello" }] }]) },
-    ], 50));
+    const withResult = applyEvents(
+      state,
+      numbered(
+        [{ type: "message", message: userMessage("u-r", [{ type: "tool_result", tool_use_id: "t_read", content: [{ type: "text", text: "1\thello" }] }]) }],
+        50,
+      ),
+    );
     expect(withResult.toolCalls.t_read).toMatchObject({ status: "completed", result: { text: "1\thello", isError: false } });
     expect(withResult.items.filter((item) => item.kind === "user")).toEqual([]);
   });
 
   it("marks a failed call as error", () => {
-    const state = applyEvents(initialChatState(), numbered([
-      ...toolTurn(),
-      { type: "tool-start", toolUseId: "t_read", name: "Read", input: {}, startedAt: 1, batch: 0 },
-      { type: "tool-end", record: record("t_read", "Read", true) },
-      { type: "message", message: userMessage("u-e", [{ type: "tool_result", tool_use_id: "t_read", content: "File does not exist.", is_error: true }]) },
-    ]));
+    const state = applyEvents(
+      initialChatState(),
+      numbered([
+        ...toolTurn(),
+        { type: "tool-start", toolUseId: "t_read", name: "Read", input: {}, startedAt: 1, batch: 0 },
+        { type: "tool-end", record: record("t_read", "Read", true) },
+        { type: "message", message: userMessage("u-e", [{ type: "tool_result", tool_use_id: "t_read", content: "File does not exist.", is_error: true }]) },
+      ]),
+    );
     expect(state.toolCalls.t_read).toMatchObject({ status: "error", result: { text: "File does not exist.", isError: true } });
   });
 
@@ -81,21 +97,33 @@ describe("tool-call cards", () => {
     expect(asked.permissionRequests).toHaveLength(1);
     expect(asked.toolCalls.t_edit).toMatchObject({ awaitingPermission: true, name: "Edit" });
 
-    const answered = applyEvents(asked, numbered([
-      { type: "permission-resolved", requestId: "req_1", behavior: "deny" },
-      { type: "permission-decision", toolUseId: "t_edit", toolName: "Edit", behavior: "deny", reason: { type: "user", scope: "reject", feedback: "use tabs" }, waitedMs: 1200 },
-    ], 3));
+    const answered = applyEvents(
+      asked,
+      numbered(
+        [
+          { type: "permission-resolved", requestId: "req_1", behavior: "deny" },
+          {
+            type: "permission-decision",
+            toolUseId: "t_edit",
+            toolName: "Edit",
+            behavior: "deny",
+            reason: { type: "user", scope: "reject", feedback: "use tabs" },
+            waitedMs: 1200,
+          },
+        ],
+        3,
+      ),
+    );
     expect(answered.permissionRequests).toEqual([]);
     expect(answered.toolCalls.t_edit?.decision).toEqual({ behavior: "deny", reason: { type: "user", scope: "reject", feedback: "use tabs" }, waitedMs: 1200 });
     expect(answered.toolCalls.t_edit?.awaitingPermission).toBe(false);
   });
 
   it("settles calls left unfinished when the run ends", () => {
-    const state = applyEvents(initialChatState(), numbered([
-      ...toolTurn(),
-      { type: "tool-start", toolUseId: "t_glob", name: "Glob", input: {}, startedAt: 1, batch: 0 },
-      resultEvent("aborted_tools"),
-    ]));
+    const state = applyEvents(
+      initialChatState(),
+      numbered([...toolTurn(), { type: "tool-start", toolUseId: "t_glob", name: "Glob", input: {}, startedAt: 1, batch: 0 }, resultEvent("aborted_tools")]),
+    );
     expect(state.toolCalls.t_glob?.status).toBe("error");
     expect(state.toolCalls.t_read?.status).toBe("error");
   });

@@ -82,7 +82,12 @@ function reduce(state: ChatState, event: SessionEvent, key: string): ChatState {
     case "tool-start":
       return upsertTool(state, event.toolUseId, event.name, (call) => ({ ...call, status: "running", input: event.input }));
     case "tool-progress":
-      return upsertTool(state, event.toolUseId, event.name, (call) => applySubagentProgress(call, event.data) ?? { ...call, progress: call.progress + progressText(event.data) });
+      return upsertTool(
+        state,
+        event.toolUseId,
+        event.name,
+        (call) => applySubagentProgress(call, event.data) ?? { ...call, progress: call.progress + progressText(event.data) },
+      );
     case "tool-end":
       return upsertTool(state, event.record.toolUseId, event.record.name, (call) => ({
         ...call,
@@ -128,7 +133,13 @@ function reduce(state: ChatState, event: SessionEvent, key: string): ChatState {
         message: event.message,
       });
     case "model-fallback":
-      return pushItem(state, { kind: "notice", id: `event:${key}`, level: "warning", code: "model-fallback", message: `Switched from ${event.from} to ${event.to}: ${event.reason}` });
+      return pushItem(state, {
+        kind: "notice",
+        id: `event:${key}`,
+        level: "warning",
+        code: "model-fallback",
+        message: `Switched from ${event.from} to ${event.to}: ${event.reason}`,
+      });
     case "tombstone": {
       const dropped = state.items.find((item) => item.kind === "assistant" && item.id === event.messageId);
       if (!dropped || dropped.kind !== "assistant") return state;
@@ -142,8 +153,19 @@ function reduce(state: ChatState, event: SessionEvent, key: string): ChatState {
       };
     }
     case "compact-boundary": {
-      const measured = { ...state, contextTokens: event.postTokens, compactions: [...state.compactions, { preTokens: event.preTokens, postTokens: event.postTokens }] };
-      const item: ChatItem = { kind: "compact", id: `event:${key}`, trigger: event.trigger, preTokens: event.preTokens, postTokens: event.postTokens, summarizedCount: event.summarizedCount };
+      const measured = {
+        ...state,
+        contextTokens: event.postTokens,
+        compactions: [...state.compactions, { preTokens: event.preTokens, postTokens: event.postTokens }],
+      };
+      const item: ChatItem = {
+        kind: "compact",
+        id: `event:${key}`,
+        trigger: event.trigger,
+        preTokens: event.preTokens,
+        postTokens: event.postTokens,
+        summarizedCount: event.summarizedCount,
+      };
       // The boundary's transcript line may have come first: complete that marker instead of drawing a second.
       const last = state.items.at(-1);
       if (last?.kind === "compact" && !last.id.startsWith("event:")) return { ...measured, items: state.items.with(-1, { ...item, id: last.id }) };

@@ -50,10 +50,16 @@ describe("state from session.get", () => {
   });
 
   it("continues with live events after the snapshot", () => {
-    const state = applyEvents(stateFromSnapshot(snapshot), numbered([
-      { type: "permission-resolved", requestId: "req_1", behavior: "allow" },
-      { type: "tool-start", toolUseId: "t_edit", name: "Edit", input: {}, startedAt: 10, batch: 1 },
-    ], 58));
+    const state = applyEvents(
+      stateFromSnapshot(snapshot),
+      numbered(
+        [
+          { type: "permission-resolved", requestId: "req_1", behavior: "allow" },
+          { type: "tool-start", toolUseId: "t_edit", name: "Edit", input: {}, startedAt: 10, batch: 1 },
+        ],
+        58,
+      ),
+    );
     expect(state.permissionRequests).toEqual([]);
     expect(state.toolCalls.t_edit?.status).toBe("running");
     expect(state.lastEventId).toBe("59");
@@ -65,11 +71,17 @@ describe("joining while a response streams", () => {
     const streaming = { ...snapshot, pendingPermissions: [], lastSeq: 70, streamingFromSeq: 61 };
     const state = stateFromSnapshot(streaming);
     expect(state.lastEventId).toBe("61");
-    const replayed = applyEvents(state, numbered([
-      { type: "message", message: userMessage("u1", "fix the typo") },
-      { type: "message-start", messageId: "msg_2", model: "m" },
-      { type: "text-delta", index: 0, text: "So far" },
-    ], 62));
+    const replayed = applyEvents(
+      state,
+      numbered(
+        [
+          { type: "message", message: userMessage("u1", "fix the typo") },
+          { type: "message-start", messageId: "msg_2", model: "m" },
+          { type: "text-delta", index: 0, text: "So far" },
+        ],
+        62,
+      ),
+    );
     expect(replayed.items.map((item) => item.kind)).toEqual(["user", "assistant", "assistant"]);
     expect(replayed.items.at(-1)).toMatchObject({ id: "msg_2", streaming: true, blocks: [{ type: "text", text: "So far" }] });
   });

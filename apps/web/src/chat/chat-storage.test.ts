@@ -24,10 +24,13 @@ function memoryStorage(quota = Infinity): Storage {
 }
 
 describe("chat storage", () => {
-  const streamed = applyEvents(initialChatState(), numbered([
-    { type: "message-start", messageId: "msg_1", model: "m" },
-    { type: "text-delta", index: 0, text: "half an ans" },
-  ]));
+  const streamed = applyEvents(
+    initialChatState(),
+    numbered([
+      { type: "message-start", messageId: "msg_1", model: "m" },
+      { type: "text-delta", index: 0, text: "half an ans" },
+    ]),
+  );
 
   it("round-trips the view with the id to resume after", () => {
     const storage = memoryStorage();

@@ -1,11 +1,4 @@
-import type {
-  AgentEventOf,
-  DecisionReason,
-  PermissionMode,
-  TodoItem,
-  ToolCallRecord,
-  UsageTotals,
-} from "@cairn/core/schema";
+import type { AgentEventOf, DecisionReason, PermissionMode, TodoItem, ToolCallRecord, UsageTotals } from "@cairn/core/schema";
 
 import type { SessionEvent } from "../trpc/types.ts";
 

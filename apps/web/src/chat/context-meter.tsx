@@ -19,7 +19,14 @@ export function ContextMeter({ tokens, window, compactions, onCompact, compactin
       ? `Context: not measured yet (window ${formatTokens(window)} tokens)`
       : `Context: ${formatTokens(used)} of ${formatTokens(window)} tokens (${Math.round(ratio * 100)}%)`;
   return (
-    <div className="context-meter" data-testid="context-meter" data-tokens={tokens ?? ""} data-window={window} data-compactions={compactions.length} title={label}>
+    <div
+      className="context-meter"
+      data-testid="context-meter"
+      data-tokens={tokens ?? ""}
+      data-window={window}
+      data-compactions={compactions.length}
+      title={label}
+    >
       <div className="meter-track" role="meter" aria-label="Context used" aria-valuemin={0} aria-valuemax={window} aria-valuenow={used} aria-valuetext={label}>
         <div className={`meter-fill ${level}`} style={{ width: `${ratio * 100}%` }} />
         {compactions.map((compaction, index) => (
@@ -36,7 +43,14 @@ export function ContextMeter({ tokens, window, compactions, onCompact, compactin
         {last ? ` · compacted ${compactions.length}×` : ""}
       </span>
       {onCompact ? (
-        <button type="button" className="small" data-testid="context-compact" disabled={compacting} onClick={onCompact} title="Summarise the conversation to free context">
+        <button
+          type="button"
+          className="small"
+          data-testid="context-compact"
+          disabled={compacting}
+          onClick={onCompact}
+          title="Summarise the conversation to free context"
+        >
           {compacting ? "Compacting…" : "Compact"}
         </button>
       ) : null}

@@ -30,7 +30,11 @@ export function describeReason(reason: DecisionReason): string {
       return `tool check: ${reason.reason}`;
     case "user":
       if (reason.scope === "reject") return reason.feedback ? `you denied it: “${reason.feedback}”` : "you denied it";
-      return reason.scope === "once" ? "you allowed it once" : reason.scope === "session" ? "you allowed it for this session" : "you allowed it always (rule saved)";
+      return reason.scope === "once"
+        ? "you allowed it once"
+        : reason.scope === "session"
+          ? "you allowed it for this session"
+          : "you allowed it always (rule saved)";
     case "headless":
       return `headless run: ${reason.reason}`;
     case "default":

@@ -65,7 +65,13 @@ export function MessageList({ items, toolCalls, onOpenFile, onFork, onRewind, em
                 className="message-row"
                 style={{ position: "absolute", top: 0, left: 0, width: "100%", transform: `translateY(${row.start}px)` }}
               >
-                <MessageView item={item} toolCalls={toolCalls} {...(onOpenFile ? { onOpenFile } : {})} {...(onFork ? { onFork } : {})} {...(onRewind ? { onRewind } : {})} />
+                <MessageView
+                  item={item}
+                  toolCalls={toolCalls}
+                  {...(onOpenFile ? { onOpenFile } : {})}
+                  {...(onFork ? { onFork } : {})}
+                  {...(onRewind ? { onRewind } : {})}
+                />
               </div>
             );
           })}

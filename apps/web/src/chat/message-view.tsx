@@ -31,7 +31,13 @@ export function MessageView({ item, toolCalls, onOpenFile, onFork, onRewind }: P
             </button>
           ) : null}
           {onRewind && !item.id.startsWith("local:") ? (
-            <button type="button" className="fork-button" data-testid="message-rewind" title="Rewind the files, the conversation or both to just before this message" onClick={() => onRewind(item.id)}>
+            <button
+              type="button"
+              className="fork-button"
+              data-testid="message-rewind"
+              title="Rewind the files, the conversation or both to just before this message"
+              onClick={() => onRewind(item.id)}
+            >
               Rewind here
             </button>
           ) : null}
@@ -48,7 +54,11 @@ export function MessageView({ item, toolCalls, onOpenFile, onFork, onRewind }: P
             return call ? <ToolCallCard key={block.toolUseId} call={call} {...(onOpenFile ? { onOpenFile } : {})} /> : null;
           })}
           {item.streaming ? <span className="cursor" aria-label="streaming" /> : null}
-          {item.partial ? <div className="message-note" data-testid="message-incomplete">This response did not complete.</div> : null}
+          {item.partial ? (
+            <div className="message-note" data-testid="message-incomplete">
+              This response did not complete.
+            </div>
+          ) : null}
         </div>
       );
     case "compact":

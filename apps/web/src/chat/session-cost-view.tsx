@@ -11,8 +11,8 @@ export function SessionCost({ items }: { items: readonly ChatItem[] }) {
   const title = `Estimated from Anthropic's list prices. Input ${totals.inputTokens}, output ${totals.outputTokens}, cache read ${totals.cacheReadInputTokens}, cache write ${totals.cacheCreationInputTokens} tokens.`;
   return (
     <span className="session-cost muted" data-testid="session-cost" data-cost-usd={totals.costUsd.toFixed(6)} title={title}>
-      {formatCost(totals.costUsd)} · {formatTokens(totals.inputTokens)} in / {formatTokens(totals.outputTokens)} out · cache {formatTokens(totals.cacheReadInputTokens)} read /{" "}
-      {formatTokens(totals.cacheCreationInputTokens)} write
+      {formatCost(totals.costUsd)} · {formatTokens(totals.inputTokens)} in / {formatTokens(totals.outputTokens)} out · cache{" "}
+      {formatTokens(totals.cacheReadInputTokens)} read / {formatTokens(totals.cacheCreationInputTokens)} write
     </span>
   );
 }

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { ChatItem } from "./chat-types.ts";
 import { formatCost, sessionCost } from "./session-cost.ts";
 
-const assistant = (id: string, model: string, usage: { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number }): ChatItem => ({
+const assistant = (
+  id: string,
+  model: string,
+  usage: { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number },
+): ChatItem => ({
   kind: "assistant",
   id,
   model,

@@ -16,7 +16,11 @@ export function SubagentProgress({ subagent }: { subagent: SubagentView }) {
         <span className="tool-meta">
           {" "}
           · {subagent.steps.length} tool {subagent.steps.length === 1 ? "call" : "calls"}
-          {subagent.done ? ` · ${subagent.reason === "completed" || subagent.reason === undefined ? "finished" : subagent.reason}` : running > 0 ? ` · ${running} running` : " · thinking"}
+          {subagent.done
+            ? ` · ${subagent.reason === "completed" || subagent.reason === undefined ? "finished" : subagent.reason}`
+            : running > 0
+              ? ` · ${running} running`
+              : " · thinking"}
         </span>
       </div>
       {subagent.steps.length > 0 ? (

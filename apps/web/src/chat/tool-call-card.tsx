@@ -21,9 +21,17 @@ export function ToolCallCard({ call, onOpenFile }: { call: ToolCallView; onOpenF
   const [open, setOpen] = useState(false);
   const input = call.input ?? (call.inputJson ? call.inputJson : undefined);
   const summary = toolSummary(call.name, call.input);
-  const filePath = typeof (call.input as { file_path?: unknown } | undefined)?.file_path === "string" ? (call.input as { file_path: string }).file_path : undefined;
+  const filePath =
+    typeof (call.input as { file_path?: unknown } | undefined)?.file_path === "string" ? (call.input as { file_path: string }).file_path : undefined;
   return (
-    <div className={`tool-call status-${status}`} data-testid="tool-call" data-tool-name={call.name} data-status={status} data-tool-use-id={call.toolUseId} data-batch={call.record?.batch}>
+    <div
+      className={`tool-call status-${status}`}
+      data-testid="tool-call"
+      data-tool-name={call.name}
+      data-status={status}
+      data-tool-use-id={call.toolUseId}
+      data-batch={call.record?.batch}
+    >
       <button type="button" className="tool-call-header" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className={`status-dot ${status}`} aria-hidden />
         <span className="tool-name">{call.name}</span>
@@ -46,11 +54,17 @@ export function ToolCallCard({ call, onOpenFile }: { call: ToolCallView; onOpenF
             </button>
           ) : null}
           <Section label="Input">{typeof input === "string" ? input : safeJson(input, 2)}</Section>
-          {call.record && call.record.permissionWaitMs > 0 ? <p className="tool-note">Waited {formatDuration(call.record.permissionWaitMs)} for permission.</p> : null}
+          {call.record && call.record.permissionWaitMs > 0 ? (
+            <p className="tool-note">Waited {formatDuration(call.record.permissionWaitMs)} for permission.</p>
+          ) : null}
         </div>
       ) : null}
       {call.subagent ? <SubagentProgress subagent={call.subagent} /> : null}
-      {call.progress ? <Section label="Output" testId="tool-progress">{tail(call.progress, RESULT_PREVIEW)}</Section> : null}
+      {call.progress ? (
+        <Section label="Output" testId="tool-progress">
+          {tail(call.progress, RESULT_PREVIEW)}
+        </Section>
+      ) : null}
       {call.result ? <ToolResult text={call.result.text} isError={call.result.isError} /> : null}
     </div>
   );

@@ -45,7 +45,9 @@ export function EditorArea({ root, state, dispatch, save, notice, dismissNotice 
       {notice && (!notice.path || notice.path === active?.path) ? (
         <div className={`notice-bar ${notice.level}`} role="alert" data-testid="editor-notice">
           <span>{notice.message}</span>
-          <button type="button" className="small" onClick={dismissNotice}>Dismiss</button>
+          <button type="button" className="small" onClick={dismissNotice}>
+            Dismiss
+          </button>
         </div>
       ) : null}
       {active?.conflict ? <ConflictBar tab={active} root={root} dispatch={dispatch} /> : null}
@@ -77,8 +79,18 @@ function TabButton({ tab, root, active, dispatch }: { tab: EditorTab; root: stri
     <div className={`tab${active ? " active" : ""}`} data-testid="editor-tab" data-path={tab.path} data-dirty={dirty} title={relativeTo(root, tab.path)}>
       <button type="button" role="tab" aria-selected={active} className="tab-label" onClick={() => dispatch({ type: "activated", path: tab.path })}>
         {basename(tab.path)}
-        {dirty ? <span className="dirty-marker" data-testid="dirty-marker" aria-label="unsaved changes"> ●</span> : null}
-        {tab.conflict ? <span className="conflict-marker" aria-label="conflict"> ⚠</span> : null}
+        {dirty ? (
+          <span className="dirty-marker" data-testid="dirty-marker" aria-label="unsaved changes">
+            {" "}
+            ●
+          </span>
+        ) : null}
+        {tab.conflict ? (
+          <span className="conflict-marker" aria-label="conflict">
+            {" "}
+            ⚠
+          </span>
+        ) : null}
       </button>
       <button
         type="button"
@@ -106,11 +118,21 @@ function ConflictBar({ tab, root, dispatch }: { tab: EditorTab; root: string; di
       <span>{message}</span>
       <span className="toolbar">
         {tab.conflict?.kind === "changed-on-disk" ? (
-          <button type="button" className="small" data-testid="editor-conflict-reload" onClick={() => dispatch({ type: "resolved", path: tab.path, choice: "reload" })}>
+          <button
+            type="button"
+            className="small"
+            data-testid="editor-conflict-reload"
+            onClick={() => dispatch({ type: "resolved", path: tab.path, choice: "reload" })}
+          >
             Reload (discard mine)
           </button>
         ) : null}
-        <button type="button" className="small" data-testid="editor-conflict-keep" onClick={() => dispatch({ type: "resolved", path: tab.path, choice: "keep-mine" })}>
+        <button
+          type="button"
+          className="small"
+          data-testid="editor-conflict-keep"
+          onClick={() => dispatch({ type: "resolved", path: tab.path, choice: "keep-mine" })}
+        >
           Keep mine
         </button>
       </span>

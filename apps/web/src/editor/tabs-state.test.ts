@@ -7,7 +7,11 @@ const tab = (state: TabsState, path: string) => state.tabs.find((candidate) => c
 
 describe("editor tabs", () => {
   it("opens once, activates, and tracks dirtiness against the saved content", () => {
-    const state = run([{ type: "opened", file: file("/w/a.ts", "one") }, { type: "opened", file: file("/w/b.ts", "two") }, { type: "opened", file: file("/w/a.ts", "ignored") }]);
+    const state = run([
+      { type: "opened", file: file("/w/a.ts", "one") },
+      { type: "opened", file: file("/w/b.ts", "two") },
+      { type: "opened", file: file("/w/a.ts", "ignored") },
+    ]);
     expect(state.tabs.map((candidate) => candidate.path)).toEqual(["/w/a.ts", "/w/b.ts"]);
     expect(state.active).toBe("/w/a.ts");
     const edited = run([{ type: "edited", path: "/w/a.ts", content: "one!" }], state);
@@ -29,7 +33,10 @@ describe("editor tabs", () => {
   });
 
   it("reloads a clean buffer when the agent changes the file", () => {
-    const state = run([{ type: "opened", file: file("/w/a.ts", "old") }, { type: "disk-changed", file: file("/w/a.ts", "new", 7) }]);
+    const state = run([
+      { type: "opened", file: file("/w/a.ts", "old") },
+      { type: "disk-changed", file: file("/w/a.ts", "new", 7) },
+    ]);
     expect(tab(state, "/w/a.ts")).toMatchObject({ content: "new", savedContent: "new", mtimeMs: 7, conflict: null, revision: 1 });
   });
 
@@ -85,7 +92,10 @@ describe("editor tabs", () => {
   });
 
   it("marks a deleted file and lets the user keep the buffer", () => {
-    const state = run([{ type: "opened", file: file("/w/a.ts", "a") }, { type: "disk-deleted", path: "/w/a.ts" }]);
+    const state = run([
+      { type: "opened", file: file("/w/a.ts", "a") },
+      { type: "disk-deleted", path: "/w/a.ts" },
+    ]);
     expect(tab(state, "/w/a.ts").conflict).toEqual({ kind: "deleted-on-disk" });
     const kept = run([{ type: "resolved", path: "/w/a.ts", choice: "keep-mine" }], state);
     expect(tab(kept, "/w/a.ts")).toMatchObject({ conflict: null, content: "a" });

@@ -2,9 +2,7 @@
 export type DiskFile = { path: string; content: string; mtimeMs: number; binary: boolean };
 
 /** Why the buffer and the disk disagree in a way the user must settle. */
-export type TabConflict =
-  | { kind: "changed-on-disk"; diskContent: string; diskMtimeMs: number }
-  | { kind: "deleted-on-disk" };
+export type TabConflict = { kind: "changed-on-disk"; diskContent: string; diskMtimeMs: number } | { kind: "deleted-on-disk" };
 
 export type EditorTab = {
   path: string;
@@ -46,7 +44,16 @@ export const emptyTabs = (): TabsState => ({ tabs: [], active: null });
 export const isDirty = (tab: EditorTab): boolean => tab.content !== tab.savedContent;
 
 function fromDisk(file: DiskFile, revision = 0): EditorTab {
-  return { path: file.path, savedContent: file.content, content: file.content, mtimeMs: file.mtimeMs, binary: file.binary, conflict: null, saving: false, revision };
+  return {
+    path: file.path,
+    savedContent: file.content,
+    content: file.content,
+    mtimeMs: file.mtimeMs,
+    binary: file.binary,
+    conflict: null,
+    saving: false,
+    revision,
+  };
 }
 
 function update(state: TabsState, path: string, change: (tab: EditorTab) => EditorTab): TabsState {
@@ -93,7 +100,14 @@ export function tabsReducer(state: TabsState, action: TabsAction): TabsState {
           return action.choice === "keep-mine" ? { ...tab, savedContent: "", mtimeMs: 0, conflict: null } : tab;
         }
         if (action.choice === "reload") {
-          return { ...tab, content: conflict.diskContent, savedContent: conflict.diskContent, mtimeMs: conflict.diskMtimeMs, conflict: null, revision: tab.revision + 1 };
+          return {
+            ...tab,
+            content: conflict.diskContent,
+            savedContent: conflict.diskContent,
+            mtimeMs: conflict.diskMtimeMs,
+            conflict: null,
+            revision: tab.revision + 1,
+          };
         }
         // Keep mine: the buffer now knowingly replaces that disk version when saved.
         return { ...tab, savedContent: conflict.diskContent, mtimeMs: conflict.diskMtimeMs, conflict: null };

@@ -81,7 +81,11 @@ export function FileTreeActions(props: Props) {
               if (event.key === "Escape") setCreating(null);
             }}
           />
-          {error ? <p className="form-error" role="alert">{error}</p> : null}
+          {error ? (
+            <p className="form-error" role="alert">
+              {error}
+            </p>
+          ) : null}
         </form>
       ) : null}
     </div>

@@ -57,7 +57,9 @@ export function FileTreeItem({ entry, depth, isOpen, isActive, isSelected, onCli
             submitRename();
           }}
         >
-          <label className="sr-only" htmlFor={`rename-${entry.path}`}>New name for {entry.name}</label>
+          <label className="sr-only" htmlFor={`rename-${entry.path}`}>
+            New name for {entry.name}
+          </label>
           <input
             id={`rename-${entry.path}`}
             data-testid="file-tree-rename-input"
@@ -70,10 +72,18 @@ export function FileTreeItem({ entry, depth, isOpen, isActive, isSelected, onCli
           />
         </form>
       ) : (
-        <button type="button" className="file-tree-label" onClick={onClick} onKeyDown={(event) => {
-          if (event.key === "F2") setRenaming(true);
-        }} title={entry.path}>
-          <span className="file-tree-icon" aria-hidden>{icon}</span>
+        <button
+          type="button"
+          className="file-tree-label"
+          onClick={onClick}
+          onKeyDown={(event) => {
+            if (event.key === "F2") setRenaming(true);
+          }}
+          title={entry.path}
+        >
+          <span className="file-tree-icon" aria-hidden>
+            {icon}
+          </span>
           <span className="file-tree-name">{entry.name}</span>
         </button>
       )}
@@ -84,20 +94,44 @@ export function FileTreeItem({ entry, depth, isOpen, isActive, isSelected, onCli
               <button type="button" className="danger small" data-testid="file-tree-delete-confirm" onClick={() => void run(() => remove(entry.path))}>
                 Delete {entry.kind === "directory" ? "folder" : "file"}?
               </button>
-              <button type="button" className="small" onClick={() => setConfirmDelete(false)}>Cancel</button>
+              <button type="button" className="small" onClick={() => setConfirmDelete(false)}>
+                Cancel
+              </button>
             </>
           ) : (
             <>
-              <button type="button" className="icon-button small" data-testid="file-tree-rename" title="Rename (F2)" aria-label={`Rename ${entry.name}`} onClick={() => {
-                setName(entry.name);
-                setRenaming(true);
-              }}>✎</button>
-              <button type="button" className="icon-button small" data-testid="file-tree-delete" title="Delete" aria-label={`Delete ${entry.name}`} onClick={() => setConfirmDelete(true)}>✕</button>
+              <button
+                type="button"
+                className="icon-button small"
+                data-testid="file-tree-rename"
+                title="Rename (F2)"
+                aria-label={`Rename ${entry.name}`}
+                onClick={() => {
+                  setName(entry.name);
+                  setRenaming(true);
+                }}
+              >
+                ✎
+              </button>
+              <button
+                type="button"
+                className="icon-button small"
+                data-testid="file-tree-delete"
+                title="Delete"
+                aria-label={`Delete ${entry.name}`}
+                onClick={() => setConfirmDelete(true)}
+              >
+                ✕
+              </button>
             </>
           )}
         </span>
       ) : null}
-      {error ? <p className="form-error" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -29,20 +29,16 @@ export function FileTree(props: FileTreeProps) {
   const targetDir = selected ? (selected.kind === "directory" ? selected.path : parentOf(selected.path)) : props.root;
   return (
     <nav className="file-tree" data-testid="file-tree" aria-label="Workspace files">
-      <FileTreeActions {...props} targetDir={targetDir} onCreated={(entry) => {
-        setExpanded((current) => new Set(current).add(parentOf(entry.path)));
-        if (entry.kind === "file") props.onOpen(entry.path);
-      }} />
+      <FileTreeActions
+        {...props}
+        targetDir={targetDir}
+        onCreated={(entry) => {
+          setExpanded((current) => new Set(current).add(parentOf(entry.path)));
+          if (entry.kind === "file") props.onOpen(entry.path);
+        }}
+      />
       <ul role="tree" className="file-tree-list">
-        <Directory
-          {...props}
-          path={props.root}
-          depth={0}
-          expanded={expanded}
-          selected={selected}
-          onSelect={setSelected}
-          onToggle={toggle}
-        />
+        <Directory {...props} path={props.root} depth={0} expanded={expanded} selected={selected} onSelect={setSelected} onToggle={toggle} />
       </ul>
     </nav>
   );
@@ -62,15 +58,30 @@ type DirectoryProps = FileTreeProps & {
 function Directory(props: DirectoryProps) {
   const trpc = useTRPC();
   const tree = useQuery(trpc.workspace.tree.queryOptions({ path: props.path }));
-  if (tree.isPending) return <li className="file-tree-note" style={{ paddingLeft: indent(props.depth) }}>Loading…</li>;
-  if (tree.isError) return <li className="file-tree-note error" style={{ paddingLeft: indent(props.depth) }}>Could not list this folder: {tree.error.message}</li>;
+  if (tree.isPending)
+    return (
+      <li className="file-tree-note" style={{ paddingLeft: indent(props.depth) }}>
+        Loading…
+      </li>
+    );
+  if (tree.isError)
+    return (
+      <li className="file-tree-note error" style={{ paddingLeft: indent(props.depth) }}>
+        Could not list this folder: {tree.error.message}
+      </li>
+    );
   if (tree.data.entries.length === 0 && props.depth === 0) return <li className="file-tree-note">The workspace is empty.</li>;
   return (
     <>
       {tree.data.entries.map((entry) => {
         const isOpen = entry.kind === "directory" && props.expanded.has(entry.path);
         return (
-          <li key={entry.path} role="treeitem" aria-expanded={entry.kind === "directory" ? isOpen : undefined} aria-selected={props.selected?.path === entry.path}>
+          <li
+            key={entry.path}
+            role="treeitem"
+            aria-expanded={entry.kind === "directory" ? isOpen : undefined}
+            aria-selected={props.selected?.path === entry.path}
+          >
             <FileTreeItem
               {...props}
               entry={entry}

@@ -86,7 +86,12 @@ export function GitPanel({ changeTick }: { changeTick: number }) {
           {data && !data.repository ? (
             <div data-testid="git-not-repository">
               <p className="muted">This workspace is not a git repository.</p>
-              <button type="button" className="small" data-testid="git-init" onClick={() => void run(init.mutateAsync(), "Initialised an empty repository (branch main).")}>
+              <button
+                type="button"
+                className="small"
+                data-testid="git-init"
+                onClick={() => void run(init.mutateAsync(), "Initialised an empty repository (branch main).")}
+              >
                 git init
               </button>
             </div>
@@ -115,15 +120,40 @@ export function GitPanel({ changeTick }: { changeTick: number }) {
                   void run(createBranch.mutateAsync({ name: newBranch }), `Created and switched to ${newBranch.trim()}.`).then((ok) => ok && setNewBranch(""));
                 }}
               >
-                <input aria-label="New branch name" placeholder="new-branch" data-testid="git-branch-new" value={newBranch} onChange={(event) => setNewBranch(event.target.value)} />
+                <input
+                  aria-label="New branch name"
+                  placeholder="new-branch"
+                  data-testid="git-branch-new"
+                  value={newBranch}
+                  onChange={(event) => setNewBranch(event.target.value)}
+                />
                 <button type="submit" className="small" data-testid="git-branch-create" disabled={newBranch.trim() === ""}>
                   Create
                 </button>
               </form>
-              <FileList title="Staged" testId="git-staged" files={staged} side="staged" action="Unstage" onAction={(path) => void run(unstage.mutateAsync({ paths: [path] }))} />
-              <FileList title="Changes" testId="git-unstaged" files={unstaged} side="unstaged" action="Stage" onAction={(path) => void run(stage.mutateAsync({ paths: [path] }))} />
+              <FileList
+                title="Staged"
+                testId="git-staged"
+                files={staged}
+                side="staged"
+                action="Unstage"
+                onAction={(path) => void run(unstage.mutateAsync({ paths: [path] }))}
+              />
+              <FileList
+                title="Changes"
+                testId="git-unstaged"
+                files={unstaged}
+                side="unstaged"
+                action="Stage"
+                onAction={(path) => void run(stage.mutateAsync({ paths: [path] }))}
+              />
               {unstaged.length > 0 ? (
-                <button type="button" className="small" data-testid="git-stage-all" onClick={() => void run(stage.mutateAsync({ paths: unstaged.map((file) => file.path) }))}>
+                <button
+                  type="button"
+                  className="small"
+                  data-testid="git-stage-all"
+                  onClick={() => void run(stage.mutateAsync({ paths: unstaged.map((file) => file.path) }))}
+                >
                   Stage all
                 </button>
               ) : null}
@@ -170,7 +200,13 @@ export function GitPanel({ changeTick }: { changeTick: number }) {
                   Commit
                 </button>
                 {data.remotes.length > 0 ? (
-                  <button type="button" className="small" data-testid="git-push" disabled={push.isPending} onClick={() => void run(push.mutateAsync(), "Pushed.")}>
+                  <button
+                    type="button"
+                    className="small"
+                    data-testid="git-push"
+                    disabled={push.isPending}
+                    onClick={() => void run(push.mutateAsync(), "Pushed.")}
+                  >
                     {push.isPending ? "Pushing…" : "Push"}
                   </button>
                 ) : null}
@@ -183,7 +219,21 @@ export function GitPanel({ changeTick }: { changeTick: number }) {
   );
 }
 
-function FileList({ title, testId, files, side, action, onAction }: { title: string; testId: string; files: GitFile[]; side: "staged" | "unstaged"; action: string; onAction(path: string): void }) {
+function FileList({
+  title,
+  testId,
+  files,
+  side,
+  action,
+  onAction,
+}: {
+  title: string;
+  testId: string;
+  files: GitFile[];
+  side: "staged" | "unstaged";
+  action: string;
+  onAction(path: string): void;
+}) {
   return (
     <div data-testid={testId}>
       <div className="muted">

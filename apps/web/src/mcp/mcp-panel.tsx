@@ -41,7 +41,11 @@ export function McpPanel() {
   const list = servers.data ?? [];
   const failed = list.filter((server) => server.status === "failed").length;
   const connected = list.filter((server) => server.status === "connected").length;
-  const summary = servers.isError ? "unavailable" : list.length === 0 ? "none" : `${connected}/${list.length} connected${failed > 0 ? `, ${failed} failed` : ""}`;
+  const summary = servers.isError
+    ? "unavailable"
+    : list.length === 0
+      ? "none"
+      : `${connected}/${list.length} connected${failed > 0 ? `, ${failed} failed` : ""}`;
   return (
     <section className={styles.panel} data-testid="mcp-panel" aria-label="MCP servers">
       <button type="button" className={styles.toggle} aria-expanded={open} onClick={() => setOpen(!open)} data-testid="mcp-panel-toggle">
@@ -86,7 +90,14 @@ function McpServerEntry({ server, reconnecting, onReconnect }: { server: McpServ
       <div className={`${styles.row} ${styles.detail}`}>
         <span>{where}</span>
         {canReconnect ? (
-          <button type="button" className={`small ${styles.reconnect}`} onClick={onReconnect} disabled={reconnecting} data-testid="mcp-reconnect" title={`Reconnect ${server.name}`}>
+          <button
+            type="button"
+            className={`small ${styles.reconnect}`}
+            onClick={onReconnect}
+            disabled={reconnecting}
+            data-testid="mcp-reconnect"
+            title={`Reconnect ${server.name}`}
+          >
             {reconnecting ? "…" : "Reconnect"}
           </button>
         ) : null}

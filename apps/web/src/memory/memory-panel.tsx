@@ -24,7 +24,11 @@ export function MemoryPanel({ sessionId }: { sessionId: string | null }) {
   const view = useQuery({ ...trpc.memory.get.queryOptions(sessionId ? { sessionId } : undefined), refetchInterval: open ? REFRESH_MS : false });
   const data = view.data;
   const invalid = data?.problems.length ?? 0;
-  const summary = view.isError ? "unavailable" : data ? `${data.files.length} files, ${data.skills.length} skills${invalid > 0 ? `, ${invalid} invalid` : ""}` : "…";
+  const summary = view.isError
+    ? "unavailable"
+    : data
+      ? `${data.files.length} files, ${data.skills.length} skills${invalid > 0 ? `, ${invalid} invalid` : ""}`
+      : "…";
   return (
     <section className={styles.panel} data-testid="memory-panel" aria-label="Memory and skills">
       <button type="button" className={styles.toggle} aria-expanded={open} onClick={() => setOpen(!open)} data-testid="memory-panel-toggle">
@@ -61,7 +65,9 @@ export function MemoryPanel({ sessionId }: { sessionId: string | null }) {
           ) : null}
           <p className={styles.heading}>Skills and commands</p>
           <ul className={styles.list} data-testid="skills">
-            {data?.skills.length === 0 && data.problems.length === 0 ? <li className={styles.muted}>No skills in .claude/skills or ~/.claude/skills.</li> : null}
+            {data?.skills.length === 0 && data.problems.length === 0 ? (
+              <li className={styles.muted}>No skills in .claude/skills or ~/.claude/skills.</li>
+            ) : null}
             {data?.skills.map((skill) => (
               <li key={skill.path} className={styles.row} data-testid="skill" title={skill.path}>
                 <span className={styles.path}>/{skill.name}</span>

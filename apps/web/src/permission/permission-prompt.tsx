@@ -42,7 +42,9 @@ function ToolPermissionPrompt({ request, pendingCount, onRespond }: Props) {
   });
   const missing = current.isError && cairnErrorCode(current.error) === "file_not_found";
   const loading = path !== undefined && current.isPending;
-  const change: ProposedChange | null = loading ? null : proposedChange(request.toolName, request.input, current.data && !current.data.binary ? current.data.content : undefined);
+  const change: ProposedChange | null = loading
+    ? null
+    : proposedChange(request.toolName, request.input, current.data && !current.data.binary ? current.data.content : undefined);
   const rule = request.suggestions[0];
 
   const answer = async (value: PermissionAnswer) => {
@@ -57,7 +59,13 @@ function ToolPermissionPrompt({ request, pendingCount, onRespond }: Props) {
   };
 
   return (
-    <section className="permission-prompt" data-testid="permission-prompt" data-tool-name={request.toolName} data-request-id={request.requestId} aria-label={`Permission for ${request.toolName}`}>
+    <section
+      className="permission-prompt"
+      data-testid="permission-prompt"
+      data-tool-name={request.toolName}
+      data-request-id={request.requestId}
+      aria-label={`Permission for ${request.toolName}`}
+    >
       <header>
         <strong>
           Allow {request.toolName}
@@ -69,7 +77,11 @@ function ToolPermissionPrompt({ request, pendingCount, onRespond }: Props) {
       </header>
       <div className="permission-body">
         {loading ? <p className="muted">Reading the file…</p> : null}
-        {current.isError && !missing ? <p className="form-error">Could not read {path}: {errorMessage(current.error)}</p> : null}
+        {current.isError && !missing ? (
+          <p className="form-error">
+            Could not read {path}: {errorMessage(current.error)}
+          </p>
+        ) : null}
         {change?.kind === "file" ? (
           <>
             {change.note ? <p className="permission-note">{change.note}</p> : null}
@@ -87,7 +99,13 @@ function ToolPermissionPrompt({ request, pendingCount, onRespond }: Props) {
         {change?.kind === "input" ? <pre data-testid="permission-input">{change.json}</pre> : null}
       </div>
       <div className="permission-actions">
-        <button type="button" className="primary" data-testid="permission-allow-once" disabled={busy} onClick={() => void answer({ behavior: "allow", scope: "once" })}>
+        <button
+          type="button"
+          className="primary"
+          data-testid="permission-allow-once"
+          disabled={busy}
+          onClick={() => void answer({ behavior: "allow", scope: "once" })}
+        >
           Allow once
         </button>
         <button type="button" data-testid="permission-allow-session" disabled={busy} onClick={() => void answer({ behavior: "allow", scope: "session" })}>
@@ -126,7 +144,11 @@ function ToolPermissionPrompt({ request, pendingCount, onRespond }: Props) {
           Deny
         </button>
       </form>
-      {error ? <p className="form-error" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -42,7 +42,13 @@ export function PlanReviewCard({ requestId, plan, pendingCount, onRespond }: Pro
         <MarkdownText text={plan} />
       </div>
       <div className="permission-actions">
-        <button type="button" className="primary" data-testid="plan-approve" disabled={busy} onClick={() => void answer({ behavior: "allow", scope: "once", mode: "default" })}>
+        <button
+          type="button"
+          className="primary"
+          data-testid="plan-approve"
+          disabled={busy}
+          onClick={() => void answer({ behavior: "allow", scope: "once", mode: "default" })}
+        >
           Approve
         </button>
         <button
@@ -78,7 +84,11 @@ export function PlanReviewCard({ requestId, plan, pendingCount, onRespond }: Pro
           Keep planning
         </button>
       </form>
-      {error ? <p className="form-error" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </section>
   );
 }

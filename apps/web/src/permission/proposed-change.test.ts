@@ -29,12 +29,22 @@ describe("proposedChange", () => {
   });
 
   it("shows a Write as old content vs new, or a new file", () => {
-    expect(proposedChange("Write", { file_path: "/w/n.ts", content: "x" }, undefined)).toEqual({ kind: "file", path: "/w/n.ts", original: "", modified: "x", note: "New file" });
+    expect(proposedChange("Write", { file_path: "/w/n.ts", content: "x" }, undefined)).toEqual({
+      kind: "file",
+      path: "/w/n.ts",
+      original: "",
+      modified: "x",
+      note: "New file",
+    });
     expect(proposedChange("Write", { file_path: "/w/n.ts", content: "x" }, "y")).toMatchObject({ original: "y", modified: "x", note: undefined });
   });
 
   it("shows Bash's exact command", () => {
-    expect(proposedChange("Bash", { command: "rm -rf build && make", description: "rebuild" }, undefined)).toEqual({ kind: "command", command: "rm -rf build && make", description: "rebuild" });
+    expect(proposedChange("Bash", { command: "rm -rf build && make", description: "rebuild" }, undefined)).toEqual({
+      kind: "command",
+      command: "rm -rf build && make",
+      description: "rebuild",
+    });
   });
 
   it("falls back to the raw input", () => {

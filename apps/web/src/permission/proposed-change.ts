@@ -36,9 +36,16 @@ export function proposedChange(toolName: string, input: unknown, current: string
     if (oldString === "") return { kind: "file", path, original: current, modified: current, note: "old_string is empty; the tool will refuse this edit." };
     const at = current.indexOf(oldString);
     if (at === -1) {
-      return { kind: "file", path, original: oldString, modified: newString, note: "old_string is not in the file as it is now; showing old_string → new_string." };
+      return {
+        kind: "file",
+        path,
+        original: oldString,
+        modified: newString,
+        note: "old_string is not in the file as it is now; showing old_string → new_string.",
+      };
     }
-    const modified = fields.replace_all === true ? current.split(oldString).join(newString) : current.slice(0, at) + newString + current.slice(at + oldString.length);
+    const modified =
+      fields.replace_all === true ? current.split(oldString).join(newString) : current.slice(0, at) + newString + current.slice(at + oldString.length);
     return { kind: "file", path, original: current, modified, note: undefined };
   }
   if (toolName === "ExitPlanMode") {

@@ -72,13 +72,21 @@ export function ChangesPanel({ sessionId, changeTick, review, dispatchReview, on
       {error ? (
         <div className="notice-bar error" role="alert" data-testid="changes-error">
           <span>{error}</span>
-          <button type="button" className="small" onClick={() => setError(null)}>Dismiss</button>
+          <button type="button" className="small" onClick={() => setError(null)}>
+            Dismiss
+          </button>
         </div>
       ) : null}
       {!sessionId ? <p className="muted">Start a session: the files its agent changes appear here.</p> : null}
-      {changes.isError ? <p className="form-error" role="alert">Could not load the changes: {changes.error.message}</p> : null}
+      {changes.isError ? (
+        <p className="form-error" role="alert">
+          Could not load the changes: {changes.error.message}
+        </p>
+      ) : null}
       {changes.isSuccess && files.length === 0 ? (
-        <p className="muted" data-testid="changes-empty">The agent has not changed any file in this session.</p>
+        <p className="muted" data-testid="changes-empty">
+          The agent has not changed any file in this session.
+        </p>
       ) : null}
       <div className={styles.body}>
         <ul className={styles.fileList}>
@@ -125,7 +133,9 @@ export function ChangesPanel({ sessionId, changeTick, review, dispatchReview, on
                     onLineClick={(line, code) =>
                       file.after !== null &&
                       // A second click on the same line keeps what was typed.
-                      setDraft((current) => (current && current.path === file.path && current.line === line ? current : { path: file.path, line, code, text: "" }))
+                      setDraft((current) =>
+                        current && current.path === file.path && current.line === line ? current : { path: file.path, line, code, text: "" },
+                      )
                     }
                   />
                 </div>
@@ -133,7 +143,9 @@ export function ChangesPanel({ sessionId, changeTick, review, dispatchReview, on
                   {file.hunks.map((hunk) => (
                     <li key={hunk.index} className={styles.hunk} data-testid="changes-hunk">
                       <span className="muted">
-                        {hunk.afterLines.length > 0 ? `lines ${hunk.afterStart}–${hunk.afterStart + hunk.afterLines.length - 1}` : `removed after line ${hunk.afterStart}`}
+                        {hunk.afterLines.length > 0
+                          ? `lines ${hunk.afterStart}–${hunk.afterStart + hunk.afterLines.length - 1}`
+                          : `removed after line ${hunk.afterStart}`}
                         {` · −${hunk.beforeLines.length} +${hunk.afterLines.length}`}
                       </span>
                       <button
@@ -142,7 +154,8 @@ export function ChangesPanel({ sessionId, changeTick, review, dispatchReview, on
                         data-testid="changes-revert-hunk"
                         disabled={revertHunk.isPending || file.sha256 === null}
                         onClick={() =>
-                          file.sha256 !== null && void afterRevert(revertHunk.mutateAsync({ sessionId, path: file.path, hunkIndex: hunk.index, expectedSha256: file.sha256 }))
+                          file.sha256 !== null &&
+                          void afterRevert(revertHunk.mutateAsync({ sessionId, path: file.path, hunkIndex: hunk.index, expectedSha256: file.sha256 }))
                         }
                       >
                         Revert change

@@ -8,7 +8,15 @@ import type { PendingReview, PendingReviewAction } from "./pending-review";
 import styles from "./review.module.css";
 
 /** The comments waiting to go to the agent, and Send review: one user message with each file:line, its code and the comment. */
-export function PendingReviewList({ sessionId, review, dispatchReview }: { sessionId: string | null; review: PendingReview; dispatchReview: Dispatch<PendingReviewAction> }) {
+export function PendingReviewList({
+  sessionId,
+  review,
+  dispatchReview,
+}: {
+  sessionId: string | null;
+  review: PendingReview;
+  dispatchReview: Dispatch<PendingReviewAction>;
+}) {
   const trpc = useTRPC();
   const send = useMutation(trpc.review.send.mutationOptions());
   const [error, setError] = useState<string | null>(null);
@@ -34,7 +42,11 @@ export function PendingReviewList({ sessionId, review, dispatchReview }: { sessi
           Send review
         </button>
       </div>
-      {error ? <p className="form-error" role="alert">Sending the review failed: {error}</p> : null}
+      {error ? (
+        <p className="form-error" role="alert">
+          Sending the review failed: {error}
+        </p>
+      ) : null}
       <ul>
         {review.comments.map((comment) => (
           <li key={comment.id} className={styles.comment} data-testid="review-comment" data-location={`${comment.path}:${comment.line}`}>
@@ -43,7 +55,12 @@ export function PendingReviewList({ sessionId, review, dispatchReview }: { sessi
             </span>
             <code className={styles.code}>{comment.code}</code>
             <span>{comment.text}</span>
-            <button type="button" className="small" onClick={() => dispatchReview({ type: "remove", id: comment.id })} aria-label={`Remove the comment on ${comment.path}:${comment.line}`}>
+            <button
+              type="button"
+              className="small"
+              onClick={() => dispatchReview({ type: "remove", id: comment.id })}
+              aria-label={`Remove the comment on ${comment.path}:${comment.line}`}
+            >
               Remove
             </button>
           </li>

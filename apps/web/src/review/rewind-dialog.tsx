@@ -43,7 +43,14 @@ export function RewindDialog({ sessionId, messageUuid, onClose, onDone }: Props)
       <fieldset className="rewind-modes">
         {modes.map((option) => (
           <label key={option.mode} className="rewind-mode">
-            <input type="radio" name="rewind-mode" value={option.mode} data-testid={`rewind-mode-${option.mode}`} checked={mode === option.mode} onChange={() => setMode(option.mode)} />
+            <input
+              type="radio"
+              name="rewind-mode"
+              value={option.mode}
+              data-testid={`rewind-mode-${option.mode}`}
+              checked={mode === option.mode}
+              onChange={() => setMode(option.mode)}
+            />
             <span>
               <strong>{option.label}</strong> <span className="muted">{option.detail}</span>
             </span>
@@ -53,9 +60,17 @@ export function RewindDialog({ sessionId, messageUuid, onClose, onDone }: Props)
       {mode !== "conversation" ? (
         <div data-testid="rewind-preview" data-count={preview.isSuccess ? files.length : ""}>
           {preview.isPending ? <p className="muted">Looking at what would change…</p> : null}
-          {preview.isError ? <p className="form-error" role="alert">Could not preview the rewind: {preview.error.message}</p> : null}
-          {preview.data && !preview.data.available ? <p className="form-error">File checkpoints are turned off on this server: only the conversation can be rewound.</p> : null}
-          {preview.isSuccess && preview.data.available && files.length === 0 ? <p className="muted">No file has changed since this message: the files stay as they are.</p> : null}
+          {preview.isError ? (
+            <p className="form-error" role="alert">
+              Could not preview the rewind: {preview.error.message}
+            </p>
+          ) : null}
+          {preview.data && !preview.data.available ? (
+            <p className="form-error">File checkpoints are turned off on this server: only the conversation can be rewound.</p>
+          ) : null}
+          {preview.isSuccess && preview.data.available && files.length === 0 ? (
+            <p className="muted">No file has changed since this message: the files stay as they are.</p>
+          ) : null}
           {files.length > 0 ? (
             <>
               <p>These files will change (the current versions are kept in a backup checkpoint, so you can undo):</p>
@@ -70,7 +85,11 @@ export function RewindDialog({ sessionId, messageUuid, onClose, onDone }: Props)
           ) : null}
         </div>
       ) : null}
-      {rewind.isError ? <p className="form-error" role="alert" data-testid="rewind-error">Rewind failed: {errorMessage(rewind.error)}</p> : null}
+      {rewind.isError ? (
+        <p className="form-error" role="alert" data-testid="rewind-error">
+          Rewind failed: {errorMessage(rewind.error)}
+        </p>
+      ) : null}
       <div className="dialog-actions">
         <button type="button" onClick={() => dialog.current?.close()}>
           Cancel

@@ -34,7 +34,14 @@ export function SessionBar({ activeSessionId, title, canFork, onSelect, onNew, o
           <button type="button" className="small" data-testid="session-new" onClick={onNew} title="Start a new session">
             New
           </button>
-          <button type="button" className="small" data-testid="session-fork" onClick={onFork} disabled={!canFork} title="Fork this session at its latest message">
+          <button
+            type="button"
+            className="small"
+            data-testid="session-fork"
+            onClick={onFork}
+            disabled={!canFork}
+            title="Fork this session at its latest message"
+          >
             Fork
           </button>
           <ShareButton sessionId={activeSessionId} />

@@ -29,8 +29,8 @@ export function ContinueAsCopy({ token, messageUuid }: { token: string; messageU
       </button>
       {outcome.kind === "not-signed-in" ? (
         <p className="form-error" role="alert" data-testid="share-fork-signin">
-          To continue as a copy you must be signed in to this Cairn server: open the address its owner&apos;s <code>cairn serve</code> printed (it carries <code>?token=…</code>) in this browser, then
-          come back to this link.
+          To continue as a copy you must be signed in to this Cairn server: open the address its owner&apos;s <code>cairn serve</code> printed (it carries{" "}
+          <code>?token=…</code>) in this browser, then come back to this link.
         </p>
       ) : null}
       {outcome.kind === "failed" ? (

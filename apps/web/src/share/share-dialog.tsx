@@ -59,7 +59,14 @@ export function ShareDialog({ sessionId, onClose }: Props) {
           <fieldset>
             <legend>What viewers see</legend>
             <label>
-              <input type="radio" name="share-mode" value="snapshot" data-testid="share-mode-snapshot" checked={mode === "snapshot"} onChange={() => setMode("snapshot")} />
+              <input
+                type="radio"
+                name="share-mode"
+                value="snapshot"
+                data-testid="share-mode-snapshot"
+                checked={mode === "snapshot"}
+                onChange={() => setMode("snapshot")}
+              />
               <span>
                 Snapshot <span className="muted">— the conversation up to its current message</span>
               </span>
@@ -82,7 +89,11 @@ export function ShareDialog({ sessionId, onClose }: Props) {
             </select>
           </label>
           <RedactionPreview state={preview} />
-          {create.isError ? <p className="form-error" role="alert">Could not create the link: {errorMessage(create.error)}</p> : null}
+          {create.isError ? (
+            <p className="form-error" role="alert">
+              Could not create the link: {errorMessage(create.error)}
+            </p>
+          ) : null}
           <div className="dialog-actions">
             <a className="button-link" href="/shares" target="_blank" rel="noreferrer" data-testid="shares-link">
               My shares
@@ -111,11 +122,25 @@ export function ShareDialog({ sessionId, onClose }: Props) {
 }
 
 function RedactionPreview({ state }: { state: UseQueryResult<SharePreview, unknown> }) {
-  if (state.isPending) return <p className="muted" data-testid="share-preview-loading">Looking for secrets to redact…</p>;
-  if (state.isError) return <p className="form-error" role="alert">Could not check the session for secrets: {errorMessage(state.error)}</p>;
+  if (state.isPending)
+    return (
+      <p className="muted" data-testid="share-preview-loading">
+        Looking for secrets to redact…
+      </p>
+    );
+  if (state.isError)
+    return (
+      <p className="form-error" role="alert">
+        Could not check the session for secrets: {errorMessage(state.error)}
+      </p>
+    );
   const hits = state.data.hits.filter((hit) => hit.count > 0);
   return (
-    <div className={`share-preview${hits.length === 0 ? " clean" : ""}`} data-testid="share-preview" data-hit-count={hits.reduce((sum, hit) => sum + hit.count, 0)}>
+    <div
+      className={`share-preview${hits.length === 0 ? " clean" : ""}`}
+      data-testid="share-preview"
+      data-hit-count={hits.reduce((sum, hit) => sum + hit.count, 0)}
+    >
       <div>
         {state.data.messageCount} message{state.data.messageCount === 1 ? "" : "s"} will be shared. {describeRedactions(hits)}
       </div>

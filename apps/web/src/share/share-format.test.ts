@@ -14,9 +14,13 @@ describe("absoluteShareUrl", () => {
 
 describe("describeRedactions", () => {
   it("counts the secrets by kind and skips kinds with none", () => {
-    expect(describeRedactions([{ kind: "anthropic-api-key", count: 2 }, { kind: "aws-key", count: 0 }, { kind: "private-key", count: 1 }])).toBe(
-      "3 secrets will be replaced: 2 × anthropic-api-key, 1 × private-key.",
-    );
+    expect(
+      describeRedactions([
+        { kind: "anthropic-api-key", count: 2 },
+        { kind: "aws-key", count: 0 },
+        { kind: "private-key", count: 1 },
+      ]),
+    ).toBe("3 secrets will be replaced: 2 × anthropic-api-key, 1 × private-key.");
   });
 
   it("says so when there is nothing to redact", () => {

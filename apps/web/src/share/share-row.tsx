@@ -28,7 +28,11 @@ export function ShareRow({ share, onChanged }: Props) {
         <td className="title">
           <div>{share.title}</div>
           <div className="muted">{share.sessionId}</div>
-          {failure ? <p className="form-error" role="alert">{errorMessage(failure)}</p> : null}
+          {failure ? (
+            <p className="form-error" role="alert">
+              {errorMessage(failure)}
+            </p>
+          ) : null}
         </td>
         <td>{share.mode}</td>
         <td>{formatWhen(share.createdAt)}</td>

@@ -38,7 +38,15 @@ describe("a shared conversation as chat state", () => {
     const asked = applyEvents(base, [
       {
         id: "2",
-        event: { type: "permission-request", requestId: "r1", toolUseId: "t_x", toolName: "Bash", input: { command: "ls" }, reason: { type: "default", reason: "ask" }, suggestions: [] },
+        event: {
+          type: "permission-request",
+          requestId: "r1",
+          toolUseId: "t_x",
+          toolName: "Bash",
+          input: { command: "ls" },
+          reason: { type: "default", reason: "ask" },
+          suggestions: [],
+        },
       },
     ]);
     expect(asked.permissionRequests).toHaveLength(1);

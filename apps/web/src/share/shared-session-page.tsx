@@ -23,7 +23,11 @@ export function SharedSessionPage({ token }: { token: string }) {
 
   switch (phase.kind) {
     case "loading":
-      return <div className="splash" data-testid="share-loading">Opening the shared session…</div>;
+      return (
+        <div className="splash" data-testid="share-loading">
+          Opening the shared session…
+        </div>
+      );
     case "unavailable":
       return <ShareNotFound />;
     case "failed":
@@ -50,10 +54,24 @@ export function SharedSessionPage({ token }: { token: string }) {
           <ContinueAsCopy token={token} messageUuid={info.pinnedMessageUuid} />
         </header>
         <div className="share-tabs" role="tablist" aria-label="Views of the session">
-          <button type="button" role="tab" className="small" data-testid="share-tab-conversation" aria-selected={tab === "conversation"} onClick={() => setTab("conversation")}>
+          <button
+            type="button"
+            role="tab"
+            className="small"
+            data-testid="share-tab-conversation"
+            aria-selected={tab === "conversation"}
+            onClick={() => setTab("conversation")}
+          >
             Conversation
           </button>
-          <button type="button" role="tab" className="small" data-testid="share-tab-timeline" aria-selected={tab === "timeline"} onClick={() => setTab("timeline")}>
+          <button
+            type="button"
+            role="tab"
+            className="small"
+            data-testid="share-tab-timeline"
+            aria-selected={tab === "timeline"}
+            onClick={() => setTab("timeline")}
+          >
             Timeline
           </button>
         </div>

@@ -16,7 +16,9 @@ export function SharesPage() {
         <header className="share-header">
           <div>
             <h1>My shares</h1>
-            <p className="muted small-text">Read-only links to sessions. Rotating a link makes a new address and stops the old one; revoking stops it for good.</p>
+            <p className="muted small-text">
+              Read-only links to sessions. Rotating a link makes a new address and stops the old one; revoking stops it for good.
+            </p>
           </div>
           <a className="button-link" href="/">
             Back to the IDE
@@ -28,7 +30,11 @@ export function SharesPage() {
             Could not load the shares: {errorMessage(shares.error)}
           </p>
         ) : null}
-        {shares.data?.length === 0 ? <p className="muted" data-testid="shares-empty">No links yet. Use Share in the IDE's session bar to make one.</p> : null}
+        {shares.data?.length === 0 ? (
+          <p className="muted" data-testid="shares-empty">
+            No links yet. Use Share in the IDE's session bar to make one.
+          </p>
+        ) : null}
         {shares.data && shares.data.length > 0 ? (
           <table className="shares-table">
             <thead>

@@ -10,7 +10,12 @@ export function TimelineLink({ sessionId }: { sessionId: string | null }) {
     );
   }
   return (
-    <a className="button-link" data-testid="timeline-link" href={`/sessions/${encodeURIComponent(sessionId)}/timeline`} title="The session's timeline: turns, tool calls, permission decisions">
+    <a
+      className="button-link"
+      data-testid="timeline-link"
+      href={`/sessions/${encodeURIComponent(sessionId)}/timeline`}
+      title="The session's timeline: turns, tool calls, permission decisions"
+    >
       Timeline
     </a>
   );

@@ -99,7 +99,9 @@ export function IdeShell() {
       <div className="splash error" role="alert">
         <p>Cannot reach the Cairn server: {meta.error.message}</p>
         <p className="muted">If this browser is not signed in (or was signed out), open the address the server printed (it includes the token).</p>
-        <button type="button" onClick={() => void meta.refetch()}>Retry</button>
+        <button type="button" onClick={() => void meta.refetch()}>
+          Retry
+        </button>
       </div>
     );
   }
@@ -115,7 +117,8 @@ export function IdeShell() {
       {info.demo ? <DemoBanner /> : null}
       {!info.sandbox.available ? (
         <div className="notice-bar warning" role="status" data-testid="sandbox-warning">
-          The command sandbox is not available{info.sandbox.reason ? `: ${info.sandbox.reason}` : ""}. Bash commands are refused unless the administrator turns the sandbox off.
+          The command sandbox is not available{info.sandbox.reason ? `: ${info.sandbox.reason}` : ""}. Bash commands are refused unless the administrator turns
+          the sandbox off.
         </div>
       ) : null}
       <div className="ide-columns">

@@ -34,7 +34,11 @@ export function TrustDialog({ workspaceRoot, onTrust, onDecline }: Props) {
         <strong>MCP servers</strong> (programs listed in <code>.mcp.json</code> that Cairn starts). They run on this machine with your permissions.
       </p>
       <p>Trust it only if you know where its files come from. Until you do, Cairn runs neither; the agent and the editor still work.</p>
-      {error ? <p className="form-error" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
       <div className="dialog-actions">
         <button type="button" data-testid="trust-decline" onClick={onDecline} disabled={busy}>
           Not now

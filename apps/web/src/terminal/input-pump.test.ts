@@ -13,12 +13,15 @@ describe("terminal input pump", () => {
   it("sends one request at a time, joining what was typed meanwhile, in order", async () => {
     const sent: string[] = [];
     const gates: ReturnType<typeof deferred>[] = [];
-    const pump = createInputPump(async (data) => {
-      sent.push(data);
-      const gate = deferred();
-      gates.push(gate);
-      await gate.promise;
-    }, () => undefined);
+    const pump = createInputPump(
+      async (data) => {
+        sent.push(data);
+        const gate = deferred();
+        gates.push(gate);
+        await gate.promise;
+      },
+      () => undefined,
+    );
     pump.write("l");
     pump.write("s");
     pump.write("\r");
@@ -32,10 +35,13 @@ describe("terminal input pump", () => {
   it("keeps going after a failed send and reports it", async () => {
     const errors: unknown[] = [];
     const sent: string[] = [];
-    const pump = createInputPump(async (data) => {
-      sent.push(data);
-      if (data === "a") throw new Error("lost");
-    }, (error) => errors.push(error));
+    const pump = createInputPump(
+      async (data) => {
+        sent.push(data);
+        if (data === "a") throw new Error("lost");
+      },
+      (error) => errors.push(error),
+    );
     pump.write("a");
     pump.write("b");
     await vi.waitFor(() => expect(sent).toHaveLength(2));
@@ -45,11 +51,13 @@ describe("terminal input pump", () => {
 
   it("sends nothing after close", async () => {
     const sent: string[] = [];
-    const pump = createInputPump(async (data) => void sent.push(data), () => undefined);
+    const pump = createInputPump(
+      async (data) => void sent.push(data),
+      () => undefined,
+    );
     pump.close();
     pump.write("x");
     await Promise.resolve();
     expect(sent).toEqual([]);
   });
 });
-

@@ -47,7 +47,10 @@ export default function XtermView({ generation }: { generation: number }) {
     const attach = (terminalId: string, reused: boolean) => {
       window.sessionStorage.setItem(STORAGE_KEY, terminalId);
       host.dataset.terminalId = terminalId;
-      pump = createInputPump((data) => client.terminal.input.mutate({ terminalId, data }), (error) => setProblem(`Input was lost: ${errorMessage(error)}`));
+      pump = createInputPump(
+        (data) => client.terminal.input.mutate({ terminalId, data }),
+        (error) => setProblem(`Input was lost: ${errorMessage(error)}`),
+      );
       disposables.push(terminal.onData((data) => pump?.write(data)));
       disposables.push(
         terminal.onResize(({ cols, rows }) => {
@@ -94,7 +97,9 @@ export default function XtermView({ generation }: { generation: number }) {
       } catch (error) {
         if (controller.signal.aborted) return;
         setStatus("failed");
-        setProblem(trpcErrorCode(error) === "PRECONDITION_FAILED" ? `The terminal is not available on this server: ${errorMessage(error)}` : errorMessage(error));
+        setProblem(
+          trpcErrorCode(error) === "PRECONDITION_FAILED" ? `The terminal is not available on this server: ${errorMessage(error)}` : errorMessage(error),
+        );
       }
     };
     void start(generation === 0);
@@ -115,7 +120,11 @@ export default function XtermView({ generation }: { generation: number }) {
 
   return (
     <div className="xterm-wrap" data-status={status}>
-      {problem ? <div className="notice-bar error" role="alert">{problem}</div> : null}
+      {problem ? (
+        <div className="notice-bar error" role="alert">
+          {problem}
+        </div>
+      ) : null}
       <div ref={hostRef} className="xterm-host" data-testid="terminal-screen" />
     </div>
   );

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { buildExportHtml, EXPORT_CSP, readEmbeddedSource, scriptSafeJson } from "./export-html";
 
 describe("buildExportHtml", () => {
-  const source = { sessionId: "s1", title: "<b>title</b>", cwd: null, imported: false, lines: [{ type: "user", text: "</script><script>alert(1)</script>\u2028" }] as never, sidechains: [] };
+  const source = {
+    sessionId: "s1",
+    title: "<b>title</b>",
+    cwd: null,
+    imported: false,
+    lines: [{ type: "user", text: "</script><script>alert(1)</script>\u2028" }] as never,
+    sidechains: [],
+  };
 
   it("embeds the data so that no text in it can end the script element", async () => {
     const html = await buildExportHtml("console.log('</script>')", source);

@@ -5,7 +5,10 @@ export const EXPORT_CSP = "default-src 'none'; script-src 'unsafe-inline'; style
 
 /** JSON safe inside a <script> element: no "<" (so no "</script>" or "<!--"), no line separators that break old parsers. */
 export function scriptSafeJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 function escapeHtml(text: string): string {

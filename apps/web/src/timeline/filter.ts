@@ -20,7 +20,11 @@ export function isFiltered(filters: TimelineFilters): boolean {
  * text search is done last so the cheap filters narrow it first: locally, on each event's search text
  * when the events carry it, or against `searchHits`, the server's answer for the query.
  */
-export function filterEvents(events: ReadonlyArray<TimelineRow & { searchText?: string }>, filters: TimelineFilters, searchHits: Uint8Array | null = null): number[] {
+export function filterEvents(
+  events: ReadonlyArray<TimelineRow & { searchText?: string }>,
+  filters: TimelineFilters,
+  searchHits: Uint8Array | null = null,
+): number[] {
   const matcher = searchHits ? null : timelineQueryMatcher(filters.query);
   const matches: number[] = [];
   for (const event of events) {

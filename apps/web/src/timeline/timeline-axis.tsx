@@ -108,7 +108,17 @@ export function TimelineAxis({ timeline, viewport, onViewportChange, selected, o
 
   return (
     <div ref={container} data-testid="timeline-axis">
-      <svg className={styles.axisSvg} width={width} height={height} onPointerDown={onPointerDown} onPointerMove={onPointerMove} onPointerUp={endDrag} onPointerCancel={endDrag} role="img" aria-label="Session timeline">
+      <svg
+        className={styles.axisSvg}
+        width={width}
+        height={height}
+        onPointerDown={onPointerDown}
+        onPointerMove={onPointerMove}
+        onPointerUp={endDrag}
+        onPointerCancel={endDrag}
+        role="img"
+        aria-label="Session timeline"
+      >
         <defs>
           <pattern id="tl-wait-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
             <rect width="6" height="6" fill="#f5c451" />
@@ -136,7 +146,12 @@ export function TimelineAxis({ timeline, viewport, onViewportChange, selected, o
               {laneBars(lane, timeline.events, viewport, chartWidth, (event) => (lane.kind === "errors" ? 0 : Math.min(rows - 1, event.row))).map((bar) => {
                 const event = timeline.events[bar.index]!;
                 const dim = matchMask !== null && matchMask[bar.index] !== 1;
-                const className = [styles.bar, colourOf(event, lane.kind === "errors"), dim ? styles.dim : "", bar.index === selected ? styles.selected : ""].join(" ");
+                const className = [
+                  styles.bar,
+                  colourOf(event, lane.kind === "errors"),
+                  dim ? styles.dim : "",
+                  bar.index === selected ? styles.selected : "",
+                ].join(" ");
                 const y = bar.row * ROW_HEIGHT + 1;
                 return (
                   <g key={bar.index}>
@@ -158,7 +173,16 @@ export function TimelineAxis({ timeline, viewport, onViewportChange, selected, o
                     >
                       <title>{bar.count > 1 ? `${bar.count} events from ${event.title}` : `${event.title}: ${event.summary}`}</title>
                     </rect>
-                    {bar.wait && bar.count === 1 ? <rect className={styles.wait} data-testid="timeline-wait" x={bar.wait.x0} y={y} width={Math.max(1, bar.wait.x1 - bar.wait.x0)} height={ROW_HEIGHT - 2} /> : null}
+                    {bar.wait && bar.count === 1 ? (
+                      <rect
+                        className={styles.wait}
+                        data-testid="timeline-wait"
+                        x={bar.wait.x0}
+                        y={y}
+                        width={Math.max(1, bar.wait.x1 - bar.wait.x0)}
+                        height={ROW_HEIGHT - 2}
+                      />
+                    ) : null}
                   </g>
                 );
               })}
@@ -175,7 +199,8 @@ export function TimelineAxis({ timeline, viewport, onViewportChange, selected, o
 function TotalsTrack({ timeline, viewport, top, width }: { timeline: Timeline; viewport: Viewport; top: number; width: number }) {
   const { totals } = timeline;
   const final = totals.costUsd.length > 0 ? totals.costUsd[totals.costUsd.length - 1]! : 0;
-  const finalTokens = totals.inputTokens.length > 0 ? totals.inputTokens[totals.inputTokens.length - 1]! + totals.outputTokens[totals.outputTokens.length - 1]! : 0;
+  const finalTokens =
+    totals.inputTokens.length > 0 ? totals.inputTokens[totals.inputTokens.length - 1]! + totals.outputTokens[totals.outputTokens.length - 1]! : 0;
   const points: string[] = [];
   const span = viewport.t1 - viewport.t0;
   for (let x = 0; x <= width; x += 4) {

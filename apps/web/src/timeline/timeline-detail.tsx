@@ -97,7 +97,11 @@ function DetailFacts({ detail }: { detail: TimelineDetail }) {
           <Fact label="Tool">{detail.name}</Fact>
           <Fact label="Tool use id">{detail.toolUseId}</Fact>
           {detail.batch !== null ? <Fact label="Batch">{`${detail.batch} (calls of one batch run in parallel)`}</Fact> : null}
-          <Fact label="Permission">{detail.decision ? `${detail.decision.behavior}: ${describeReason(detail.decision.reason)}${detail.decision.asked ? `, asked, waited ${formatDuration(detail.permissionWaitMs)}` : ""}` : "not recorded"}</Fact>
+          <Fact label="Permission">
+            {detail.decision
+              ? `${detail.decision.behavior}: ${describeReason(detail.decision.reason)}${detail.decision.asked ? `, asked, waited ${formatDuration(detail.permissionWaitMs)}` : ""}`
+              : "not recorded"}
+          </Fact>
           {detail.errorClass ? <Fact label="Error class">{detail.errorClass}</Fact> : null}
           {detail.spawnedAgentId ? <Fact label="Ran subagent">{detail.spawnedAgentId}</Fact> : null}
         </>

@@ -74,7 +74,23 @@ export function TimelineList({ timeline, matches, selectedPosition, selected, ex
   );
 }
 
-function EventRow({ event, startMs, selected, expanded, top, height, onSelect }: { event: TimelineEvent; startMs: number; selected: boolean; expanded: boolean; top: number; height: number; onSelect: (index: number) => void }) {
+function EventRow({
+  event,
+  startMs,
+  selected,
+  expanded,
+  top,
+  height,
+  onSelect,
+}: {
+  event: TimelineEvent;
+  startMs: number;
+  selected: boolean;
+  expanded: boolean;
+  top: number;
+  height: number;
+  onSelect: (index: number) => void;
+}) {
   const duration = event.start !== null && event.end !== null ? formatDuration(event.end - event.start) : "";
   const statusClass = event.status === "error" || event.status === "denied" ? styles.badError : event.status === "ok" ? "" : styles.badWarn;
   return (

@@ -20,10 +20,14 @@ export function TimelinePage({ sessionId }: { sessionId: string }) {
   const live = useLiveTimeline(sessionId);
   const loadDetail = useCallback(
     // JSON typing makes `unknown` fields (a tool's input) optional; the server sent a TimelineDetail.
-    async (event: TimelineRow, signal: AbortSignal) => (await client.timeline.detail.query({ sessionId, eventId: event.id }, { signal })).detail as TimelineDetail,
+    async (event: TimelineRow, signal: AbortSignal) =>
+      (await client.timeline.detail.query({ sessionId, eventId: event.id }, { signal })).detail as TimelineDetail,
     [client, sessionId],
   );
-  const search = useCallback(async (query: string, signal: AbortSignal) => (await client.timeline.search.query({ sessionId, query }, { signal })).indices, [client, sessionId]);
+  const search = useCallback(
+    async (query: string, signal: AbortSignal) => (await client.timeline.search.query({ sessionId, query }, { signal })).indices,
+    [client, sessionId],
+  );
   // JSON typing makes `unknown` fields optional; buildTimeline checks every field of every line anyway.
   const loadSource = useCallback(async () => (await client.timeline.source.query({ sessionId })) as unknown as TimelineSource, [client, sessionId]);
   if (live.kind === "loading") {

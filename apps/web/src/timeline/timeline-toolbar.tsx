@@ -58,7 +58,12 @@ export function TimelineToolbar({ filters, onFilters, toolNames, searchRef, onSe
           </button>
         ))}
       </div>
-      <select aria-label="Tool" data-testid="timeline-filter-tool" value={filters.tool ?? ""} onChange={(event) => onFilters({ ...filters, tool: event.target.value || null })}>
+      <select
+        aria-label="Tool"
+        data-testid="timeline-filter-tool"
+        value={filters.tool ?? ""}
+        onChange={(event) => onFilters({ ...filters, tool: event.target.value || null })}
+      >
         <option value="">All tools</option>
         {toolNames.map((name) => (
           <option key={name} value={name}>

@@ -33,8 +33,11 @@ export function TimelineUpload({ compact = false }: { compact?: boolean }) {
       const jsonl = await file.text();
       const result = await importTranscript.mutateAsync({ jsonl, name: file.name });
       const { report } = result;
-      if (report.malformedLines > 0 || report.tornTail) setNote(`${report.malformedLines} broken line(s)${report.tornTail ? " and a cut-off last line" : ""} were skipped.`);
-      router.push(`/sessions/${encodeURIComponent(result.sessionId)}/timeline${report.malformedLines > 0 || report.tornTail ? `?skipped=${report.malformedLines + (report.tornTail ? 1 : 0)}` : ""}`);
+      if (report.malformedLines > 0 || report.tornTail)
+        setNote(`${report.malformedLines} broken line(s)${report.tornTail ? " and a cut-off last line" : ""} were skipped.`);
+      router.push(
+        `/sessions/${encodeURIComponent(result.sessionId)}/timeline${report.malformedLines > 0 || report.tornTail ? `?skipped=${report.malformedLines + (report.tornTail ? 1 : 0)}` : ""}`,
+      );
     } catch (error) {
       setProblem(`Could not open ${file.name}: ${errorMessage(error)}`);
     } finally {
@@ -45,10 +48,23 @@ export function TimelineUpload({ compact = false }: { compact?: boolean }) {
   return (
     <span data-testid="timeline-upload" style={{ display: "inline-flex", gap: "0.4rem", alignItems: "center" }}>
       <label style={{ cursor: "pointer" }}>
-        <span role="button" tabIndex={0} style={{ border: "1px solid var(--border, #2c313b)", borderRadius: 6, padding: "0.15rem 0.55rem", background: "var(--bg-hover, #252a33)" }} onKeyDown={(event) => (event.key === "Enter" || event.key === " ") && input.current?.click()}>
+        <span
+          role="button"
+          tabIndex={0}
+          style={{ border: "1px solid var(--border, #2c313b)", borderRadius: 6, padding: "0.15rem 0.55rem", background: "var(--bg-hover, #252a33)" }}
+          onKeyDown={(event) => (event.key === "Enter" || event.key === " ") && input.current?.click()}
+        >
           {importTranscript.isPending ? "Importing…" : compact ? "Open transcript…" : "Choose a Claude Code .jsonl transcript…"}
         </span>
-        <input ref={input} data-testid="timeline-upload-input" type="file" accept=".jsonl,application/jsonl,application/x-ndjson,text/plain" style={{ display: "none" }} disabled={importTranscript.isPending} onChange={(event) => void onFile(event.target.files?.[0])} />
+        <input
+          ref={input}
+          data-testid="timeline-upload-input"
+          type="file"
+          accept=".jsonl,application/jsonl,application/x-ndjson,text/plain"
+          style={{ display: "none" }}
+          disabled={importTranscript.isPending}
+          onChange={(event) => void onFile(event.target.files?.[0])}
+        />
       </label>
       {problem ? (
         <span role="alert" data-testid="timeline-upload-error" style={{ color: "var(--danger, #ff6b6b)" }}>

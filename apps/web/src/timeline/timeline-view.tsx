@@ -218,7 +218,8 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
           {summary.compactions > 0 ? <span>{summary.compactions} compactions</span> : null}
           <span>{timeline.timingKnown ? formatDuration(span) : `${formatDuration(span)} between first and last line`}</span>
           <span>
-            tokens in {formatTokens(summary.tokens.input)} · out {formatTokens(summary.tokens.output)} · cache r {formatTokens(summary.tokens.cacheRead)} w {formatTokens(summary.tokens.cacheWrite)}
+            tokens in {formatTokens(summary.tokens.input)} · out {formatTokens(summary.tokens.output)} · cache r {formatTokens(summary.tokens.cacheRead)} w{" "}
+            {formatTokens(summary.tokens.cacheWrite)}
           </span>
           <span title="An estimate from public per-token prices">{formatCost(summary.costUsd)}</span>
         </div>
@@ -254,7 +255,11 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
         <div className={styles.listPane} ref={listFocus}>
           <div className={styles.listHead}>
             <span data-testid="timeline-match-count">
-              {searching ? "Searching…" : filtered ? `${matches.length.toLocaleString()} of ${timeline.events.length.toLocaleString()} events` : `${timeline.events.length.toLocaleString()} events`}
+              {searching
+                ? "Searching…"
+                : filtered
+                  ? `${matches.length.toLocaleString()} of ${timeline.events.length.toLocaleString()} events`
+                  : `${timeline.events.length.toLocaleString()} events`}
             </span>
             <span>↑/↓ move · Enter details · Esc close · / search</span>
           </div>
@@ -262,7 +267,13 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
         </div>
         <div className={styles.detailPane}>
           {detailOpen ? (
-            <TimelineDetailPanel timeline={timeline} event={selectedEvent} detail={detailOfSelected?.detail ?? null} problem={detailOfSelected?.problem ?? null} onClose={() => setDetailOpen(false)} />
+            <TimelineDetailPanel
+              timeline={timeline}
+              event={selectedEvent}
+              detail={detailOfSelected?.detail ?? null}
+              problem={detailOfSelected?.problem ?? null}
+              onClose={() => setDetailOpen(false)}
+            />
           ) : (
             <TimelineDetailPanel timeline={timeline} event={null} detail={null} problem={null} onClose={() => undefined} />
           )}

@@ -8,10 +8,7 @@ import { useTRPCClient } from "@/trpc/client";
 /** How often the page asks whether the transcript grew (a cheap stat on the server when it did not). */
 const FOLLOW_INTERVAL_MS = 1_500;
 
-export type LiveTimeline =
-  | { kind: "loading" }
-  | { kind: "failed"; error: unknown }
-  | { kind: "ready"; timeline: TimelineRows & { version: string } };
+export type LiveTimeline = { kind: "loading" } | { kind: "failed"; error: unknown } | { kind: "ready"; timeline: TimelineRows & { version: string } };
 
 /**
  * The session's timeline as the server builds it (compact: no details), kept current while the page

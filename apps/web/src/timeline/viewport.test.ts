@@ -18,10 +18,25 @@ function parallelSource(): TimelineSource {
     uuid: "a",
     sessionId: "s",
     timestamp: new Date(T0 + 100).toISOString(),
-    message: { id: "m", role: "assistant", model: "m", content: [{ type: "tool_use", id: "t1", name: "Read", input: {} }, { type: "tool_use", id: "t2", name: "Grep", input: {} }] },
+    message: {
+      id: "m",
+      role: "assistant",
+      model: "m",
+      content: [
+        { type: "tool_use", id: "t1", name: "Read", input: {} },
+        { type: "tool_use", id: "t2", name: "Grep", input: {} },
+      ],
+    },
     modelCall: { model: "m", startedAt: T0, firstTokenAt: null, endedAt: T0 + 100, attempts: 1 },
   };
-  return { sessionId: "s", title: null, cwd: null, imported: false, lines: [assistant, call("t1", "Read", 110, 600), call("t2", "Grep", 111, 400)] as never, sidechains: [] };
+  return {
+    sessionId: "s",
+    title: null,
+    cwd: null,
+    imported: false,
+    lines: [assistant, call("t1", "Read", 110, 600), call("t2", "Grep", 111, 400)] as never,
+    sidechains: [],
+  };
 }
 
 describe("viewport", () => {

@@ -57,7 +57,13 @@ export const MIN_BAR_PX = 3;
  * than `maxDurationMs`), stops at the first that starts after it, and merges neighbours narrower
  * than a few pixels, so a zoomed-out view of 100,000 events draws a few hundred marks.
  */
-export function laneBars(lane: TimelineLane, events: readonly TimelineEvent[], viewport: Viewport, width: number, rowOf: (event: TimelineEvent) => number): Bar[] {
+export function laneBars(
+  lane: TimelineLane,
+  events: readonly TimelineEvent[],
+  viewport: Viewport,
+  width: number,
+  rowOf: (event: TimelineEvent) => number,
+): Bar[] {
   const scale = width / (viewport.t1 - viewport.t0);
   const items = lane.items;
   let low = 0;

@@ -26,14 +26,20 @@ async function answering(status: number, contentType: string, body: string): Pro
 describe("Continue as copy from a shared page", () => {
   it("reads the access guard's plain-text 401 as 'not signed in'", async () => {
     const url = await answering(401, "text/plain; charset=utf-8", "401 Unauthorized: Open the link that `cairn serve` printed\n");
-    const error = await createSignedInClient(url).share.fork.mutate({ token: "cairn_shr_x" }).catch((caught: unknown) => caught);
+    const error = await createSignedInClient(url)
+      .share.fork.mutate({ token: "cairn_shr_x" })
+      .catch((caught: unknown) => caught);
     expect(isNotSignedIn(error)).toBe(true);
   });
 
   it("keeps other failures as they are (a dead link is NOT_FOUND, not a sign-in problem)", async () => {
-    const notFound = { error: { message: "This share link does not exist or is no longer available.", code: -32004, data: { code: "NOT_FOUND", httpStatus: 404 } } };
+    const notFound = {
+      error: { message: "This share link does not exist or is no longer available.", code: -32004, data: { code: "NOT_FOUND", httpStatus: 404 } },
+    };
     const url = await answering(404, "application/json", JSON.stringify(notFound));
-    const error = await createSignedInClient(url).share.fork.mutate({ token: "cairn_shr_x" }).catch((caught: unknown) => caught);
+    const error = await createSignedInClient(url)
+      .share.fork.mutate({ token: "cairn_shr_x" })
+      .catch((caught: unknown) => caught);
     expect(isNotSignedIn(error)).toBe(false);
     expect((error as Error).message).toContain("no longer available");
   });

@@ -77,7 +77,8 @@ export class AccessGuard {
     const needsKey = url.pathname.startsWith(API_PREFIX) || !SAFE_READS.has(method);
     const key = needsKey ? (browserKey(request, url) ?? "") : undefined;
     const session = this.options.sessions.check(cookie, key);
-    if (session.kind === "unknown") return { kind: "unauthorized", reason: "This browser's sign-in has expired or was signed out; open the printed link again." };
+    if (session.kind === "unknown")
+      return { kind: "unauthorized", reason: "This browser's sign-in has expired or was signed out; open the printed link again." };
     if (session.kind === "key_mismatch") return { kind: "unauthorized", reason: "This request lacks the page's browser key; open the printed link again." };
 
     if (!SAFE_METHODS.has(method)) {

@@ -58,7 +58,8 @@ export class BrowserSessionStore {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("busy_timeout = 5000");
       const version = this.db.pragma("user_version", { simple: true });
-      if (version !== 0 && version !== SCHEMA_VERSION) throw new BrowserSessionStoreError(`${options.path} has auth schema ${String(version)}; this Cairn knows ${SCHEMA_VERSION}`);
+      if (version !== 0 && version !== SCHEMA_VERSION)
+        throw new BrowserSessionStoreError(`${options.path} has auth schema ${String(version)}; this Cairn knows ${SCHEMA_VERSION}`);
       this.db.exec(SCHEMA);
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     } catch (error) {

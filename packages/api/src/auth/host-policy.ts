@@ -43,7 +43,12 @@ export class HostPolicy {
 
   constructor(options: HostPolicyOptions) {
     this.port = String(options.port);
-    const own = [options.boundHost, "localhost", ...(isLoopbackHost(options.boundHost) ? ["127.0.0.1", "::1"] : []), ...(options.ideHost ? [options.ideHost] : [])];
+    const own = [
+      options.boundHost,
+      "localhost",
+      ...(isLoopbackHost(options.boundHost) ? ["127.0.0.1", "::1"] : []),
+      ...(options.ideHost ? [options.ideHost] : []),
+    ];
     this.names = [...own.map((name) => ({ hostname: normalHostname(name), port: this.port })), ...options.allowedHosts];
     this.anyIpLiteral = options.boundHost === "0.0.0.0" || options.boundHost === "::" || options.boundHost === "[::]";
   }

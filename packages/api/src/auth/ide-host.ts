@@ -9,4 +9,3 @@ import type { BrowserSessionStore } from "./browser-sessions.ts";
 export function ideHostName(store: Pick<BrowserSessionStore, "stableName">): string {
   return store.stableName("ide_host", () => `cairn-${randomBytes(8).toString("hex")}.localhost`);
 }
-

@@ -6,6 +6,15 @@ export type GitStatusFileView = { path: string; from?: string; staged: GitFileSt
 
 export type GitStatusView =
   | { repository: false }
-  | { repository: true; remotes: string[]; branch: string | null; upstream: string | null; ahead: number; behind: number; unborn: boolean; files: GitStatusFileView[] };
+  | {
+      repository: true;
+      remotes: string[];
+      branch: string | null;
+      upstream: string | null;
+      ahead: number;
+      behind: number;
+      unborn: boolean;
+      files: GitStatusFileView[];
+    };
 
 export type GitBranchView = { name: string; current: boolean };

@@ -22,7 +22,13 @@ describe("MemoryEventBus", () => {
   it("replays what follows a seq while it is retained, and reports a gap otherwise", () => {
     const bus = new MemoryEventBus({ ringSize: 3 });
     for (let index = 1; index <= 5; index++) bus.publish("s", notice(String(index)));
-    expect(bus.replay("s", 3)).toEqual({ kind: "events", events: [{ seq: 4, event: notice("4") }, { seq: 5, event: notice("5") }] });
+    expect(bus.replay("s", 3)).toEqual({
+      kind: "events",
+      events: [
+        { seq: 4, event: notice("4") },
+        { seq: 5, event: notice("5") },
+      ],
+    });
     expect(bus.replay("s", 2).kind).toBe("events");
     expect(bus.replay("s", 5)).toEqual({ kind: "events", events: [] });
     // Seq 2 is gone: a subscriber that saw only seq 1 cannot be served from the ring.

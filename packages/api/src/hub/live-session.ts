@@ -377,7 +377,12 @@ export class LiveSession {
       const { definition, args } = pending.skill;
       const body = await memory.skillBody(definition);
       if (body === null) {
-        this.bus.publish(this.sessionId, { type: "error", code: "skill_unreadable", message: `/${definition.name}: could not read ${definition.path}`, status: null });
+        this.bus.publish(this.sessionId, {
+          type: "error",
+          code: "skill_unreadable",
+          message: `/${definition.name}: could not read ${definition.path}`,
+          status: null,
+        });
         return;
       }
       prompt = renderSlashPrompt(definition, args, renderSkillPrompt(definition, body, args));
@@ -392,7 +397,12 @@ export class LiveSession {
       const checkpoint = this.options.checkpoint;
       if (!checkpoint || !promptMessage) return Promise.resolve();
       checkpointed ??= checkpoint(this, promptMessage, signal).catch((error: unknown) => {
-        this.bus.publish(this.sessionId, { type: "notice", level: "warning", code: "checkpoint_failed", message: `No file checkpoint for this prompt: ${(error as Error).message}` });
+        this.bus.publish(this.sessionId, {
+          type: "notice",
+          level: "warning",
+          code: "checkpoint_failed",
+          message: `No file checkpoint for this prompt: ${(error as Error).message}`,
+        });
       });
       return checkpointed;
     };
@@ -447,7 +457,8 @@ export class LiveSession {
           this.bus.publish(this.sessionId, nested);
         }
         if (event.type === "message-start") this.streamingFromSeq = seq - 1;
-        else if ((event.type === "message" && event.message.type === "assistant") || event.type === "tombstone" || event.type === "result") this.streamingFromSeq = null;
+        else if ((event.type === "message" && event.message.type === "assistant") || event.type === "tombstone" || event.type === "result")
+          this.streamingFromSeq = null;
       }
     } catch (error) {
       this.bus.publish(this.sessionId, { type: "error", code: "internal_error", message: (error as Error).message, status: null });

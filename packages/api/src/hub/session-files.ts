@@ -1,6 +1,14 @@
 import { TranscriptIndexError } from "@cairn/core";
 import type { ConversationMessage } from "@cairn/core/schema";
-import { forkSession, loadTranscript, sessionTranscriptPath, type ChangedFile, type CheckpointStore, type LoadedTranscript, type RestoreResult } from "@cairn/core/node";
+import {
+  forkSession,
+  loadTranscript,
+  sessionTranscriptPath,
+  type ChangedFile,
+  type CheckpointStore,
+  type LoadedTranscript,
+  type RestoreResult,
+} from "@cairn/core/node";
 import type { Runtime } from "../runtime/create-runtime.ts";
 import { ApiError } from "../router/errors.ts";
 
@@ -62,7 +70,11 @@ export async function rewindFiles(store: CheckpointStore, transcriptPath: string
 }
 
 /** What `rewindFiles` would change, without changing it. */
-export async function rewindFilesPreview(store: CheckpointStore, transcriptPath: string, messageUuid: string): Promise<{ checkpoint: string | null; files: ChangedFile[] }> {
+export async function rewindFilesPreview(
+  store: CheckpointStore,
+  transcriptPath: string,
+  messageUuid: string,
+): Promise<{ checkpoint: string | null; files: ChangedFile[] }> {
   const commit = await checkpointAtMessage(transcriptPath, messageUuid);
   if (commit === null) return { checkpoint: null, files: [] };
   const files = await store.changedSince(commit);

@@ -1,5 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { checkBypassPermissionsAllowed, parseRuleValue, parseSlashCommand, renderSlashHelp, resolveSlashCommand, slashCommandList, type QueryDeps, type SessionMemory } from "@cairn/core";
+import {
+  checkBypassPermissionsAllowed,
+  parseRuleValue,
+  parseSlashCommand,
+  renderSlashHelp,
+  resolveSlashCommand,
+  slashCommandList,
+  type QueryDeps,
+  type SessionMemory,
+} from "@cairn/core";
 import type { ConversationMessage, PermissionAnswer, PermissionBehavior, PermissionMode } from "@cairn/core/schema";
 import { CheckpointError, createCheckpointStore, listSessions, type CheckpointStore, type RestoreResult } from "@cairn/core/node";
 import type { Runtime } from "../runtime/create-runtime.ts";
@@ -221,7 +230,8 @@ export class SessionHub implements SessionsPort {
     try {
       return await this.checkpointStore.restoreFiles(commit);
     } catch (error) {
-      if (error instanceof CheckpointError && error.code === "unknown-checkpoint") throw new ApiError("message_not_found", `No checkpoint ${commit}`, { cause: error });
+      if (error instanceof CheckpointError && error.code === "unknown-checkpoint")
+        throw new ApiError("message_not_found", `No checkpoint ${commit}`, { cause: error });
       throw error;
     }
   }

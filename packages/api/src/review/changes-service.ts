@@ -41,21 +41,23 @@ export class ChangesService {
     if (baseline === null) return { baseline: null, files: [] };
     const changed = await withoutSandboxPlaceholders(this.options.workspace, await store.changedSince(baseline));
     const files = await Promise.all(
-      changed.sort((left, right) => left.path.localeCompare(right.path)).map(async (file): Promise<ChangedFileView> => {
-        const [before, after] = await Promise.all([store.readFileAt(baseline, file.path), this.readNow(file.path)]);
-        const beforeText = textOf(before);
-        const afterText = textOf(after);
-        const binary = (before !== null && beforeText === null) || (after !== null && afterText === null);
-        return {
-          path: file.path,
-          status: file.status,
-          before: binary ? null : beforeText,
-          after: binary ? null : afterText,
-          binary,
-          sha256: hashOf(after),
-          hunks: binary ? [] : lineHunks(beforeText ?? "", afterText ?? ""),
-        };
-      }),
+      changed
+        .sort((left, right) => left.path.localeCompare(right.path))
+        .map(async (file): Promise<ChangedFileView> => {
+          const [before, after] = await Promise.all([store.readFileAt(baseline, file.path), this.readNow(file.path)]);
+          const beforeText = textOf(before);
+          const afterText = textOf(after);
+          const binary = (before !== null && beforeText === null) || (after !== null && afterText === null);
+          return {
+            path: file.path,
+            status: file.status,
+            before: binary ? null : beforeText,
+            after: binary ? null : afterText,
+            binary,
+            sha256: hashOf(after),
+            hunks: binary ? [] : lineHunks(beforeText ?? "", afterText ?? ""),
+          };
+        }),
     );
     return { baseline, files };
   }
@@ -116,7 +118,11 @@ export class ChangesService {
     const now = await this.readNow(path);
     const current = hashOf(now);
     if (current !== expectedSha256) {
-      throw new ApiError("file_conflict", `${path} changed since the Changes panel showed it; nothing was reverted. Reload the panel to see the current diff.`, { details: { path } });
+      throw new ApiError(
+        "file_conflict",
+        `${path} changed since the Changes panel showed it; nothing was reverted. Reload the panel to see the current diff.`,
+        { details: { path } },
+      );
     }
     return now;
   }

@@ -4,7 +4,6 @@ import type { SendResult } from "../router/types.ts";
 import { formatReviewMessage } from "./review-message.ts";
 import type { ReviewCommentInput } from "./review-types.ts";
 
-
 /** Send review: the pending line comments become one user message, with the code read from the files now. */
 export class ReviewService {
   private readonly workspace: Workspace;

@@ -13,7 +13,10 @@ const messageUuid = z.string().min(1).max(200);
 const workspacePath = z.string().min(1).max(4096);
 const rule = z.string().min(1).max(1000);
 /** `lastEventId` as tracked() ids travel: the decimal seq of the last event seen. */
-const lastEventId = z.string().regex(/^\d{1,15}$/).nullish();
+const lastEventId = z
+  .string()
+  .regex(/^\d{1,15}$/)
+  .nullish();
 
 const afterSeq = (id: string | null | undefined): number => (id ? Number(id) : 0);
 
@@ -48,18 +51,14 @@ const session = router({
     .mutation(({ ctx, input }) => ctx.sessions.send(input.sessionId, input.prompt)),
   /** Aborts the running prompt and drops queued ones. */
   interrupt: procedure.input(z.object({ sessionId })).mutation(({ ctx, input }) => ctx.sessions.interrupt(input.sessionId)),
-  setMode: procedure
-    .input(z.object({ sessionId, mode: permissionModeSchema }))
-    .mutation(({ ctx, input }) => ctx.sessions.setMode(input.sessionId, input.mode)),
+  setMode: procedure.input(z.object({ sessionId, mode: permissionModeSchema })).mutation(({ ctx, input }) => ctx.sessions.setMode(input.sessionId, input.mode)),
   setModel: procedure
     .input(z.object({ sessionId, model: z.string().min(1).max(200) }))
     .mutation(({ ctx, input }) => ctx.sessions.setModel(input.sessionId, input.model)),
   compact: procedure
     .input(z.object({ sessionId, instructions: z.string().max(10_000).optional() }))
     .mutation(({ ctx, input }) => ctx.sessions.compact(input.sessionId, input.instructions)),
-  fork: procedure
-    .input(z.object({ sessionId, messageUuid }))
-    .mutation(({ ctx, input }) => ctx.sessions.fork(input.sessionId, input.messageUuid)),
+  fork: procedure.input(z.object({ sessionId, messageUuid })).mutation(({ ctx, input }) => ctx.sessions.fork(input.sessionId, input.messageUuid)),
   rewind: procedure
     .input(z.object({ sessionId, messageUuid, mode: z.enum(["files", "conversation", "both"]) }))
     .mutation(({ ctx, input }) => ctx.sessions.rewind(input.sessionId, input.messageUuid, input.mode)),
@@ -110,9 +109,7 @@ const workspace = router({
   create: procedure
     .input(z.object({ path: workspacePath, kind: z.enum(["file", "directory"]) }))
     .mutation(({ ctx, input }) => ctx.files.create(input.path, input.kind)),
-  rename: procedure
-    .input(z.object({ from: workspacePath, to: workspacePath }))
-    .mutation(({ ctx, input }) => ctx.files.rename(input.from, input.to)),
+  rename: procedure.input(z.object({ from: workspacePath, to: workspacePath })).mutation(({ ctx, input }) => ctx.files.rename(input.from, input.to)),
   delete: procedure.input(z.object({ path: workspacePath })).mutation(({ ctx, input }) => ctx.files.delete(input.path)),
   /** File changes in the workspace (from the editor, the agent or anything else). Not resumable: refetch the tree on reconnect. */
   watch: procedure.subscription(async function* ({ ctx, signal }) {
@@ -181,5 +178,20 @@ const terminal = router({
   }),
 });
 
-export const appRouter = router({ meta, auth, session, memory, permission, workspace, settings, terminal, share: shareRouter, mcp: mcpRouter, timeline: timelineRouter, changes: changesRouter, review: reviewRouter, git: gitRouter });
+export const appRouter = router({
+  meta,
+  auth,
+  session,
+  memory,
+  permission,
+  workspace,
+  settings,
+  terminal,
+  share: shareRouter,
+  mcp: mcpRouter,
+  timeline: timelineRouter,
+  changes: changesRouter,
+  review: reviewRouter,
+  git: gitRouter,
+});
 export type AppRouter = typeof appRouter;

@@ -36,7 +36,9 @@ export const reviewRouter = router({
       z.object({
         sessionId,
         comments: z
-          .array(z.object({ path: relativePath, line: z.number().int().min(1).max(10_000_000), text: z.string().trim().min(1, "a comment needs text").max(20_000) }))
+          .array(
+            z.object({ path: relativePath, line: z.number().int().min(1).max(10_000_000), text: z.string().trim().min(1, "a comment needs text").max(20_000) }),
+          )
           .min(1, "add a comment first")
           .max(200),
       }),

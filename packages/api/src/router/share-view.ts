@@ -30,7 +30,10 @@ const procedure = t.procedure.use(async ({ next }) => {
 
 /** Any string: a malformed token gets the same NOT_FOUND as an unknown one. */
 const token = z.string().max(16_384);
-const lastEventId = z.string().regex(/^\d{1,15}$/).nullish();
+const lastEventId = z
+  .string()
+  .regex(/^\d{1,15}$/)
+  .nullish();
 const neverAborted = new AbortController().signal;
 
 const view = t.router({

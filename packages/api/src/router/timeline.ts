@@ -18,13 +18,11 @@ export const timelineRouter = router({
     .input(z.object({ sessionId, knownVersion: z.string().max(10_000).optional() }))
     .query(({ ctx, input, signal }) => timelineOf(ctx).view(input.sessionId, input.knownVersion, signal)),
   /** One event's details, by its id. */
-  detail: procedure
-    .input(z.object({ sessionId, eventId: z.string().min(1).max(1_000) }))
-    .query(async ({ ctx, input, signal }) => {
-      const found = await timelineOf(ctx).detail(input.sessionId, input.eventId, signal);
-      if (!found) throw new ApiError("event_not_found", `No event ${input.eventId} in this session's timeline`);
-      return found;
-    }),
+  detail: procedure.input(z.object({ sessionId, eventId: z.string().min(1).max(1_000) })).query(async ({ ctx, input, signal }) => {
+    const found = await timelineOf(ctx).detail(input.sessionId, input.eventId, signal);
+    if (!found) throw new ApiError("event_not_found", `No event ${input.eventId} in this session's timeline`);
+    return found;
+  }),
   /** The events whose search text matches `query` (case-insensitive, literal). */
   search: procedure
     .input(z.object({ sessionId, query: z.string().max(1_000) }))

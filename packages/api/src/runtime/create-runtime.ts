@@ -232,7 +232,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const agents = await agentsLoading;
   const isReadOnlyCommand = (command: string) => (parser ? isReadOnlyBashCommand(parser, command) : false);
   const allTools = [...builtinTools({ isReadOnlyCommand }), createAgentTool({ definitions: agents.definitions }), createSkillTool()];
-  const tools = options.toolNames ? allTools.filter((tool) => options.toolNames!.includes(tool.name) || tool.aliases?.some((alias) => options.toolNames!.includes(alias))) : allTools;
+  const tools = options.toolNames
+    ? allTools.filter((tool) => options.toolNames!.includes(tool.name) || tool.aliases?.some((alias) => options.toolNames!.includes(alias)))
+    : allTools;
   const contextWindowTokens = options.contextWindow ?? contextWindowForModel(model.model);
   const toolsFor = (history: readonly ConversationMessage[]): AnyTool[] => [
     ...tools,
@@ -270,9 +272,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const createSessionCompactor = (hooks: HookDispatcher, sessionStore?: Store<AppState>): CairnCompactor =>
     createCompactor({
       hooks,
-      ...(sessionStore
-        ? { getAppState: sessionStore.getState, setAppState: sessionStore.setState, getTodos: () => sessionStore.getState().todos }
-        : {}),
+      ...(sessionStore ? { getAppState: sessionStore.getState, setAppState: sessionStore.setState, getTodos: () => sessionStore.getState().todos } : {}),
       readFile: async (path) => {
         const bytes = await workspace.readFile(path).catch(() => null);
         return bytes ? new TextDecoder().decode(bytes) : null;
@@ -323,7 +323,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           return { sink: createJsonlTranscriptStore({ cairnHome: options.cairnHome, cwd: workspace.root, sessionId, version: options.version, path }), path };
         },
       });
-      return { [SUBAGENT_SERVICE]: subagents, [BACKGROUND_AGENTS_SERVICE]: backgroundAgents ?? new BackgroundAgents(), mcp, ...(memory ? { [MEMORY_SERVICE]: memory } : {}) };
+      return {
+        [SUBAGENT_SERVICE]: subagents,
+        [BACKGROUND_AGENTS_SERVICE]: backgroundAgents ?? new BackgroundAgents(),
+        mcp,
+        ...(memory ? { [MEMORY_SERVICE]: memory } : {}),
+      };
     },
     get settings() {
       return settings;

@@ -35,10 +35,7 @@ export async function takeGitSnapshot(cwd: string, timeoutMs = 5_000): Promise<G
   return {
     branch: branch || null,
     mainBranch,
-    status:
-      shortStatus.length > MAX_STATUS_CHARS
-        ? `${shortStatus.slice(0, MAX_STATUS_CHARS)}\n… (cut: run "git status" for the rest)`
-        : shortStatus,
+    status: shortStatus.length > MAX_STATUS_CHARS ? `${shortStatus.slice(0, MAX_STATUS_CHARS)}\n… (cut: run "git status" for the rest)` : shortStatus,
     recentCommits: recentCommits ?? "",
   };
 }

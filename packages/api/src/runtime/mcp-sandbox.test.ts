@@ -22,7 +22,15 @@ describe("createMcpSandboxLauncher", () => {
       sandbox: { enabled: true, allowedDomains: ["registry.npmjs.org"], denyRead: ["/secrets"] },
       createSandboxedCommand: async (options) => {
         calls.push(options);
-        return { command: "/bin/bash", args: ["-c", "bwrap …"], env: { PATH: "/usr/bin", HOME: "/tmp/p/home" }, cwd: "/ws", home: "/tmp/p/home", tmpDir: "/tmp/p/tmp", dispose: async () => undefined };
+        return {
+          command: "/bin/bash",
+          args: ["-c", "bwrap …"],
+          env: { PATH: "/usr/bin", HOME: "/tmp/p/home" },
+          cwd: "/ws",
+          home: "/tmp/p/home",
+          tmpDir: "/tmp/p/tmp",
+          dispose: async () => undefined,
+        };
       },
     });
     const launch = await launcher(request);
@@ -53,13 +61,24 @@ describe("createMcpSandboxLauncher", () => {
     });
     const launch = await launcher(request);
     expect(launch).toMatchObject({ command: "node", args: ["server.js"], cwd: "/ws", env: { PATH: "/usr/bin", HOME: "/home/me", DEBUG: "1" } });
-    expect(launch.info).toEqual({ sandboxed: false, warning: "not sandboxed: bubblewrap cannot create a sandbox on this machine. It runs with a scrubbed environment only." });
+    expect(launch.info).toEqual({
+      sandboxed: false,
+      warning: "not sandboxed: bubblewrap cannot create a sandbox on this machine. It runs with a scrubbed environment only.",
+    });
   });
 
   it("says so when the settings turn the sandbox off, and lets other failures through", async () => {
-    const off = createMcpSandboxLauncher({ ...base, sandbox: { enabled: false }, createSandboxedCommand: () => Promise.reject(new Error("must not be called")) });
+    const off = createMcpSandboxLauncher({
+      ...base,
+      sandbox: { enabled: false },
+      createSandboxedCommand: () => Promise.reject(new Error("must not be called")),
+    });
     expect((await off(request)).info).toEqual({ sandboxed: false, warning: expect.stringContaining('"enabled": false') });
-    const broken = createMcpSandboxLauncher({ ...base, sandbox: { enabled: true }, createSandboxedCommand: () => Promise.reject(new WorkspaceError("outside_workspace", "cwd outside")) });
+    const broken = createMcpSandboxLauncher({
+      ...base,
+      sandbox: { enabled: true },
+      createSandboxedCommand: () => Promise.reject(new WorkspaceError("outside_workspace", "cwd outside")),
+    });
     await expect(broken(request)).rejects.toMatchObject({ code: "outside_workspace" });
   });
 });

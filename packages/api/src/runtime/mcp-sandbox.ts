@@ -21,7 +21,8 @@ export type McpSandboxOptions = {
  */
 export function createMcpSandboxLauncher(options: McpSandboxOptions): StdioLauncher {
   return async (request) => {
-    if (!options.sandbox.enabled) return direct(request, 'not sandboxed: the settings turn the sandbox off ("sandbox": { "enabled": false }); it runs with a scrubbed environment only');
+    if (!options.sandbox.enabled)
+      return direct(request, 'not sandboxed: the settings turn the sandbox off ("sandbox": { "enabled": false }); it runs with a scrubbed environment only');
     try {
       const command = await (options.createSandboxedCommand ?? createSandboxedCommand)({
         command: request.command,

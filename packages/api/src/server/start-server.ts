@@ -119,9 +119,13 @@ export type CairnServer = {
 export async function startServer(options: StartServerOptions): Promise<CairnServer> {
   const host = options.host ?? DEFAULT_HOST;
   if (!isLoopbackHost(host) && options.token === undefined) {
-    throw new ServerConfigError("token_required", `Refusing to listen on ${host} without an explicit access token (set CAIRN_TOKEN): anyone who can reach it could run commands.`);
+    throw new ServerConfigError(
+      "token_required",
+      `Refusing to listen on ${host} without an explicit access token (set CAIRN_TOKEN): anyone who can reach it could run commands.`,
+    );
   }
-  if (options.token !== undefined && options.token.length < 16) throw new ServerConfigError("invalid_token", "The access token must be at least 16 characters long");
+  if (options.token !== undefined && options.token.length < 16)
+    throw new ServerConfigError("invalid_token", "The access token must be at least 16 characters long");
   const token = options.token ?? generateAccessToken();
   let allowedHosts: AllowedHost[];
   try {
@@ -133,7 +137,21 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
 
   const trustStore = new TrustStore(options.cairnHome);
   // Everything but the server's own options configures the runtime.
-  const { workspace, host: _host, port: _port, token: _token, webDir, checkpoints, idleTimeoutMs, bus, deps, share: shareOptions, browserSessionTtlMs, allowedHosts: _allowedHosts, ...runtimeOptions } = options;
+  const {
+    workspace,
+    host: _host,
+    port: _port,
+    token: _token,
+    webDir,
+    checkpoints,
+    idleTimeoutMs,
+    bus,
+    deps,
+    share: shareOptions,
+    browserSessionTtlMs,
+    allowedHosts: _allowedHosts,
+    ...runtimeOptions
+  } = options;
   // Trust is decided before the runtime starts: project MCP servers start with it, or not at all.
   const trusted = await trustStore.isTrusted(await realpath(workspace));
   const runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted });
@@ -159,7 +177,10 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const now = shareOptions?.now ?? Date.now;
     const shareStore = new ShareStore({ path: join(runtime.cairnHome, "shares.db"), now });
     shares = shareStore;
-    const sessionStore = new BrowserSessionStore({ path: join(runtime.cairnHome, "auth.db"), ...(browserSessionTtlMs !== undefined ? { ttlMs: browserSessionTtlMs } : {}) });
+    const sessionStore = new BrowserSessionStore({
+      path: join(runtime.cairnHome, "auth.db"),
+      ...(browserSessionTtlMs !== undefined ? { ttlMs: browserSessionTtlMs } : {}),
+    });
     browserSessions = sessionStore;
     const redactor = createRedactor({
       extraSecrets: [
@@ -176,12 +197,21 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       sessions: sessionHub,
       redactor,
       limiter: new TokenBucketLimiter({ now, ...shareOptions?.rateLimit }),
-      gate: new ShareStreamGate({ limits: { ...DEFAULT_STREAM_LIMITS, ...shareOptions?.streams }, opens: new TokenBucketLimiter({ now, ...shareOptions?.streamOpens }) }),
+      gate: new ShareStreamGate({
+        limits: { ...DEFAULT_STREAM_LIMITS, ...shareOptions?.streams },
+        opens: new TokenBucketLimiter({ now, ...shareOptions?.streamOpens }),
+      }),
       workspaceRoot: runtime.workspaceRoot,
       now,
       ...(shareOptions?.recheckMs !== undefined ? { recheckMs: shareOptions.recheckMs } : {}),
       // A shared timeline shows what the share shows: the lines of its (possibly pinned) messages.
-      timeline: shareOptions?.timeline ?? ((input) => loadTimelineSource(runtime, input.sessionId, { messageUuids: new Set(input.messages.map((message) => message.uuid)), ...(input.signal ? { signal: input.signal } : {}) })),
+      timeline:
+        shareOptions?.timeline ??
+        ((input) =>
+          loadTimelineSource(runtime, input.sessionId, {
+            messageUuids: new Set(input.messages.map((message) => message.uuid)),
+            ...(input.signal ? { signal: input.signal } : {}),
+          })),
     });
     const context: ApiContext = {
       meta: new MetaService(runtime, trustStore),
@@ -193,7 +223,10 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       mcp: new McpService(runtime.mcp),
       timeline: new TimelineService(runtime),
       review: createReviewPort(sessionHub, runtime.workspace),
-      git: new GitService({ repository: createWorkspaceGit(runtime.workspaceRoot), model: { client: runtime.model.client, name: () => runtime.store.getState().model } }),
+      git: new GitService({
+        repository: createWorkspaceGit(runtime.workspaceRoot),
+        model: { client: runtime.model.client, name: () => runtime.store.getState().model },
+      }),
       auth: { signOutEverywhere: () => sessionStore.revokeAll() },
     };
     const trpc = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context, maxBodySize: MAX_BODY_BYTES });
@@ -250,7 +283,15 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       shares: openShares,
       connectionCount: () => sockets.size,
       close() {
-        closing ??= shutdown({ server: openServer, hub: openHub, terminals: openTerminals, web: webHandler, runtime, shares: openShares, browserSessions: sessionStore });
+        closing ??= shutdown({
+          server: openServer,
+          hub: openHub,
+          terminals: openTerminals,
+          web: webHandler,
+          runtime,
+          shares: openShares,
+          browserSessions: sessionStore,
+        });
         return closing;
       },
     };

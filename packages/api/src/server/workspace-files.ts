@@ -37,7 +37,9 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
     if (!stat) throw new ApiError("file_not_found", `${path} does not exist`, { details: { path: resolved } });
     if (stat.kind === "directory") throw new ApiError("invalid_path", `${path} is a directory`, { details: { path: resolved } });
     if (stat.size > MAX_EDITOR_FILE_BYTES) {
-      throw new ApiError("too_large", `${path} is ${stat.size} bytes; the editor opens files up to ${MAX_EDITOR_FILE_BYTES} bytes`, { details: { path: resolved } });
+      throw new ApiError("too_large", `${path} is ${stat.size} bytes; the editor opens files up to ${MAX_EDITOR_FILE_BYTES} bytes`, {
+        details: { path: resolved },
+      });
     }
     const bytes = await this.workspace.readFile(resolved);
     const text = decodeText(bytes);

@@ -165,7 +165,9 @@ export function openSessionIndex(options: SessionIndexOptions): SessionIndex {
       ...(parsed.cwd === undefined ? {} : { project: projectDirName(parsed.cwd) }),
       ...(parsed.search === undefined ? {} : { pattern: `%${escapeLike(parsed.search)}%` }),
     };
-    return selectFor(parsed.cwd !== undefined, parsed.search !== undefined).all(parameters).map(fromColumns);
+    return selectFor(parsed.cwd !== undefined, parsed.search !== undefined)
+      .all(parameters)
+      .map(fromColumns);
   };
 
   return {
@@ -220,21 +222,43 @@ const COLUMNS = [
 
 /** A row as `raw()` returns it, in COLUMNS order; the types are the table's. */
 function fromColumns(columns: unknown[]): SessionRow {
-  const [sessionId, path, projectDir, cwd, title, firstPrompt, createdAt, updatedAt, messageEstimate, sizeBytes, mtimeMs, forkedFrom, imported] =
-    columns as [string, string, string, string | null, string | null, string | null, string | null, string, number, number, number, string | null, number];
-  return { sessionId, path, projectDir, cwd, title, firstPrompt, createdAt, updatedAt, messageEstimate, sizeBytes, mtimeMs, forkedFromSessionId: forkedFrom, imported: imported === 1 };
+  const [sessionId, path, projectDir, cwd, title, firstPrompt, createdAt, updatedAt, messageEstimate, sizeBytes, mtimeMs, forkedFrom, imported] = columns as [
+    string,
+    string,
+    string,
+    string | null,
+    string | null,
+    string | null,
+    string | null,
+    string,
+    number,
+    number,
+    number,
+    string | null,
+    number,
+  ];
+  return {
+    sessionId,
+    path,
+    projectDir,
+    cwd,
+    title,
+    firstPrompt,
+    createdAt,
+    updatedAt,
+    messageEstimate,
+    sizeBytes,
+    mtimeMs,
+    forkedFromSessionId: forkedFrom,
+    imported: imported === 1,
+  };
 }
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }
 
-async function inPool<T>(
-  items: readonly T[],
-  size: number,
-  signal: AbortSignal | undefined,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
+async function inPool<T>(items: readonly T[], size: number, signal: AbortSignal | undefined, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {

@@ -61,7 +61,12 @@ describe("live redaction of streamed text", () => {
   });
 
   it("redacts Bash output line by line per call and stream, flushing at tool-end; other progress is not forwarded", () => {
-    const progress = (chunk: string, stream = "stdout"): SessionEvent => ({ type: "tool-progress", toolUseId: "t1", name: "Bash", data: { type: "bash_progress", stream, chunk } });
+    const progress = (chunk: string, stream = "stdout"): SessionEvent => ({
+      type: "tool-progress",
+      toolUseId: "t1",
+      name: "Bash",
+      data: { type: "bash_progress", stream, chunk },
+    });
     const out = run([
       progress("token: ghp_0123456789abcdef"),
       progress("oops", "stderr"),
@@ -69,7 +74,9 @@ describe("live redaction of streamed text", () => {
       { type: "tool-progress", toolUseId: "t2", name: "Agent", data: { type: "text-delta", index: 0, text: "subagent text" } },
       { type: "tool-end", record: { toolUseId: "t1", name: "Bash", startedAt: 1, endedAt: 2, durationMs: 1, permissionWaitMs: 0, isError: false } },
     ]);
-    const chunks = out.flatMap((event) => (event.type === "tool-progress" ? [`${(event.data as { stream: string }).stream}:${(event.data as { chunk: string }).chunk}`] : []));
+    const chunks = out.flatMap((event) =>
+      event.type === "tool-progress" ? [`${(event.data as { stream: string }).stream}:${(event.data as { chunk: string }).chunk}`] : [],
+    );
     expect(chunks).toEqual(["stdout:token: [REDACTED:github-token]\n", "stdout:line two", "stderr:oops"]);
     expect(JSON.stringify(out)).not.toContain("subagent text");
     expect(out.at(-1)?.type).toBe("tool-end");

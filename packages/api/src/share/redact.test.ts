@@ -20,7 +20,10 @@ const b64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_
 const ACCESS_TOKEN = chars(43, 99, b64url);
 const ENV_SECRET = `db-${chars(24, 98)}`;
 const redactor = createRedactor({
-  extraSecrets: [{ kind: "cairn-access-token", value: ACCESS_TOKEN }, ...secretEnvironmentValues({ DATABASE_PASSWORD: ENV_SECRET, PATH: "/usr/bin:/bin", LANG: "C.UTF-8" })],
+  extraSecrets: [
+    { kind: "cairn-access-token", value: ACCESS_TOKEN },
+    ...secretEnvironmentValues({ DATABASE_PASSWORD: ENV_SECRET, PATH: "/usr/bin:/bin", LANG: "C.UTF-8" }),
+  ],
   workspaceRoot: "/srv/projects/app",
   homeDir: "/home/alice",
 });

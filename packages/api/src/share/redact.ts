@@ -6,7 +6,7 @@ import { PRIVATE_KEY_BLOCK, SECRET_RULES } from "./secret-rules.ts";
  * root (→ ".") and the home directory (→ "~").
  */
 
-export type RedactionHit = { kind: string; /** The secret masked for the owner's preview, e.g. "sk-ant-…Xy". */ preview: string };
+export type RedactionHit = { kind: string /** The secret masked for the owner's preview, e.g. "sk-ant-…Xy". */; preview: string };
 
 /** A value to redact wherever it appears verbatim (the access token, secret-looking environment values). */
 export type ExactSecret = { kind: string; value: string };

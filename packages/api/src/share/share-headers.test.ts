@@ -10,7 +10,22 @@ describe("share routes", () => {
     expect(shareRouteOf("/api/share/view.session?input=%7B%7D")).toBe("api");
     expect(shareRouteOf("/_next/static/chunks/main.js")).toBe("asset");
     expect(shareRouteOf("/favicon.ico")).toBe("asset");
-    for (const path of ["/", "/shares", "/share", "/api/trpc/share.list", "/share/../api/trpc/x", "/share/%2e%2e/api/trpc/x", "/share/%2E%2E/x", "/api/share/..%2ftrpc", "/share//x", "/share/a\\..\\b", "/_next/data/x", "/api/sharex/", "/favicon.ico/x", "/favicon.icox"]) {
+    for (const path of [
+      "/",
+      "/shares",
+      "/share",
+      "/api/trpc/share.list",
+      "/share/../api/trpc/x",
+      "/share/%2e%2e/api/trpc/x",
+      "/share/%2E%2E/x",
+      "/api/share/..%2ftrpc",
+      "/share//x",
+      "/share/a\\..\\b",
+      "/_next/data/x",
+      "/api/sharex/",
+      "/favicon.ico/x",
+      "/favicon.icox",
+    ]) {
       expect({ path, route: shareRouteOf(path) }).toEqual({ path, route: undefined });
     }
   });

@@ -84,7 +84,9 @@ export function pinHeaders(response: ServerResponse, headers: Record<string, str
   };
   const writeHead = response.writeHead.bind(response) as (status: number, ...rest: unknown[]) => ServerResponse;
   response.writeHead = ((status: number, ...rest: unknown[]) => {
-    const args = rest.map((argument) => (argument !== null && typeof argument === "object" && !Array.isArray(argument) ? withPinned(argument as OutgoingHttpHeaders, pinned) : argument));
+    const args = rest.map((argument) =>
+      argument !== null && typeof argument === "object" && !Array.isArray(argument) ? withPinned(argument as OutgoingHttpHeaders, pinned) : argument,
+    );
     return writeHead(status, ...args);
   }) as ServerResponse["writeHead"];
 }

@@ -20,4 +20,3 @@ export const RATE_LIMITED_PAGE = `<!doctype html><html lang="en"><head><meta cha
 <body style="font-family: system-ui, sans-serif; background: #15171c; color: #d8dbe2; padding: 3rem"><h1>Too many requests</h1>
 <p>Too many share links that do not work were opened from your address. Try again later (in a minute).</p></body></html>
 `;
-

@@ -92,7 +92,8 @@ export class ShareStore {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("busy_timeout = 5000");
       const version = this.db.pragma("user_version", { simple: true });
-      if (version !== 0 && version !== SCHEMA_VERSION) throw new ShareStoreError(`${options.path} has share schema ${String(version)}; this Cairn knows ${SCHEMA_VERSION}`);
+      if (version !== 0 && version !== SCHEMA_VERSION)
+        throw new ShareStoreError(`${options.path} has share schema ${String(version)}; this Cairn knows ${SCHEMA_VERSION}`);
       this.db.exec(SCHEMA);
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     } catch (error) {
@@ -107,7 +108,20 @@ export class ShareStore {
     const record: ShareRecord = { ...share, shareId: randomUUID(), createdAt: this.now(), revokedAt: null, lastAccessAt: null, viewCount: 0 };
     this.db
       .prepare(`INSERT INTO shares (${COLUMNS}, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(record.shareId, record.sessionId, record.workspaceRoot, record.title, record.mode, record.pinnedMessageUuid, record.createdAt, record.expiresAt, null, null, 0, hashShareToken(token));
+      .run(
+        record.shareId,
+        record.sessionId,
+        record.workspaceRoot,
+        record.title,
+        record.mode,
+        record.pinnedMessageUuid,
+        record.createdAt,
+        record.expiresAt,
+        null,
+        null,
+        0,
+        hashShareToken(token),
+      );
     return { record, token };
   }
 

@@ -89,9 +89,27 @@ export class ShareViewService implements ShareViewPort {
             throw error instanceof ApiError && error.code === "session_not_found" ? ShareError.notFound() : error;
           })
         : // Without the transcript reader (or before the first line is written): the shared messages alone, as lines.
-          { sessionId: record.sessionId, title: snapshot.title, cwd: null, imported: false, lines: messages.map((message) => ({ ...message, sessionId: record.sessionId })), sidechains: [] };
+          {
+            sessionId: record.sessionId,
+            title: snapshot.title,
+            cwd: null,
+            imported: false,
+            lines: messages.map((message) => ({ ...message, sessionId: record.sessionId })),
+            sidechains: [],
+          };
     const redacted = scrubSessionId(this.options.redactor.redactValue(source).value, record.sessionId);
-    const title = source.title === null ? null : scrubSessionId(sharedTitle(this.options.redactor, source.title, messages, messages.map((message) => this.redacted(message, record.sessionId))), record.sessionId);
+    const title =
+      source.title === null
+        ? null
+        : scrubSessionId(
+            sharedTitle(
+              this.options.redactor,
+              source.title,
+              messages,
+              messages.map((message) => this.redacted(message, record.sessionId)),
+            ),
+            record.sessionId,
+          );
     return { ...redacted, sessionId: SHARED_SESSION_PLACEHOLDER, title };
   }
 

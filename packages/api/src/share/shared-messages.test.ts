@@ -44,7 +44,13 @@ describe("what a share shows", () => {
 describe("the shared title", () => {
   const redactor = createRedactor();
   const key = `sk-ant-api03-${"AbCdEfGhIj".repeat(9)}AA`;
-  const prompt = (text: string): ConversationMessage => ({ type: "user", uuid: "p", parentUuid: null, timestamp: "2026-11-01T00:00:00.000Z", message: { role: "user", content: text } });
+  const prompt = (text: string): ConversationMessage => ({
+    type: "user",
+    uuid: "p",
+    parentUuid: null,
+    timestamp: "2026-11-01T00:00:00.000Z",
+    message: { role: "user", content: text },
+  });
 
   it("is made again from the redacted first prompt when the title was cut from it (a half key has no shape)", () => {
     // The key starts 62 characters in: the 77-character title keeps 15 characters of it.

@@ -18,7 +18,8 @@ export function pinFor(mode: ShareMode, messages: readonly ConversationMessage[]
   if (mode === "live") return null;
   const main = sharedMessages(messages, null);
   if (messageUuid !== undefined) {
-    if (!main.some((message) => message.uuid === messageUuid)) throw new ApiError("message_not_found", `No message ${messageUuid} on this session's main thread`);
+    if (!main.some((message) => message.uuid === messageUuid))
+      throw new ApiError("message_not_found", `No message ${messageUuid} on this session's main thread`);
     return messageUuid;
   }
   return main.at(-1)?.uuid ?? null;
@@ -32,7 +33,12 @@ const SECRET_START = /(?:^|\s)(?:sk-|sk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat
  * in half no longer has its full shape: so such a title is made again from the redacted prompt. Any
  * other title is redacted as it is, and a cut-off token of a known secret prefix at its end is dropped.
  */
-export function sharedTitle(redactor: Redactor, title: string, messages: readonly ConversationMessage[], redactedMessages: readonly ConversationMessage[]): string {
+export function sharedTitle(
+  redactor: Redactor,
+  title: string,
+  messages: readonly ConversationMessage[],
+  redactedMessages: readonly ConversationMessage[],
+): string {
   // The cut may fall inside a marker: "[REDACTED:anthr…" reads better as "[REDACTED]…".
   if (titleOf(messages) === title) return (titleOf(redactedMessages) ?? redactor.redactText(title).text).replace(/\[REDACTED:[^\]]*…$/, "[REDACTED]…");
   const redacted = redactor.redactText(title).text;

@@ -27,8 +27,10 @@ export class ShareStreamGate {
   admit(client: string, shareId: string): StreamAdmission {
     if (!this.opens.allowed(client)) return { kind: "refused", reason: "Too many share streams opened from this address; try again in a minute." };
     this.opens.take(client);
-    if ((this.byClient.get(client) ?? 0) >= this.limits.perClient) return { kind: "refused", reason: `At most ${this.limits.perClient} live share streams per address are open at once.` };
-    if ((this.byShare.get(shareId) ?? 0) >= this.limits.perShare) return { kind: "refused", reason: `This share already has ${this.limits.perShare} viewers streaming; try again later.` };
+    if ((this.byClient.get(client) ?? 0) >= this.limits.perClient)
+      return { kind: "refused", reason: `At most ${this.limits.perClient} live share streams per address are open at once.` };
+    if ((this.byShare.get(shareId) ?? 0) >= this.limits.perShare)
+      return { kind: "refused", reason: `This share already has ${this.limits.perShare} viewers streaming; try again later.` };
     if (this.open >= this.limits.total) return { kind: "refused", reason: "The server is streaming to as many share viewers as it allows; try again later." };
     adjust(this.byClient, client, 1);
     adjust(this.byShare, shareId, 1);

@@ -1,4 +1,4 @@
-import { context as otelContext, SpanStatusCode, trace, type Attributes, type Context, } from "@opentelemetry/api";
+import { context as otelContext, SpanStatusCode, trace, type Attributes, type Context } from "@opentelemetry/api";
 import { decisionReasonToOTelSource, estimateCostUsd, type AgentEvent } from "@cairn/core";
 import { addUsage, emptyUsageTotals, type HookRunRecord } from "@cairn/core/schema";
 import { createRedactor } from "../share/redact.ts";
@@ -109,7 +109,12 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
         span.end(call.endedAt);
         requestContext = trace.setSpan(turnContext, span);
         retries = 0;
-        for (const [type, value] of [["input", totals.inputTokens], ["output", totals.outputTokens], ["cacheRead", totals.cacheReadInputTokens], ["cacheCreation", totals.cacheCreationInputTokens]] as const) {
+        for (const [type, value] of [
+          ["input", totals.inputTokens],
+          ["output", totals.outputTokens],
+          ["cacheRead", totals.cacheReadInputTokens],
+          ["cacheCreation", totals.cacheCreationInputTokens],
+        ] as const) {
           if (value > 0) instruments.tokenUsage.add(value, { ...common, type, model });
         }
         instruments.costUsage.add(cost, { ...common, model });
@@ -177,14 +182,20 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
               hookSpans(event.runs, turnContext);
               return;
             case "error":
-              telemetry.emit("cairn.api_error", { ...common, error: clean(event.message), "error.code": event.code, ...(event.status === null ? {} : { status_code: event.status }) });
+              telemetry.emit("cairn.api_error", {
+                ...common,
+                error: clean(event.message),
+                "error.code": event.code,
+                ...(event.status === null ? {} : { status_code: event.status }),
+              });
               return;
             case "result": {
               ended = true;
               const endedAt = Date.now();
               instruments.activeTime.add((endedAt - turnStartedAt) / 1000, common);
               turnSpan.setAttributes({ "turn.reason": event.terminal.reason, "turn.model_requests": event.numTurns });
-              if (event.terminal.reason === "model_error") turnSpan.setStatus({ code: SpanStatusCode.ERROR, message: event.terminal.error?.code ?? "model_error" });
+              if (event.terminal.reason === "model_error")
+                turnSpan.setStatus({ code: SpanStatusCode.ERROR, message: event.terminal.error?.code ?? "model_error" });
               turnSpan.end(endedAt);
               return;
             }

@@ -55,7 +55,9 @@ export async function startTelemetry(config: TelemetryConfig, options: { service
   const onFailure = (signal: string) => (error: Error | undefined) => {
     if (warned) return;
     warned = true;
-    options.warn(`telemetry: could not export ${signal} to ${config.urls[signal as keyof TelemetryConfig["urls"]]}: ${error?.message ?? "unknown error"} (further export errors are not reported)`);
+    options.warn(
+      `telemetry: could not export ${signal} to ${config.urls[signal as keyof TelemetryConfig["urls"]]}: ${error?.message ?? "unknown error"} (further export errors are not reported)`,
+    );
   };
   const exporterOptions = (url: string) => ({ url, headers: config.headers, timeoutMillis: config.exportTimeoutMs });
 
@@ -78,9 +80,15 @@ export async function startTelemetry(config: TelemetryConfig, options: { service
   const metrics = pick(config.metrics);
   const readers: InstanceType<typeof metricsSdk.PeriodicExportingMetricReader>[] = [];
   const reader = (exporter: ConstructorParameters<typeof metricsSdk.PeriodicExportingMetricReader>[0]["exporter"]) =>
-    new metricsSdk.PeriodicExportingMetricReader({ exporter, exportIntervalMillis: config.metricExportIntervalMs, exportTimeoutMillis: Math.min(config.exportTimeoutMs, config.metricExportIntervalMs) });
+    new metricsSdk.PeriodicExportingMetricReader({
+      exporter,
+      exportIntervalMillis: config.metricExportIntervalMs,
+      exportTimeoutMillis: Math.min(config.exportTimeoutMs, config.metricExportIntervalMs),
+    });
   if (metrics.otlp) {
-    const { OTLPMetricExporter } = json ? await import("@opentelemetry/exporter-metrics-otlp-http") : await import("@opentelemetry/exporter-metrics-otlp-proto");
+    const { OTLPMetricExporter } = json
+      ? await import("@opentelemetry/exporter-metrics-otlp-http")
+      : await import("@opentelemetry/exporter-metrics-otlp-proto");
     readers.push(reader(watchExports(new OTLPMetricExporter(exporterOptions(config.urls.metrics)), onFailure("metrics"))));
   }
   if (metrics.console) readers.push(reader(new metricsSdk.ConsoleMetricExporter()));
@@ -102,7 +110,8 @@ export async function startTelemetry(config: TelemetryConfig, options: { service
   if (processors.length > 0) {
     const provider = new logsSdk.LoggerProvider({ resource, processors });
     const logger = provider.getLogger("cairn", options.serviceVersion);
-    emit = (name, attributes) => logger.emit({ eventName: name, body: name, attributes: { "event.name": name, "event.timestamp": new Date().toISOString(), ...attributes } });
+    emit = (name, attributes) =>
+      logger.emit({ eventName: name, body: name, attributes: { "event.name": name, "event.timestamp": new Date().toISOString(), ...attributes } });
     shutdowns.push(() => provider.shutdown());
   }
 

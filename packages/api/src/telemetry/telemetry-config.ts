@@ -25,7 +25,10 @@ const exporterList = z
   .string()
   .optional()
   .transform((value, context) => {
-    const kinds = (value ?? "otlp").split(",").map((kind) => kind.trim()).filter((kind) => kind !== "");
+    const kinds = (value ?? "otlp")
+      .split(",")
+      .map((kind) => kind.trim())
+      .filter((kind) => kind !== "");
     const unknown = kinds.filter((kind) => !["otlp", "console", "none"].includes(kind));
     if (unknown.length > 0) context.addIssue({ code: "custom", message: `unsupported exporter ${unknown.join(", ")} (use otlp, console or none)` });
     return kinds.includes("none") ? [] : (kinds as TelemetryExporterKind[]);
@@ -76,10 +79,13 @@ export function parseKeyValueList(text: string | undefined): Record<string, stri
  * Throws a readable error for values that make no sense.
  */
 export function telemetryConfigFromEnv(source: Readonly<Record<string, string | undefined>>): TelemetryConfig | undefined {
-  const present = Object.fromEntries(Object.entries(source).filter(([key, value]) => (key.startsWith("OTEL_") || key === "CAIRN_ENABLE_TELEMETRY") && value !== undefined && value !== ""));
+  const present = Object.fromEntries(
+    Object.entries(source).filter(([key, value]) => (key.startsWith("OTEL_") || key === "CAIRN_ENABLE_TELEMETRY") && value !== undefined && value !== ""),
+  );
   if (!isOn(present.CAIRN_ENABLE_TELEMETRY)) return undefined;
   const parsed = telemetryEnvSchema.safeParse(present);
-  if (!parsed.success) throw new Error(`Invalid telemetry settings: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new Error(`Invalid telemetry settings: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
   const env = parsed.data;
   const base = (env.OTEL_EXPORTER_OTLP_ENDPOINT ?? "http://localhost:4318").replace(/\/+$/, "");
   return {

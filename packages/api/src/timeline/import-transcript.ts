@@ -7,7 +7,6 @@ import { ApiError } from "../router/errors.ts";
 import type { TimelineStoreLocation } from "./source.ts";
 import { MAX_TRANSCRIPT_CHARS, type ImportedTranscript } from "./timeline-port.ts";
 
-
 /**
  * An uploaded Claude Code transcript (JSONL text) as a new session of this workspace, through the
  * same importer `cairn transcript import` uses. Broken lines are counted in the report; a text with
@@ -28,7 +27,10 @@ export async function importTranscriptText(
     const index = await indexTranscriptFile(file, options.signal);
     if (index.plan({ scope: "all" }).nodes.length === 0) {
       const { report } = index;
-      throw new ApiError("invalid_transcript", `No conversation found in the upload (${report.lines} lines, ${report.malformedLines + (report.tornTail ? 1 : 0)} malformed)`);
+      throw new ApiError(
+        "invalid_transcript",
+        `No conversation found in the upload (${report.lines} lines, ${report.malformedLines + (report.tornTail ? 1 : 0)} malformed)`,
+      );
     }
     const imported = await importClaudeCodeTranscript(file, {
       cairnHome: where.cairnHome,
@@ -57,6 +59,9 @@ export async function importTranscriptText(
 /** The uploaded file's own name (recorded as where the session came from), reduced to safe characters. */
 function uploadName(name: string | undefined): string {
   const base = (name ?? "").split(/[\\/]/).pop() ?? "";
-  const safe = base.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "").slice(0, 100);
+  const safe = base
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .replace(/^\.+/, "")
+    .slice(0, 100);
   return safe.endsWith(".jsonl") ? safe : `${safe || "transcript"}.jsonl`;
 }

@@ -18,7 +18,12 @@ const call = {
   parentUuid: "u1",
   sessionId,
   timestamp: ts(2),
-  message: { id: "m1", role: "assistant", model: "m", content: [{ type: "tool_use", id: "t1", name: "Agent", input: { description: "Find tests", prompt: "look" } }] },
+  message: {
+    id: "m1",
+    role: "assistant",
+    model: "m",
+    content: [{ type: "tool_use", id: "t1", name: "Agent", input: { description: "Find tests", prompt: "look" } }],
+  },
 };
 const result = {
   type: "user",
@@ -31,7 +36,16 @@ const result = {
 };
 const later = { type: "user", uuid: "u2", parentUuid: "r1", sessionId, timestamp: ts(10), message: { role: "user", content: "thanks" } };
 const tombstone = { type: "tombstone", sessionId, timestamp: ts(11), tombstoneOf: "u2", reason: "rewound" };
-const sideLine = { type: "user", uuid: "s1", parentUuid: null, sessionId, isSidechain: true, agentId: "aagent1", timestamp: ts(3), message: { role: "user", content: "look" } };
+const sideLine = {
+  type: "user",
+  uuid: "s1",
+  parentUuid: null,
+  sessionId,
+  isSidechain: true,
+  agentId: "aagent1",
+  timestamp: ts(3),
+  message: { role: "user", content: "look" },
+};
 
 let cairnHome: string;
 beforeEach(async () => {
@@ -42,7 +56,10 @@ beforeEach(async () => {
   // A damaged line in the middle and a torn last line.
   await writeFile(join(directory, `${sessionId}.jsonl`), `${lines.slice(0, 3).join("\n")}\n{"type":"user",\n${lines.slice(3).join("\n")}\n{"type":"assis`);
   await writeFile(join(directory, sessionId, "subagents", "agent-aagent1.jsonl"), `${JSON.stringify(sideLine)}\n`);
-  await writeFile(join(directory, sessionId, "subagents", "agent-aagent1.meta.json"), JSON.stringify({ agentType: "general-purpose", description: "Find tests in src" }));
+  await writeFile(
+    join(directory, sessionId, "subagents", "agent-aagent1.meta.json"),
+    JSON.stringify({ agentType: "general-purpose", description: "Find tests in src" }),
+  );
   await writeFile(join(directory, sessionId, "subagents", "notes.txt"), "not a transcript");
 });
 afterEach(async () => {

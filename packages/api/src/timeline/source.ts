@@ -37,7 +37,14 @@ export async function loadTimelineSource(where: TimelineStoreLocation, sessionId
   }
   const reports: TranscriptLinesReport[] = [main.report];
   const files = await readSidechains(subagentDirectory(path, sessionId), sessionId, reports, options.signal);
-  return assembleTimelineSource({ sessionId, workspaceRoot: where.workspaceRoot, mainLines: main.lines, sidechainFiles: files, reports, ...(options.messageUuids ? { messageUuids: options.messageUuids } : {}) });
+  return assembleTimelineSource({
+    sessionId,
+    workspaceRoot: where.workspaceRoot,
+    mainLines: main.lines,
+    sidechainFiles: files,
+    reports,
+    ...(options.messageUuids ? { messageUuids: options.messageUuids } : {}),
+  });
 }
 
 /** Where a session's subagent transcripts live. */
@@ -86,7 +93,12 @@ export function assembleTimelineSource(input: {
   };
 }
 
-async function readSidechains(directory: string, sessionId: string, reports: TranscriptLinesReport[], signal: AbortSignal | undefined): Promise<TimelineSidechain[]> {
+async function readSidechains(
+  directory: string,
+  sessionId: string,
+  reports: TranscriptLinesReport[],
+  signal: AbortSignal | undefined,
+): Promise<TimelineSidechain[]> {
   let names: string[];
   try {
     names = (await readdir(directory)).sort();
@@ -142,7 +154,8 @@ function spawnedAgents(lines: readonly TranscriptLine[]): Set<string> {
   for (const line of lines) {
     if (line.type !== "user") continue;
     const result = line.toolUseResult;
-    if (typeof result === "object" && result !== null && typeof (result as { agentId?: unknown }).agentId === "string") agents.add((result as { agentId: string }).agentId);
+    if (typeof result === "object" && result !== null && typeof (result as { agentId?: unknown }).agentId === "string")
+      agents.add((result as { agentId: string }).agentId);
   }
   return agents;
 }

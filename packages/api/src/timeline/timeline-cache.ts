@@ -95,7 +95,11 @@ export class TimelineCache {
       sessionId,
       workspaceRoot: this.where.workspaceRoot,
       mainLines: main.lines,
-      sidechainFiles: [...sidechains.values()].map((file) => ({ agentId: file.agentId, ...(file.description ? { description: file.description } : {}), lines: file.lines })),
+      sidechainFiles: [...sidechains.values()].map((file) => ({
+        agentId: file.agentId,
+        ...(file.description ? { description: file.description } : {}),
+        lines: file.lines,
+      })),
       reports: [main.report, ...[...sidechains.values()].map((file) => file.report)],
     });
     const timeline = buildTimeline(source);
@@ -113,7 +117,13 @@ export class TimelineCache {
   }
 
   /** The file as it is now: `before` itself when unchanged, extended when it only grew, else read whole. */
-  private async track(path: string, sessionId: string, before: TrackedFile | undefined, now: { size: number; mtimeMs: number }, signal: AbortSignal | undefined): Promise<TrackedFile> {
+  private async track(
+    path: string,
+    sessionId: string,
+    before: TrackedFile | undefined,
+    now: { size: number; mtimeMs: number },
+    signal: AbortSignal | undefined,
+  ): Promise<TrackedFile> {
     if (before && before.size === now.size && before.mtimeMs === now.mtimeMs) return before;
     const options = { sessionId, ...(signal ? { signal } : {}) };
     // Growth past a last line that was whole: only the appended bytes are new.

@@ -1,11 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  createCheckpointStore,
-  findSessionTranscript,
-  forkSession,
-  loadTranscript,
-  type LoadedTranscript,
-} from "@cairn/core/node";
+import { createCheckpointStore, findSessionTranscript, forkSession, loadTranscript, type LoadedTranscript } from "@cairn/core/node";
 import { readEnv } from "../env.ts";
 import { CommandUsageError, cairnVersion, parseCommandArgs, type CommandIo } from "./transcript.ts";
 

@@ -33,8 +33,23 @@ describe("cairn transcript", () => {
 
     const jsonl = await run(["export", "94363ae5-98e2-47ed-9da1-dac87ebf2038", "--format", "jsonl"]);
     expect(jsonl.code).toBe(0);
-    const lines = jsonl.stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string });
-    expect(lines.map((line) => line.type)).toEqual(["cairn-session", "user", "assistant", "user", "user", "user", "assistant", "user", "assistant", "user", "assistant"]);
+    const lines = jsonl.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string });
+    expect(lines.map((line) => line.type)).toEqual([
+      "cairn-session",
+      "user",
+      "assistant",
+      "user",
+      "user",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
 
     const markdown = await run(["export", "94363ae5-98e2-47ed-9da1-dac87ebf2038", "--format", "markdown"]);
     expect(markdown.code).toBe(0);

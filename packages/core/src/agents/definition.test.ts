@@ -38,7 +38,7 @@ describe("agent definitions", () => {
     expect(listed).toMatchObject({ definition: { tools: ["Read", "Grep"] } });
     const inline = parseAgentFile('---\nname: a\ndescription: d\ntools: [Read, "Bash(git add, git commit)"]\n---\n', "a.md");
     expect(inline).toMatchObject({ definition: { tools: ["Read", "Bash"] } });
-    const star = parseAgentFile("---\nname: a\ndescription: d\ntools: \"*\"\nmodel: inherit\n---\nprompt", "a.md");
+    const star = parseAgentFile('---\nname: a\ndescription: d\ntools: "*"\nmodel: inherit\n---\nprompt', "a.md");
     expect(star).toEqual({ definition: { agentType: "a", description: "d", systemPrompt: "prompt", source: "project", path: "a.md" } });
   });
 

@@ -27,7 +27,8 @@ export async function loadAgentDefinitions(workspace: Workspace): Promise<{ defi
     }
     const parsed = parseAgentFile(text, file.path);
     if ("problem" in parsed) problems.push(parsed.problem);
-    else if (project.some((known) => known.agentType === parsed.definition.agentType)) problems.push({ path: file.path, message: `another file already defines the agent "${parsed.definition.agentType}"` });
+    else if (project.some((known) => known.agentType === parsed.definition.agentType))
+      problems.push({ path: file.path, message: `another file already defines the agent "${parsed.definition.agentType}"` });
     else project.push(parsed.definition);
   }
   return { definitions: mergeAgentDefinitions(project), problems };

@@ -95,7 +95,10 @@ export function createSubagentService(options: SubagentServiceOptions): Subagent
       const agentType = request.subagentType ?? GENERAL_PURPOSE_AGENT_TYPE;
       const definition = definitions.find((candidate) => candidate.agentType === agentType);
       if (!definition) {
-        throw new SubagentError("unknown_agent_type", `Agent type '${agentType}' not found. Available agents: ${definitions.map((known) => known.agentType).join(", ")}`);
+        throw new SubagentError(
+          "unknown_agent_type",
+          `Agent type '${agentType}' not found. Available agents: ${definitions.map((known) => known.agentType).join(", ")}`,
+        );
       }
       const parent = request.parentContext;
       const agentId = newAgentId();

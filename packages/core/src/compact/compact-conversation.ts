@@ -48,7 +48,8 @@ async function runPreCompactHooks(run: CompactionRun): Promise<HookStep> {
       { trigger, custom_instructions: run.instructions?.trim() || null },
       { signal: run.input.signal, matchValue: trigger },
     );
-    if (outcome.ran.length > 0) step.events.push({ type: "hook-runs", event: "PreCompact", runs: hookRunsOf("PreCompact", startedAt, run.deps.now(), outcome) });
+    if (outcome.ran.length > 0)
+      step.events.push({ type: "hook-runs", event: "PreCompact", runs: hookRunsOf("PreCompact", startedAt, run.deps.now(), outcome) });
     instructions.push(...outcome.additionalContext);
     for (const message of outcome.systemMessages) step.events.push({ type: "notice", level: "info", code: "hook_message", message });
     for (const error of outcome.errors) {

@@ -10,7 +10,9 @@ import { SUMMARY_SYSTEM_PROMPT } from "./summary-prompt.ts";
 import { compactionInput, conversationBuilder, pairingIsIntact } from "./test-conversation.ts";
 
 const small = { contextWindow: 10_000, reservedOutputTokens: 1_000, bufferTokens: 500, snip: false, microcompact: false } as const;
-const summaryTurn = { content: [{ type: "text" as const, text: "<analysis>Going through it.</analysis>\n<summary>1. Primary request: fix the failing math test.</summary>" }] };
+const summaryTurn = {
+  content: [{ type: "text" as const, text: "<analysis>Going through it.</analysis>\n<summary>1. Primary request: fix the failing math test.</summary>" }],
+};
 
 /** A session near the threshold: the last response's usage says 9,000 input tokens (threshold 8,500). */
 function session() {
@@ -97,7 +99,9 @@ describe("auto-compact", () => {
     expect(textOf(attachment)).not.toContain("/w/notes.md"); // deleted now: readFile said null
 
     expect(result.added).toEqual(result.messages);
-    expect(eventsOf(result.events, "compact-boundary")).toEqual([{ type: "compact-boundary", trigger: "auto", preTokens: 9_041, postTokens, summarizedCount: summarized.length }]);
+    expect(eventsOf(result.events, "compact-boundary")).toEqual([
+      { type: "compact-boundary", trigger: "auto", preTokens: 9_041, postTokens, summarizedCount: summarized.length },
+    ]);
     expect(store.getState().compaction).toEqual({ consecutiveFailures: 0, breakerTripped: false });
   });
 
@@ -113,7 +117,15 @@ describe("auto-compact", () => {
     expect(sent).toContain("FAIL math.test.ts");
     expect(sent).not.toContain("PASS"); // kept verbatim, not summarised
     const prompt = JSON.stringify(request.messages.at(-1)!.content);
-    for (const section of ["Primary request and intent", "Key technical concepts", "Files and code", "Errors and fixes", "Pending tasks", "Current work", "Next step"]) {
+    for (const section of [
+      "Primary request and intent",
+      "Key technical concepts",
+      "Files and code",
+      "Errors and fixes",
+      "Pending tasks",
+      "Current work",
+      "Next step",
+    ]) {
       expect(prompt).toContain(section);
     }
   });
@@ -123,7 +135,11 @@ describe("auto-compact", () => {
     const hooks = (blocked: boolean): HookDispatcher => ({
       async dispatch(event, input, options) {
         calls.push({ event, input, matchValue: options.matchValue });
-        return { ...emptyHookOutcome(), additionalContext: ["Keep every SQL statement."], ...(blocked ? { blocked: { hookName: "guard", reason: "not now" } } : {}) };
+        return {
+          ...emptyHookOutcome(),
+          additionalContext: ["Keep every SQL statement."],
+          ...(blocked ? { blocked: { hookName: "guard", reason: "not now" } } : {}),
+        };
       },
     });
     const model = createScriptedModel([summaryTurn]);

@@ -42,7 +42,13 @@ describe("blocking limit", () => {
     const model = createScriptedModel([{ content: [{ type: "text", text: "never sent" }] }]);
     const compactor = createCompactor({ ...limits, autoCompact: false });
     const messages = [...conversationOf(9_500)];
-    messages.push({ type: "user", uuid: "next", parentUuid: messages.at(-1)!.uuid, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "and now?" } });
+    messages.push({
+      type: "user",
+      uuid: "next",
+      parentUuid: messages.at(-1)!.uuid,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { role: "user", content: "and now?" },
+    });
     const { events, terminal } = await collectEvents(query(baseParams({ deps: testDeps(model, { compactor }), messages })));
     expect(model.requests).toHaveLength(0);
     expect(terminal).toMatchObject({ reason: "blocking_limit", error: { code: "blocking_limit" } });

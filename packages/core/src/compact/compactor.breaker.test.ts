@@ -104,7 +104,13 @@ describe("auto-compact failures and the breaker", () => {
   });
 
   it("keeps its own breaker state without an app state", async () => {
-    const compactor = createCompactor({ contextWindow: 10_000, reservedOutputTokens: 1_000, bufferTokens: 500, retry: { ...defaultRetryPolicy, maxAttempts: 1 }, maxConsecutiveFailures: 1 });
+    const compactor = createCompactor({
+      contextWindow: 10_000,
+      reservedOutputTokens: 1_000,
+      bufferTokens: 500,
+      retry: { ...defaultRetryPolicy, maxAttempts: 1 },
+      maxConsecutiveFailures: 1,
+    });
     const model = createScriptedModel([failing()]);
     const result = await compactor.autocompact(compactionInput(overThreshold(), model));
     expect(eventsOf(result!.events, "notice")[0]?.code).toBe("compact_breaker_tripped");

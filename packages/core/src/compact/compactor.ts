@@ -76,7 +76,12 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
     return limits;
   };
 
-  const prune = (input: CompactionInput, outcome: PruneOutcome | null, notice: (count: number, tokens: number) => string, code: string): CompactionResult | null => {
+  const prune = (
+    input: CompactionInput,
+    outcome: PruneOutcome | null,
+    notice: (count: number, tokens: number) => string,
+    code: string,
+  ): CompactionResult | null => {
     if (!outcome) return null;
     const anchorUuid = measure(input).anchorUuid;
     const fresh = outcome.pruned.filter((entry) => !pruned.has(entry.toolUseId));
@@ -89,7 +94,13 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
     return { messages: outcome.messages, added: [], events: [{ type: "notice", level: "info", code, message }] };
   };
 
-  const compact = async (input: CompactionInput, trigger: CompactTrigger, instructions: string | undefined, count: TokenCount, limits: ContextLimits): Promise<CompactionOutcome> => {
+  const compact = async (
+    input: CompactionInput,
+    trigger: CompactTrigger,
+    instructions: string | undefined,
+    count: TokenCount,
+    limits: ContextLimits,
+  ): Promise<CompactionOutcome> => {
     const outcome = await compactConversation({
       input,
       trigger,
@@ -127,7 +138,13 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
         targetRatio: settings.snip.targetRatio,
         minResultTokens: settings.snip.minResultTokens,
       });
-      return prune(input, outcome, (count, tokens) => `Snipped ${count} old tool result${count === 1 ? "" : "s"} (about ${tokens.toLocaleString("en-US")} tokens) to keep the context small.`, "compact_snip");
+      return prune(
+        input,
+        outcome,
+        (count, tokens) =>
+          `Snipped ${count} old tool result${count === 1 ? "" : "s"} (about ${tokens.toLocaleString("en-US")} tokens) to keep the context small.`,
+        "compact_snip",
+      );
     },
 
     async microcompact(input) {
@@ -136,7 +153,12 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
       const limits = limitsFor(input.model);
       if (measure(input).tokens < limits.threshold * micro.triggerRatio) return null;
       const outcome = microcompactToolResults(input.messages, micro);
-      return prune(input, outcome, (count, tokens) => `Cleared ${count} stale tool result${count === 1 ? "" : "s"} from older turns (about ${tokens.toLocaleString("en-US")} tokens).`, "compact_micro");
+      return prune(
+        input,
+        outcome,
+        (count, tokens) => `Cleared ${count} stale tool result${count === 1 ? "" : "s"} from older turns (about ${tokens.toLocaleString("en-US")} tokens).`,
+        "compact_micro",
+      );
     },
 
     async autocompact(input) {

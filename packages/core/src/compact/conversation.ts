@@ -1,5 +1,5 @@
 import type { ContentBlock, ToolResultBlock, ToolUseBlock } from "../schema/content.ts";
-import type { ConversationMessage, } from "../schema/messages.ts";
+import type { ConversationMessage } from "../schema/messages.ts";
 
 /**
  * Fields Cairn adds to the lines a compaction writes (loose schemas keep them; Claude Code skips them).
@@ -82,10 +82,7 @@ export function describeToolCall(info: Pick<ToolCallInfo, "name" | "input"> | un
  * Replaces the content of the given tool results, keeping each block's id and error flag so the
  * tool_use/tool_result pairing stays intact. Messages without a replaced block are returned as they are.
  */
-export function replaceToolResults(
-  messages: readonly ConversationMessage[],
-  replacements: ReadonlyMap<string, string>,
-): ConversationMessage[] {
+export function replaceToolResults(messages: readonly ConversationMessage[], replacements: ReadonlyMap<string, string>): ConversationMessage[] {
   if (replacements.size === 0) return [...messages];
   return messages.map((message) => {
     if (message.type !== "user" || typeof message.message.content === "string") return message;

@@ -71,9 +71,7 @@ export function prepareForSummary(messages: readonly ConversationMessage[], maxT
   return messages.map((message) => {
     if (message.type === "system" || typeof message.message.content === "string") return message;
     const content = message.message.content.flatMap((block) => prepareBlock(block, maxToolResultChars));
-    return message.type === "user"
-      ? { ...message, message: { ...message.message, content } }
-      : { ...message, message: { ...message.message, content } };
+    return message.type === "user" ? { ...message, message: { ...message.message, content } } : { ...message, message: { ...message.message, content } };
   });
 }
 

@@ -8,7 +8,10 @@ describe("estimateTokens", () => {
     const chat = conversationBuilder();
     chat.user("x".repeat(400));
     chat.call("t1", "Read", { file_path: "/a" });
-    chat.result("t1", [{ type: "text", text: "y".repeat(800) }, { type: "image", source: { type: "base64", media_type: "image/png", data: "zz" } }]);
+    chat.result("t1", [
+      { type: "text", text: "y".repeat(800) },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: "zz" } },
+    ]);
     const callChars = "Read".length + JSON.stringify({ file_path: "/a" }).length;
     expect(estimateTokens(chat.messages)).toBe(100 + Math.ceil(callChars / 4) + 200 + IMAGE_TOKEN_ESTIMATE);
   });
@@ -85,7 +88,10 @@ describe("context limits", () => {
     const chat = conversationBuilder();
     chat.user("hi");
     chat.text("ok", { input_tokens: 4_000, output_tokens: 250 });
-    const usage = contextUsage({ messages: chat.messages, systemPrompt: [], model: "m" }, { contextWindow: 10_000, reservedOutputTokens: 1_000, bufferTokens: 500 });
+    const usage = contextUsage(
+      { messages: chat.messages, systemPrompt: [], model: "m" },
+      { contextWindow: 10_000, reservedOutputTokens: 1_000, bufferTokens: 500 },
+    );
     expect(usage).toEqual({
       tokens: 4_250,
       source: "usage",

@@ -7,7 +7,8 @@ function resultText(messages: readonly ConversationMessage[], toolUseId: string)
   for (const message of messages) {
     if (message.type !== "user" || typeof message.message.content === "string") continue;
     for (const block of message.message.content) {
-      if (block.type === "tool_result" && block.tool_use_id === toolUseId) return typeof block.content === "string" ? block.content : JSON.stringify(block.content);
+      if (block.type === "tool_result" && block.tool_use_id === toolUseId)
+        return typeof block.content === "string" ? block.content : JSON.stringify(block.content);
     }
   }
   throw new Error(`no result for ${toolUseId}`);

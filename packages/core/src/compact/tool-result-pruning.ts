@@ -1,14 +1,6 @@
 import type { ToolResultBlock } from "../schema/content.ts";
 import { isCompactBoundary, type ConversationMessage } from "../schema/messages.ts";
-import {
-  describeToolCall,
-  indexToolCalls,
-  lastIndexWhere,
-  replaceToolResults,
-  toolResults,
-  toolResultSize,
-  type ToolCallInfo,
-} from "./conversation.ts";
+import { describeToolCall, indexToolCalls, lastIndexWhere, replaceToolResults, toolResults, toolResultSize, type ToolCallInfo } from "./conversation.ts";
 import { IMAGE_TOKEN_ESTIMATE, estimateTextTokens } from "./tokens.ts";
 
 export const SNIPPED_PREFIX = "[Snipped to save context:";
@@ -90,7 +82,8 @@ function refetchHint(entry: ToolResultEntry): string {
 }
 
 function sizeText(entry: ToolResultEntry): string {
-  const images = entry.block.content !== undefined && typeof entry.block.content !== "string" ? entry.block.content.filter((part) => part.type === "image").length : 0;
+  const images =
+    entry.block.content !== undefined && typeof entry.block.content !== "string" ? entry.block.content.filter((part) => part.type === "image").length : 0;
   const chars = `${entry.chars.toLocaleString("en-US")} characters`;
   return images > 0 ? `${chars} and ${images} image${images === 1 ? "" : "s"}` : chars;
 }
@@ -126,8 +119,11 @@ export function snipToolResults(messages: readonly ConversationMessage[], option
     remaining -= entry.tokens;
   }
   if (chosen.length === 0) return null;
-  return applyReplacements(messages, chosen, (entry) =>
-    `${SNIPPED_PREFIX} the result of ${describeToolCall(entry.call)} (${sizeText(entry)}, about ${entry.tokens.toLocaleString("en-US")} tokens) was removed.${refetchHint(entry)}]`,
+  return applyReplacements(
+    messages,
+    chosen,
+    (entry) =>
+      `${SNIPPED_PREFIX} the result of ${describeToolCall(entry.call)} (${sizeText(entry)}, about ${entry.tokens.toLocaleString("en-US")} tokens) was removed.${refetchHint(entry)}]`,
   );
 }
 
@@ -177,7 +173,9 @@ export function microcompactToolResults(messages: readonly ConversationMessage[]
   );
   const savings = chosen.reduce((sum, entry) => sum + entry.tokens, 0);
   if (chosen.length === 0 || savings < options.minSavingsTokens) return null;
-  return applyReplacements(messages, chosen, (entry) =>
-    `${CLEARED_PREFIX} ${describeToolCall(entry.call)} returned ${sizeText(entry)}; the output was removed to save context.${refetchHint(entry)}]`,
+  return applyReplacements(
+    messages,
+    chosen,
+    (entry) => `${CLEARED_PREFIX} ${describeToolCall(entry.call)} returned ${sizeText(entry)}; the output was removed to save context.${refetchHint(entry)}]`,
   );
 }

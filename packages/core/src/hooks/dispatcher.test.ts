@@ -121,7 +121,12 @@ describe("PreToolUse hooks with real sh commands", () => {
 
   test("matchers pick the hooks; identical commands run once", async () => {
     const log = `${cwd}/log`;
-    const hooks = [pre("Write|Edit", `echo edit >> ${log}`), pre("Bash", `echo bash >> ${log}`), pre("Notebook.*", `echo nb >> ${log}`), pre("Write", `echo edit >> ${log}`)];
+    const hooks = [
+      pre("Write|Edit", `echo edit >> ${log}`),
+      pre("Bash", `echo bash >> ${log}`),
+      pre("Notebook.*", `echo nb >> ${log}`),
+      pre("Write", `echo edit >> ${log}`),
+    ];
     const outcome = await dispatcher(hooks).dispatch("PreToolUse", writeInput, { signal: signal(), matchValue: "Write" });
     expect(outcome.ran).toHaveLength(1);
     expect(await readFile(log, "utf8")).toBe("edit\n");
@@ -133,7 +138,11 @@ describe("PreToolUse hooks with real sh commands", () => {
 describe("trust, sources and other events", () => {
   test("project and local hooks run only in a trusted workspace", async () => {
     const log = `${cwd}/log`;
-    const hooks = [pre(undefined, `echo user >> ${log}`), pre(undefined, `echo project >> ${log}`, { source: "projectSettings" }), pre(undefined, `echo local >> ${log}`, { source: "localSettings" })];
+    const hooks = [
+      pre(undefined, `echo user >> ${log}`),
+      pre(undefined, `echo project >> ${log}`, { source: "projectSettings" }),
+      pre(undefined, `echo local >> ${log}`, { source: "localSettings" }),
+    ];
     await dispatcher(hooks, { trusted: false }).dispatch("PreToolUse", writeInput, { signal: signal(), matchValue: "Write" });
     expect(await readFile(log, "utf8")).toBe("user\n");
     const trusted = await dispatcher(hooks, { trusted: true }).dispatch("PreToolUse", writeInput, { signal: signal(), matchValue: "Write" });
@@ -141,11 +150,9 @@ describe("trust, sources and other events", () => {
   });
 
   test("allowManagedHooksOnly keeps only policy hooks", async () => {
-    const outcome = await dispatcher([pre(undefined, "echo user"), pre(undefined, "echo policy", { source: "policySettings" })], { allowManagedHooksOnly: true }).dispatch(
-      "PreToolUse",
-      writeInput,
-      { signal: signal(), matchValue: "Write" },
-    );
+    const outcome = await dispatcher([pre(undefined, "echo user"), pre(undefined, "echo policy", { source: "policySettings" })], {
+      allowManagedHooksOnly: true,
+    }).dispatch("PreToolUse", writeInput, { signal: signal(), matchValue: "Write" });
     expect(outcome.ran.map((ran) => ran.hookName)).toEqual(["echo policy"]);
   });
 
@@ -161,7 +168,11 @@ describe("trust, sources and other events", () => {
 
   test("PostToolUse decision block feeds the reason back; invalid JSON fields are an error", async () => {
     const hooks: HookGroup[] = [
-      { event: "PostToolUse", hooks: [{ type: "command", command: json({ decision: "block", reason: "lint failed: missing semicolon" }) }], source: "userSettings" },
+      {
+        event: "PostToolUse",
+        hooks: [{ type: "command", command: json({ decision: "block", reason: "lint failed: missing semicolon" }) }],
+        source: "userSettings",
+      },
       { event: "PostToolUse", hooks: [{ type: "command", command: json({ hookSpecificOutput: { permissionDecision: "maybe" } }) }], source: "userSettings" },
     ];
     const outcome = await dispatcher(hooks).dispatch("PostToolUse", { ...writeInput, tool_response: { ok: true } }, { signal: signal(), matchValue: "Write" });

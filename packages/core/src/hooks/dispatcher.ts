@@ -88,7 +88,12 @@ export function createHookDispatcher(options: HookDispatcherOptions): HookDispat
         }),
       );
       for (const { verdict, durationMs, exitCode } of verdicts) {
-        outcome.ran.push({ hookName: verdict.hookName, durationMs, exitCode, ...(verdict.output && !verdict.suppressOutput ? { output: verdict.output } : {}) });
+        outcome.ran.push({
+          hookName: verdict.hookName,
+          durationMs,
+          exitCode,
+          ...(verdict.output && !verdict.suppressOutput ? { output: verdict.output } : {}),
+        });
         foldVerdict(outcome, verdict);
       }
       return outcome;

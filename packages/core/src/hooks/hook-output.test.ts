@@ -2,7 +2,15 @@ import { describe, expect, test } from "vitest";
 import { interpretHookResult } from "./hook-output.ts";
 import type { HookEventName, HookRunResult } from "./port.ts";
 
-const result = (overrides: Partial<HookRunResult>): HookRunResult => ({ exitCode: 0, stdout: "", stderr: "", timedOut: false, aborted: false, durationMs: 1, ...overrides });
+const result = (overrides: Partial<HookRunResult>): HookRunResult => ({
+  exitCode: 0,
+  stdout: "",
+  stderr: "",
+  timedOut: false,
+  aborted: false,
+  durationMs: 1,
+  ...overrides,
+});
 const interpret = (event: HookEventName, overrides: Partial<HookRunResult>) => interpretHookResult(event, "hook.sh", result(overrides), 60_000);
 
 describe("interpretHookResult: Claude Code's per-event contract", () => {
@@ -26,10 +34,14 @@ describe("interpretHookResult: Claude Code's per-event contract", () => {
 
   test("PermissionRequest: allow with updatedInput, deny with message and interrupt", () => {
     const allow = interpret("PermissionRequest", {
-      stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: { command: "ls -la" } } } }),
+      stdout: JSON.stringify({
+        hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: { command: "ls -la" } } },
+      }),
     });
     expect(allow.permissionRequest).toEqual({ behavior: "allow", updatedInput: { command: "ls -la" } });
-    const deny = interpret("PermissionRequest", { stdout: JSON.stringify({ hookSpecificOutput: { decision: { behavior: "deny", message: "not today", interrupt: true } } }) });
+    const deny = interpret("PermissionRequest", {
+      stdout: JSON.stringify({ hookSpecificOutput: { decision: { behavior: "deny", message: "not today", interrupt: true } } }),
+    });
     expect(deny.permissionRequest).toEqual({ behavior: "deny", message: "not today", interrupt: true });
     const elsewhere = interpret("PreToolUse", { stdout: JSON.stringify({ hookSpecificOutput: { decision: { behavior: "allow" } } }) });
     expect(elsewhere.permissionRequest).toBeUndefined();
@@ -46,7 +58,9 @@ describe("interpretHookResult: Claude Code's per-event contract", () => {
   });
 
   test("common fields: continue false with stopReason, suppressOutput, systemMessage", () => {
-    const verdict = interpret("PostToolUse", { stdout: JSON.stringify({ continue: false, stopReason: "budget spent", suppressOutput: true, systemMessage: "heads up" }) });
+    const verdict = interpret("PostToolUse", {
+      stdout: JSON.stringify({ continue: false, stopReason: "budget spent", suppressOutput: true, systemMessage: "heads up" }),
+    });
     expect(verdict).toEqual({ hookName: "hook.sh", stop: { stopReason: "budget spent" }, suppressOutput: true, systemMessage: "heads up" });
     expect(interpret("PostToolUse", { stdout: '{"systemMessage":"x"}' }).output).toBe('{"systemMessage":"x"}');
   });

@@ -31,7 +31,9 @@ export const hookJsonOutputSchema = z
   .loose();
 export type HookJsonOutput = z.infer<typeof hookJsonOutputSchema>;
 
-export type PermissionRequestVerdict = { behavior: "allow"; updatedInput?: Record<string, unknown> } | { behavior: "deny"; message?: string; interrupt?: boolean };
+export type PermissionRequestVerdict =
+  | { behavior: "allow"; updatedInput?: Record<string, unknown> }
+  | { behavior: "deny"; message?: string; interrupt?: boolean };
 
 /** What one hook said, before folding with the others. */
 export type HookVerdict = {
@@ -55,7 +57,15 @@ export type HookVerdict = {
 const stdoutIsContext = new Set<HookEventName>(["UserPromptSubmit", "SessionStart"]);
 const permissionEvents = new Set<HookEventName>(["PreToolUse", "PermissionRequest"]);
 // Exit code 2 blocks these; for the others it only shows stderr to the user (Claude Code's table).
-const exitTwoBlocks = new Set<HookEventName>(["PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop"]);
+const exitTwoBlocks = new Set<HookEventName>([
+  "PreToolUse",
+  "PermissionRequest",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "UserPromptSubmit",
+  "Stop",
+  "SubagentStop",
+]);
 
 const MAX_KEPT_OUTPUT_CHARS = 2_000;
 
@@ -95,11 +105,14 @@ export function interpretHookResult(event: HookEventName, hookName: string, resu
   if (!("json" in parsedJson)) {
     if (!text) return { hookName };
     if (stdoutIsContext.has(event)) return { hookName, additionalContext: text, output: clipOutput(text) };
-    const notice = parsedJson.invalid ? "printed invalid JSON; it was treated as plain output" : "printed output that is not JSON; it was treated as plain output";
+    const notice = parsedJson.invalid
+      ? "printed invalid JSON; it was treated as plain output"
+      : "printed output that is not JSON; it was treated as plain output";
     return { hookName, output: clipOutput(text), notice };
   }
   const parsed = hookJsonOutputSchema.safeParse(parsedJson.json);
-  if (!parsed.success) return { hookName, error: `invalid hook output: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}` };
+  if (!parsed.success)
+    return { hookName, error: `invalid hook output: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}` };
   const output = parsed.data;
   const verdict: HookVerdict = { hookName };
   const specific = output.hookSpecificOutput;

@@ -30,7 +30,9 @@ export type HookOutcome = {
   blocked: { hookName: string; reason: string } | null;
   permissionDecision?: { behavior: "allow" | "deny" | "ask"; hookName: string; reason?: string };
   /** `PermissionRequest`: the hooks' answer to the permission prompt; a deny from any hook wins. */
-  permissionRequest?: ({ behavior: "allow"; updatedInput?: Record<string, unknown> } | { behavior: "deny"; message?: string; interrupt?: boolean }) & { hookName: string };
+  permissionRequest?: ({ behavior: "allow"; updatedInput?: Record<string, unknown> } | { behavior: "deny"; message?: string; interrupt?: boolean }) & {
+    hookName: string;
+  };
   updatedInput?: Record<string, unknown>;
   additionalContext: string[];
   systemMessages: string[];

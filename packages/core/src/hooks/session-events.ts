@@ -7,8 +7,12 @@ export type SessionStartSource = "startup" | "resume" | "clear" | "compact";
 /** What one dispatch means for the user: its errors, its notices and the hooks' `systemMessage`s. */
 export function hookOutcomeNotices(event: HookEventName, outcome: HookOutcome): AgentEvent[] {
   return [
-    ...outcome.errors.map((error): AgentEvent => ({ type: "notice", level: "warning", code: "hook_error", message: `${event} hook ${error.hookName}: ${error.message}` })),
-    ...outcome.notices.map((notice): AgentEvent => ({ type: "notice", level: "info", code: "hook_notice", message: `${event} hook ${notice.hookName} ${notice.message}` })),
+    ...outcome.errors.map(
+      (error): AgentEvent => ({ type: "notice", level: "warning", code: "hook_error", message: `${event} hook ${error.hookName}: ${error.message}` }),
+    ),
+    ...outcome.notices.map(
+      (notice): AgentEvent => ({ type: "notice", level: "info", code: "hook_notice", message: `${event} hook ${notice.hookName} ${notice.message}` }),
+    ),
     ...outcome.systemMessages.map((message): AgentEvent => ({ type: "notice", level: "info", code: "hook_message", message })),
   ];
 }
@@ -26,7 +30,10 @@ export async function dispatchRecorded(
   options: { signal: AbortSignal; matchValue?: string; now: () => number },
 ): Promise<RecordedDispatch> {
   const startedAt = options.now();
-  const outcome = await hooks.dispatch(event, input, { signal: options.signal, ...(options.matchValue === undefined ? {} : { matchValue: options.matchValue }) });
+  const outcome = await hooks.dispatch(event, input, {
+    signal: options.signal,
+    ...(options.matchValue === undefined ? {} : { matchValue: options.matchValue }),
+  });
   const events: AgentEvent[] = [];
   if (outcome.ran.length > 0) events.push({ type: "hook-runs", event, runs: hookRunsOf(event, startedAt, options.now(), outcome) });
   events.push(...hookOutcomeNotices(event, outcome));
@@ -46,7 +53,11 @@ export function dispatchSessionStart(
 export type SessionEndReason = "clear" | "logout" | "prompt_input_exit" | "other";
 
 /** `SessionEnd`: nothing it says changes anything; it runs, and its runs are recorded. */
-export function dispatchSessionEnd(hooks: HookDispatcher, reason: SessionEndReason, options: { signal: AbortSignal; now: () => number }): Promise<RecordedDispatch> {
+export function dispatchSessionEnd(
+  hooks: HookDispatcher,
+  reason: SessionEndReason,
+  options: { signal: AbortSignal; now: () => number },
+): Promise<RecordedDispatch> {
   return dispatchRecorded(hooks, "SessionEnd", { reason }, { ...options, matchValue: reason });
 }
 
@@ -57,7 +68,11 @@ export type HookNotification = { message: string; notificationType: "permission_
  * `Notification`: tells the user's hooks that Cairn wants their attention (a permission prompt is
  * waiting, the session is idle waiting for input, …). Matched on the notification type.
  */
-export function dispatchNotification(hooks: HookDispatcher, notification: HookNotification, options: { signal: AbortSignal; now: () => number }): Promise<RecordedDispatch> {
+export function dispatchNotification(
+  hooks: HookDispatcher,
+  notification: HookNotification,
+  options: { signal: AbortSignal; now: () => number },
+): Promise<RecordedDispatch> {
   return dispatchRecorded(
     hooks,
     "Notification",

@@ -50,9 +50,7 @@ describe("query: abort", () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(terminal.reason).toBe("aborted_tools");
     expect(sawAbort).toBe(true);
-    const results = eventsOf(events, "message").flatMap((event) =>
-      event.message.type === "user" ? (event.message.message.content as ToolResultBlock[]) : [],
-    );
+    const results = eventsOf(events, "message").flatMap((event) => (event.message.type === "user" ? (event.message.message.content as ToolResultBlock[]) : []));
     // Results arrive in completion order: the queued call is answered at once, the running one when it stops.
     expect(results.map((block) => [block.tool_use_id, block.is_error]).sort()).toEqual([
       ["s1", true],

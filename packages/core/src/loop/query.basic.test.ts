@@ -22,7 +22,12 @@ describe("query: text and tool turns", () => {
   it("runs a tool, sends its result back, and continues to the next turn", async () => {
     const echo = createTestTool({ name: "Echo", safe: true });
     const model = createScriptedModel([
-      { content: [{ type: "text", text: "Let me check." }, { type: "tool_use", id: "toolu_1", name: "Echo", input: { value: "x" } }] },
+      {
+        content: [
+          { type: "text", text: "Let me check." },
+          { type: "tool_use", id: "toolu_1", name: "Echo", input: { value: "x" } },
+        ],
+      },
       { content: [{ type: "text", text: "Done." }] },
     ]);
     const { events, terminal } = await collectEvents(query(baseParams({ deps: testDeps(model), tools: [echo] })));
@@ -57,7 +62,11 @@ describe("query: text and tool turns", () => {
       { content: [{ type: "text", text: "ok" }] },
     ]);
     const { events } = await collectEvents(query(baseParams({ deps: testDeps(model), tools: [echo] })));
-    expect(eventsOf(events, "thinking-delta").map((event) => event.thinking).join("")).toBe("I should echo.");
+    expect(
+      eventsOf(events, "thinking-delta")
+        .map((event) => event.thinking)
+        .join(""),
+    ).toBe("I should echo.");
     expect(model.requests[1]!.messages[1]!.content).toEqual([
       { type: "thinking", thinking: "I should echo.", signature: "sig-1" },
       { type: "tool_use", id: "toolu_1", name: "Echo", input: { value: "y" } },

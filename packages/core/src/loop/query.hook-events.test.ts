@@ -52,13 +52,19 @@ describe("query: PermissionRequest hooks answer the prompt", () => {
   it("allow with updatedInput: the call runs with the new input and nobody is asked", async () => {
     const inputs: unknown[] = [];
     const write = createTestTool({ name: "Write", safe: false, run: (input) => (inputs.push(input), "written") });
-    const { hooks, calls } = scriptedHooks({ PermissionRequest: { permissionRequest: { behavior: "allow", updatedInput: { value: "safer" }, hookName: "pr.sh" } } });
+    const { hooks, calls } = scriptedHooks({
+      PermissionRequest: { permissionRequest: { behavior: "allow", updatedInput: { value: "safer" }, hookName: "pr.sh" } },
+    });
     const model = writeTurns();
     const { events } = await collectEvents(query(baseParams({ deps: testDeps(model), tools: [write], gate: askGate, prompter: neverAsked, hooks })));
     expect(inputs).toEqual([{ value: "safer" }]);
     expect(calls.find((call) => call.event === "PermissionRequest")).toMatchObject({
       matchValue: "Write",
-      input: { tool_name: "Write", tool_input: { value: "data" }, permission_suggestions: [{ type: "addRules", rules: ["Write(/src/**)"], behavior: "allow" }] },
+      input: {
+        tool_name: "Write",
+        tool_input: { value: "data" },
+        permission_suggestions: [{ type: "addRules", rules: ["Write(/src/**)"], behavior: "allow" }],
+      },
     });
     expect(eventsOf(events, "permission-request")).toEqual([]);
     expect(eventsOf(events, "permission-decision")[0]).toMatchObject({ behavior: "allow", reason: { type: "hook", hookName: "pr.sh" } });
@@ -71,9 +77,13 @@ describe("query: PermissionRequest hooks answer the prompt", () => {
     await collectEvents(query(baseParams({ deps: testDeps(model), tools: [write], gate: askGate, prompter: neverAsked, hooks })));
     expect(lastResult(model)).toMatchObject({ is_error: true, content: "PermissionRequest hook denied this call: no writes on Fridays" });
 
-    const interrupted = scriptedHooks({ PermissionRequest: { permissionRequest: { behavior: "deny", message: "stop everything", interrupt: true, hookName: "pr.sh" } } });
+    const interrupted = scriptedHooks({
+      PermissionRequest: { permissionRequest: { behavior: "deny", message: "stop everything", interrupt: true, hookName: "pr.sh" } },
+    });
     const stopModel = writeTurns();
-    const { terminal } = await collectEvents(query(baseParams({ deps: testDeps(stopModel), tools: [write], gate: askGate, prompter: neverAsked, hooks: interrupted.hooks })));
+    const { terminal } = await collectEvents(
+      query(baseParams({ deps: testDeps(stopModel), tools: [write], gate: askGate, prompter: neverAsked, hooks: interrupted.hooks })),
+    );
     expect(terminal.reason).toBe("hook_stopped");
     expect(stopModel.requests).toHaveLength(1);
   });

@@ -25,7 +25,14 @@ const fileTool: Tool<{ file_path: string }, string> = {
 
 function setup(files: Record<string, string>) {
   const fake = createFakeMemoryFs(files);
-  const memory = createSessionMemory({ fs: fake.fs, workspaceRoot: WS, homeDir: "/home/u", cairnHome: "/home/u/.cairn", today: () => "2026-12-01", trusted: () => true });
+  const memory = createSessionMemory({
+    fs: fake.fs,
+    workspaceRoot: WS,
+    homeDir: "/home/u",
+    cairnHome: "/home/u/.cairn",
+    today: () => "2026-12-01",
+    trusted: () => true,
+  });
   const base = testContext();
   return { ...fake, memory, context: { ...base, services: { [MEMORY_SERVICE]: memory } }, store: base.store };
 }
@@ -58,7 +65,11 @@ describe("query: memory files and skills", () => {
     const { memory, context } = setup({ [`${WS}/CLAUDE.md`]: `@missing.md\n${"y".repeat(40_001)}` });
     const model = createScriptedModel([{ content: [{ type: "text", text: "ok" }] }]);
     const { events } = await collectEvents(query(baseParams({ deps: testDeps(model), memory, context })));
-    expect(eventsOf(events, "notice").map((event) => event.code).sort()).toEqual(["memory_import_missing", "memory_truncated"]);
+    expect(
+      eventsOf(events, "notice")
+        .map((event) => event.code)
+        .sort(),
+    ).toEqual(["memory_import_missing", "memory_truncated"]);
   });
 
   it("attaches a subdirectory's CLAUDE.md to the first file tool result below it, once", async () => {
@@ -80,7 +91,8 @@ describe("query: memory files and skills", () => {
 
   it("the Skill tool loads the body with $ARGUMENTS, states the directory and grants allowed-tools", async () => {
     const { memory, context, store } = setup({
-      [`${WS}/.claude/skills/release-notes/SKILL.md`]: "---\ndescription: Writes release notes\nallowed-tools: Bash(git log:*)\n---\nWrite notes for version $ARGUMENTS using template.md.\n",
+      [`${WS}/.claude/skills/release-notes/SKILL.md`]:
+        "---\ndescription: Writes release notes\nallowed-tools: Bash(git log:*)\n---\nWrite notes for version $ARGUMENTS using template.md.\n",
       [`${WS}/.claude/skills/manual/SKILL.md`]: "---\ndescription: By hand only\ndisable-model-invocation: true\n---\nmanual",
     });
     const model = createScriptedModel([

@@ -20,9 +20,7 @@ describe("query: recovery", () => {
     expect(eventsOf(events, "tombstone")).toHaveLength(1);
     const notes = eventsOf(events, "message").filter((event) => event.message.type === "user" && event.message.isMeta);
     expect(notes).toHaveLength(3);
-    expect(model.requests[2]!.messages.at(-1)!.content).toEqual([
-      { type: "text", text: MAX_TOKENS_RESUME_MESSAGE, cache_control: { type: "ephemeral" } },
-    ]);
+    expect(model.requests[2]!.messages.at(-1)!.content).toEqual([{ type: "text", text: MAX_TOKENS_RESUME_MESSAGE, cache_control: { type: "ephemeral" } }]);
     expect(eventsOf(events, "notice").map((event) => event.code)).toContain("max_output_tokens");
   });
 
@@ -59,7 +57,9 @@ describe("query: recovery", () => {
     const overloaded = () => ({ content: [], error: new ModelError("overloaded", "Overloaded", { status: 529 }) });
     const model = createScriptedModel([overloaded(), overloaded(), overloaded(), text("from fallback")]);
     const { events } = await collectEvents(query(baseParams({ deps: testDeps(model), fallbackModel: "small-model" })));
-    expect(eventsOf(events, "model-fallback")).toEqual([{ type: "model-fallback", from: "test-model", to: "small-model", reason: "3 overloaded errors in a row" }]);
+    expect(eventsOf(events, "model-fallback")).toEqual([
+      { type: "model-fallback", from: "test-model", to: "small-model", reason: "3 overloaded errors in a row" },
+    ]);
     expect(model.requests.map((request) => request.model)).toEqual(["test-model", "test-model", "test-model", "small-model"]);
   });
 

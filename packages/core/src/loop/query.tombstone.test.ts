@@ -54,7 +54,11 @@ describe("query: tombstones for thrown-away attempts", () => {
     const [tombstone] = eventsOf(events, "tombstone");
     expect(tombstone?.uuid).toBeDefined();
     const written = lines.find((line) => line.kind === "message" && line.message.uuid === tombstone!.uuid);
-    expect(written?.kind === "message" && written.message).toMatchObject({ type: "assistant", isPartial: true, message: { content: [{ type: "text", text: "a cut answ" }] } });
+    expect(written?.kind === "message" && written.message).toMatchObject({
+      type: "assistant",
+      isPartial: true,
+      message: { content: [{ type: "text", text: "a cut answ" }] },
+    });
     expect(lines.at(-2)).toEqual({ kind: "tombstone", uuid: tombstone!.uuid, reason: expect.stringContaining("output limit") });
     expect(lines.indexOf(written!)).toBeLessThan(lines.indexOf(lines.find((line) => line.kind === "tombstone")!));
     // The conversation the caller keeps has only the retry's answer, chained to the prompt.

@@ -55,10 +55,7 @@ describe("query: tool orchestration", () => {
         return "ok";
       },
     });
-    const model = createScriptedModel([
-      { content: ["a", "b", "c", "d", "e"].map((id) => call(id, "Read")) },
-      { content: [{ type: "text", text: "done" }] },
-    ]);
+    const model = createScriptedModel([{ content: ["a", "b", "c", "d", "e"].map((id) => call(id, "Read")) }, { content: [{ type: "text", text: "done" }] }]);
     await collectEvents(query(baseParams({ deps: testDeps(model), tools: [read], config: { maxToolConcurrency: 2 } })));
     expect(peak).toBe(2);
   });
@@ -87,7 +84,10 @@ describe("query: tool orchestration", () => {
 
   it("applies context modifiers of a concurrent batch in call order after the batch", async () => {
     const seen: string[] = [];
-    const tag = (value: string) => (context: ToolUseContext) => ({ ...context, services: { ...context.services, trail: [...((context.services.trail as string[]) ?? []), value] } });
+    const tag = (value: string) => (context: ToolUseContext) => ({
+      ...context,
+      services: { ...context.services, trail: [...((context.services.trail as string[]) ?? []), value] },
+    });
     const slowFirst = createTestTool({
       name: "Mark",
       safe: true,
@@ -143,10 +143,7 @@ describe("query: tool orchestration", () => {
 
   it("answers an unknown tool with an error result and finds tools by alias", async () => {
     const echo = createTestTool({ name: "Echo", safe: true, aliases: ["OldEcho"] });
-    const model = createScriptedModel([
-      { content: [call("u1", "Nope"), call("a1", "OldEcho")] },
-      { content: [{ type: "text", text: "ok" }] },
-    ]);
+    const model = createScriptedModel([{ content: [call("u1", "Nope"), call("a1", "OldEcho")] }, { content: [{ type: "text", text: "ok" }] }]);
     await collectEvents(query(baseParams({ deps: testDeps(model), tools: [echo] })));
     const results = resultsOf(model.requests[1]!);
     expect(results[0]).toMatchObject({ tool_use_id: "u1", is_error: true, content: "Error: No such tool available: Nope" });

@@ -226,7 +226,16 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
     }
 
     const discard = (messageId: string, content: ContentBlock[], reason: string) =>
-      discardedAttemptEvents({ uuid: deps.uuid(), parentUuid: lastUuid, timestamp: services.timestamp(), messageId, model: requestModel, content, reason, agentId: params.context.agentId });
+      discardedAttemptEvents({
+        uuid: deps.uuid(),
+        parentUuid: lastUuid,
+        timestamp: services.timestamp(),
+        messageId,
+        model: requestModel,
+        content,
+        reason,
+        agentId: params.context.agentId,
+      });
     const stream = callModel({
       client: deps.model,
       request,

@@ -44,13 +44,28 @@ export async function* runPrompt(options: RunPromptOptions): AsyncGenerator<Agen
   };
   const contextNote = (content: string): AgentEvent => ({
     type: "message",
-    message: createUserMessage({ uuid: deps.uuid(), timestamp: new Date(deps.now()).toISOString(), parentUuid: messages.at(-1)?.uuid ?? null, content, isMeta: true, ...sidechain }),
+    message: createUserMessage({
+      uuid: deps.uuid(),
+      timestamp: new Date(deps.now()).toISOString(),
+      parentUuid: messages.at(-1)?.uuid ?? null,
+      content,
+      isMeta: true,
+      ...sidechain,
+    }),
   });
   const stopped = (code: string, message: string): AgentEvent[] => {
     const terminal: Terminal = { reason: "hook_stopped", turnCount: 0 };
     return [
       { type: "notice", level: "warning", code, message },
-      { type: "result", terminal, usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 }, numTurns: 0, durationMs: 0, durationApiMs: 0, permissionDenials: [] },
+      {
+        type: "result",
+        terminal,
+        usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 },
+        numTurns: 0,
+        durationMs: 0,
+        durationApiMs: 0,
+        permissionDenials: [],
+      },
     ];
   };
 
@@ -73,7 +88,12 @@ export async function* runPrompt(options: RunPromptOptions): AsyncGenerator<Agen
     }
   }
 
-  const submitted = await dispatchRecorded(hooks, "UserPromptSubmit", { prompt: typeof prompt === "string" ? prompt : JSON.stringify(prompt) }, { signal: queryParams.signal, now: deps.now });
+  const submitted = await dispatchRecorded(
+    hooks,
+    "UserPromptSubmit",
+    { prompt: typeof prompt === "string" ? prompt : JSON.stringify(prompt) },
+    { signal: queryParams.signal, now: deps.now },
+  );
   for (const event of submitted.events) {
     await persist(event);
     yield event;

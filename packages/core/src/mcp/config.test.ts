@@ -69,7 +69,10 @@ describe("MCP configuration", () => {
     const env = { ROOT: "/srv", TOKEN: "secret" };
     const stdio = expandServerConfig({ command: "${ROOT}/bin/server", args: ["--dir", "${ROOT}/data"], env: { API_TOKEN: "${TOKEN}" } }, env);
     expect(stdio.config).toEqual({ command: "/srv/bin/server", args: ["--dir", "/srv/data"], env: { API_TOKEN: "secret" } });
-    const remote = expandServerConfig({ type: "http", url: "https://${HOST:-localhost}/mcp", headers: { Authorization: "Bearer ${TOKEN}", X: "${NOPE}" } }, env);
+    const remote = expandServerConfig(
+      { type: "http", url: "https://${HOST:-localhost}/mcp", headers: { Authorization: "Bearer ${TOKEN}", X: "${NOPE}" } },
+      env,
+    );
     expect(remote.config).toEqual({ type: "http", url: "https://localhost/mcp", headers: { Authorization: "Bearer secret", X: "${NOPE}" } });
     expect(remote.missing).toEqual(["NOPE"]);
   });

@@ -338,7 +338,10 @@ export class McpConnection {
       if (code === JsonRpcErrorCode.ConnectionClosed) {
         return new McpError("disconnected", `MCP server "${serverName}" disconnected while ${doing}.`, { serverName, cause: error });
       }
-      return new McpError("protocol_error", `MCP server "${serverName}" returned an error while ${doing}: ${(error as Error).message}`, { serverName, cause: error });
+      return new McpError("protocol_error", `MCP server "${serverName}" returned an error while ${doing}: ${(error as Error).message}`, {
+        serverName,
+        cause: error,
+      });
     }
     if (!this.client) return new McpError("disconnected", `MCP server "${serverName}" disconnected while ${doing}.`, { serverName, cause: error });
     return new McpError("protocol_error", `MCP server "${serverName}" failed while ${doing}: ${describeError(error)}`, { serverName, cause: error });

@@ -13,7 +13,10 @@ afterEach(async () => {
 
 const stdio = (name: string, source: McpServerEntry["source"] = "dynamic"): McpServerEntry => ({ name, source, config: { command: "test-server" } });
 
-function setup(servers: McpServerEntry[], options: { trusted?: boolean; launch?: McpLaunchInfo; sleep?: (ms: number, signal: AbortSignal) => Promise<void> } = {}) {
+function setup(
+  servers: McpServerEntry[],
+  options: { trusted?: boolean; launch?: McpLaunchInfo; sleep?: (ms: number, signal: AbortSignal) => Promise<void> } = {},
+) {
   const inMemory = createInMemoryServers();
   const factory: McpTransportFactory = Object.assign((entry: McpServerEntry) => inMemory.factory(entry), {
     launchInfo: (name: string) => (name.startsWith("remote") ? undefined : options.launch),

@@ -58,7 +58,13 @@ async function run(tool: Tool, input: unknown, signal = new AbortController().si
 
 const toolNamed = (manager: McpManager, name: string): Tool => {
   const tool = manager.allTools().find((candidate) => candidate.name === name);
-  if (!tool) throw new Error(`no tool ${name}: ${manager.allTools().map((known) => known.name).join(", ")}`);
+  if (!tool)
+    throw new Error(
+      `no tool ${name}: ${manager
+        .allTools()
+        .map((known) => known.name)
+        .join(", ")}`,
+    );
   return tool;
 };
 
@@ -85,7 +91,11 @@ describe("McpManager", () => {
   it("calls tools: text, is_error results, images and embedded resources", async () => {
     const { manager } = setup();
     await manager.start();
-    expect((await run(toolNamed(manager, "mcp__test_srv__echo"), { message: "hello" })).result).toEqual({ output: "Echo: hello", content: "Echo: hello", isError: false });
+    expect((await run(toolNamed(manager, "mcp__test_srv__echo"), { message: "hello" })).result).toEqual({
+      output: "Echo: hello",
+      content: "Echo: hello",
+      isError: false,
+    });
     expect((await run(toolNamed(manager, "mcp__test_srv__fail"), {})).result).toMatchObject({ content: "the widget is broken", isError: true });
     const image = (await run(toolNamed(manager, "mcp__test_srv__image"), {})).result;
     expect(image.content).toEqual([
@@ -181,7 +191,17 @@ describe("McpManager", () => {
   });
 
   it("reports a server that cannot start as failed with the reason, and keeps the others", async () => {
-    const { manager } = setup({ servers: [entry("broken"), entry("ok")], failConnects: (() => { let first = true; return () => { const fail = first; first = false; return fail; }; })() });
+    const { manager } = setup({
+      servers: [entry("broken"), entry("ok")],
+      failConnects: (() => {
+        let first = true;
+        return () => {
+          const fail = first;
+          first = false;
+          return fail;
+        };
+      })(),
+    });
     await manager.start();
     expect(statusOf(manager, "broken")).toEqual({ state: "failed", reason: "spawn test-server ENOENT" });
     expect(statusOf(manager, "ok")).toMatchObject({ state: "connected" });

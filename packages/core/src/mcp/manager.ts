@@ -109,7 +109,14 @@ export class McpManager {
       };
     });
     const waiting = this.pendingTrust.map(
-      (entry): McpServerInfo => ({ name: entry.name, source: entry.source, transport: transportKind(entry), status: { state: "disabled" }, tools: [], needsTrust: true }),
+      (entry): McpServerInfo => ({
+        name: entry.name,
+        source: entry.source,
+        transport: transportKind(entry),
+        status: { state: "disabled" },
+        tools: [],
+        needsTrust: true,
+      }),
     );
     return [...active, ...waiting];
   }

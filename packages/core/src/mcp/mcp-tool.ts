@@ -39,7 +39,9 @@ export function createMcpTool(options: McpToolOptions): Tool<McpToolInput, McpTo
   const { serverName, definition } = options;
   const name = buildMcpToolName(serverName, definition.name);
   const readOnly = definition.annotations?.readOnlyHint === true;
-  const description = truncate(definition.description?.trim() || definition.annotations?.title || definition.title || `${definition.name} from the ${serverName} MCP server`);
+  const description = truncate(
+    definition.description?.trim() || definition.annotations?.title || definition.title || `${definition.name} from the ${serverName} MCP server`,
+  );
   return {
     name,
     inputSchema: mcpToolInputSchema,
@@ -58,7 +60,11 @@ export function createMcpTool(options: McpToolOptions): Tool<McpToolInput, McpTo
           signal: context.signal,
           timeoutMs: options.timeoutMs ?? DEFAULT_MCP_TOOL_TIMEOUT_MS,
           onProgress: (update) => {
-            progress.push({ progress: update.progress, ...(update.total === undefined ? {} : { total: update.total }), ...(update.message === undefined ? {} : { message: update.message }) });
+            progress.push({
+              progress: update.progress,
+              ...(update.total === undefined ? {} : { total: update.total }),
+              ...(update.message === undefined ? {} : { message: update.message }),
+            });
             wake?.();
           },
         })

@@ -4,11 +4,29 @@ import { TINY_PNG } from "./test-server.ts";
 
 describe("MCP results as tool_result content", () => {
   it("joins text-only results into one string", () => {
-    expect(mcpResultToContent({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }, "s")).toBe("a\nb");
+    expect(
+      mcpResultToContent(
+        {
+          content: [
+            { type: "text", text: "a" },
+            { type: "text", text: "b" },
+          ],
+        },
+        "s",
+      ),
+    ).toBe("a\nb");
   });
 
   it("passes images through as image blocks beside the text", () => {
-    const content = mcpResultToContent({ content: [{ type: "text", text: "look:" }, { type: "image", data: TINY_PNG, mimeType: "image/png" }] }, "s");
+    const content = mcpResultToContent(
+      {
+        content: [
+          { type: "text", text: "look:" },
+          { type: "image", data: TINY_PNG, mimeType: "image/png" },
+        ],
+      },
+      "s",
+    );
     expect(content).toEqual([
       { type: "text", text: "look:" },
       { type: "image", source: { type: "base64", media_type: "image/png", data: TINY_PNG } },
@@ -16,8 +34,18 @@ describe("MCP results as tool_result content", () => {
   });
 
   it("notes images of a type the API cannot take, and audio", () => {
-    const content = mcpResultToContent({ content: [{ type: "image", data: "AAAA", mimeType: "image/tiff" }, { type: "audio", data: "AAAA", mimeType: "audio/wav" }] }, "srv");
-    expect(content).toBe("[srv returned an image of type image/tiff (3 bytes), which cannot be shown]\n[srv returned audio of type audio/wav (3 bytes), which cannot be played here]");
+    const content = mcpResultToContent(
+      {
+        content: [
+          { type: "image", data: "AAAA", mimeType: "image/tiff" },
+          { type: "audio", data: "AAAA", mimeType: "audio/wav" },
+        ],
+      },
+      "srv",
+    );
+    expect(content).toBe(
+      "[srv returned an image of type image/tiff (3 bytes), which cannot be shown]\n[srv returned audio of type audio/wav (3 bytes), which cannot be played here]",
+    );
   });
 
   it("passes embedded resources through: text as text, image blobs as images, other blobs as a note", () => {

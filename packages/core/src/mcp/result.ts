@@ -28,7 +28,9 @@ export function mcpContentToBlocks(block: McpContentBlock, serverName: string): 
       if (API_IMAGE_TYPES.has(block.mimeType)) return [imageBlock(block.data, block.mimeType)];
       return [{ type: "text", text: `[${serverName} returned an image of type ${block.mimeType} (${base64Bytes(block.data)} bytes), which cannot be shown]` }];
     case "audio":
-      return [{ type: "text", text: `[${serverName} returned audio of type ${block.mimeType} (${base64Bytes(block.data)} bytes), which cannot be played here]` }];
+      return [
+        { type: "text", text: `[${serverName} returned audio of type ${block.mimeType} (${base64Bytes(block.data)} bytes), which cannot be played here]` },
+      ];
     case "resource": {
       const resource = block.resource;
       const prefix = `[Resource from ${serverName} at ${resource.uri}]`;

@@ -43,9 +43,13 @@ export function createInMemoryServers(options: { failConnects?: () => boolean } 
 function buildServer(name: string): McpServer {
   const server = new McpServer({ name, version: "1.0.0" }, { capabilities: { tools: {}, resources: {}, prompts: {} } });
   const readOnly = { readOnlyHint: true };
-  server.registerTool("echo", { description: "Echoes back the input string", inputSchema: { message: z.string() }, annotations: readOnly }, async ({ message }) => ({
-    content: [{ type: "text", text: `Echo: ${message}` }],
-  }));
+  server.registerTool(
+    "echo",
+    { description: "Echoes back the input string", inputSchema: { message: z.string() }, annotations: readOnly },
+    async ({ message }) => ({
+      content: [{ type: "text", text: `Echo: ${message}` }],
+    }),
+  );
   server.registerTool("write note", { description: "Stores a note (not read-only)", inputSchema: { text: z.string() } }, async ({ text }) => ({
     content: [{ type: "text", text: `stored ${text.length} characters` }],
   }));
@@ -79,7 +83,10 @@ function buildServer(name: string): McpServer {
     const token = extra._meta?.progressToken;
     for (let step = 1; step <= steps; step++) {
       if (token !== undefined) {
-        await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step, total: steps, message: `step ${step}` } });
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: step, total: steps, message: `step ${step}` },
+        });
       }
     }
     return { content: [{ type: "text", text: "done" }] };

@@ -90,6 +90,8 @@ describe("tool search", () => {
     );
     expect(model.requests[1]!.tools!.map((tool) => tool.name)).toEqual([TOOL_SEARCH_NAME]);
     const result = events.flatMap((event) => (event.type === "message" && event.message.type === "user" ? [event.message.message.content] : []))[0];
-    expect(result).toEqual([{ type: "tool_result", tool_use_id: "toolu_s", content: 'No tools matched "kubernetes". 8 tools can be loaded; try other keywords or "select:<name>".' }]);
+    expect(result).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_s", content: 'No tools matched "kubernetes". 8 tools can be loaded; try other keywords or "select:<name>".' },
+    ]);
   });
 });

@@ -19,7 +19,10 @@ export function estimateToolTokens(tool: Tool): number {
  * `share` of the context window, all of them are deferred: the model gets ToolSearch instead and
  * loads the ones it needs.
  */
-export function planToolExposure(mcpTools: readonly Tool[], options: { contextWindowTokens: number; share?: number }): { exposed: Tool[]; deferred: Tool[]; estimatedTokens: number } {
+export function planToolExposure(
+  mcpTools: readonly Tool[],
+  options: { contextWindowTokens: number; share?: number },
+): { exposed: Tool[]; deferred: Tool[]; estimatedTokens: number } {
   const estimatedTokens = mcpTools.reduce((sum, tool) => sum + estimateToolTokens(tool), 0);
   const budget = options.contextWindowTokens * (options.share ?? DEFAULT_TOOL_SEARCH_SHARE);
   if (mcpTools.length === 0 || estimatedTokens <= budget) return { exposed: [...mcpTools], deferred: [], estimatedTokens };
@@ -45,10 +48,17 @@ export type ToolSearchOutput = z.infer<typeof toolSearchOutputSchema>;
 export function searchTools(tools: readonly Tool[], query: string, limit: number): Tool[] {
   const trimmed = query.trim();
   if (trimmed.toLowerCase().startsWith("select:")) {
-    const names = trimmed.slice("select:".length).split(",").map((name) => name.trim()).filter(Boolean);
+    const names = trimmed
+      .slice("select:".length)
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean);
     return names.flatMap((wanted) => tools.filter((tool) => tool.name === wanted || tool.name.toLowerCase() === wanted.toLowerCase())).slice(0, limit);
   }
-  const terms = trimmed.toLowerCase().split(/[\s_,]+/).filter((term) => term.length > 0);
+  const terms = trimmed
+    .toLowerCase()
+    .split(/[\s_,]+/)
+    .filter((term) => term.length > 0);
   const scored = tools.map((tool) => {
     const name = tool.name.toLowerCase().replace(/^mcp__/, "");
     const description = tool.description.toLowerCase();
@@ -101,7 +111,10 @@ Use "select:<tool name>" to load tools you already know by name, or keywords to 
       return {
         output,
         content: `Loaded ${matches.length} tool${matches.length === 1 ? "" : "s"}; call ${matches.length === 1 ? "it" : "them"} directly from now on:\n${lines.join("\n")}`,
-        contextModifier: (current) => ({ ...current, tools: [...current.tools, ...matches.filter((tool) => !loaded.has(tool.name) && !current.tools.some((known) => known.name === tool.name))] }),
+        contextModifier: (current) => ({
+          ...current,
+          tools: [...current.tools, ...matches.filter((tool) => !loaded.has(tool.name) && !current.tools.some((known) => known.name === tool.name))],
+        }),
       };
     },
   };

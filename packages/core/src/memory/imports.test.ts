@@ -3,7 +3,8 @@ import { findImports } from "./imports.ts";
 
 describe("findImports", () => {
   it("finds @path imports in prose, lists and headings, in order and once each", () => {
-    const markdown = "# Rules @docs/rules.md\n\nSee @docs/conventions.md and @./local.md.\n\n- also @~/notes.md\n- and @/abs/file.md\n\nAgain @docs/conventions.md";
+    const markdown =
+      "# Rules @docs/rules.md\n\nSee @docs/conventions.md and @./local.md.\n\n- also @~/notes.md\n- and @/abs/file.md\n\nAgain @docs/conventions.md";
     expect(findImports(markdown)).toEqual(["docs/rules.md", "docs/conventions.md", "./local.md", "~/notes.md", "/abs/file.md"]);
   });
 

@@ -41,7 +41,11 @@ async function loadOne(
   }
   const real = (await options.fs.realPath(path)) ?? path;
   if (chain.includes(real)) {
-    load.notices.push({ code: "memory_import_cycle", path, message: `${importedFrom ?? path} imports ${path}, which is already being imported (a cycle); skipped.` });
+    load.notices.push({
+      code: "memory_import_cycle",
+      path,
+      message: `${importedFrom ?? path} imports ${path}, which is already being imported (a cycle); skipped.`,
+    });
     return;
   }
   if (!options.allowedRoots.some((root) => isWithin(root, real))) {
@@ -69,7 +73,11 @@ async function loadOne(
   const imports = findImports(content);
   if (imports.length === 0) return;
   if (chain.length + 1 > MAX_IMPORT_DEPTH) {
-    load.notices.push({ code: "memory_import_depth", path, message: `${path} imports more files, deeper than ${MAX_IMPORT_DEPTH} levels; those imports were skipped.` });
+    load.notices.push({
+      code: "memory_import_depth",
+      path,
+      message: `${path} imports more files, deeper than ${MAX_IMPORT_DEPTH} levels; those imports were skipped.`,
+    });
     return;
   }
   for (const target of imports) {

@@ -146,7 +146,8 @@ describe("session memory: nested CLAUDE.md", () => {
 });
 
 describe("session memory: skills", () => {
-  const skill = (name: string, description: string, extra = "") => `---\nname: ${name}\ndescription: ${description}\n${extra}---\nBody of ${name}: $ARGUMENTS\n`;
+  const skill = (name: string, description: string, extra = "") =>
+    `---\nname: ${name}\ndescription: ${description}\n${extra}---\nBody of ${name}: $ARGUMENTS\n`;
 
   it("lists project and user skills and commands, keeps the first of a name, and reports broken ones", async () => {
     const { memory } = setup({

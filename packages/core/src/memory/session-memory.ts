@@ -78,8 +78,7 @@ export function createSessionMemory(options: SessionMemoryOptions): SessionMemor
     ],
   };
   let allowedRoots: Promise<string[]> | undefined;
-  const roots = () =>
-    (allowedRoots ??= Promise.all([root, `${home}/.claude`, cairnHome].map(async (path) => (await fs.realPath(path)) ?? path)));
+  const roots = () => (allowedRoots ??= Promise.all([root, `${home}/.claude`, cairnHome].map(async (path) => (await fs.realPath(path)) ?? path)));
 
   let memory: MemoryLoad | undefined;
   let skills: SkillDiscovery | undefined;
@@ -130,7 +129,9 @@ export function createSessionMemory(options: SessionMemoryOptions): SessionMemor
       }
       if (directories.length === 0) return null;
       for (const dir of directories) checkedDirectories.add(dir);
-      const candidates = directories.flatMap((dir) => [`${dir}/CLAUDE.md`, `${dir}/.claude/CLAUDE.md`, `${dir}/CLAUDE.local.md`].map((path) => ({ path, kind: "nested" as const })));
+      const candidates = directories.flatMap((dir) =>
+        [`${dir}/CLAUDE.md`, `${dir}/.claude/CLAUDE.md`, `${dir}/CLAUDE.local.md`].map((path) => ({ path, kind: "nested" as const })),
+      );
       const load = await loadMemoryFiles(candidates, await loadOptions());
       const already = new Set([...(memory?.files ?? []), ...nested].map((loaded) => loaded.path));
       const added = load.files.filter((loaded) => !already.has(loaded.path));

@@ -8,14 +8,12 @@ export const MAX_CACHE_BREAKPOINTS = 4;
  * system block) and the last block of the last message. Three breakpoints, under the API's four.
  * Returns copies; the inputs are not touched.
  */
-export function applyCacheBreakpoints(request: {
+export function applyCacheBreakpoints(request: { system: SystemBlock[]; messages: ApiMessage[]; tools: ApiTool[] }): {
   system: SystemBlock[];
   messages: ApiMessage[];
   tools: ApiTool[];
-}): { system: SystemBlock[]; messages: ApiMessage[]; tools: ApiTool[] } {
-  const tools = request.tools.map((tool, index) =>
-    index === request.tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool,
-  );
+} {
+  const tools = request.tools.map((tool, index) => (index === request.tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool));
   const system = request.system.map((block, index) => (index === 0 ? { ...block, cache_control: EPHEMERAL } : block));
   const messages = request.messages.map((message, index) => {
     if (index !== request.messages.length - 1) return message;

@@ -18,8 +18,20 @@ describe("normalizeMessagesForAPI", () => {
       assistant("a2", "msg_1", [{ type: "text", text: "part two" }]),
     ];
     expect(normalizeMessagesForAPI(messages)).toEqual([
-      { role: "user", content: [{ type: "text", text: "hi" }, { type: "text", text: "more" }] },
-      { role: "assistant", content: [{ type: "text", text: "part one" }, { type: "text", text: "part two" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "hi" },
+          { type: "text", text: "more" },
+        ],
+      },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "part one" },
+          { type: "text", text: "part two" },
+        ],
+      },
     ]);
   });
 

@@ -29,9 +29,7 @@ export function normalizeMessagesForAPI(messages: readonly ConversationMessage[]
   }
   while (turns[0]?.role === "assistant") turns.shift();
   pairToolResults(turns);
-  return turns
-    .filter((turn) => turn.blocks.length > 0)
-    .map((turn) => ({ role: turn.role, content: turn.blocks }));
+  return turns.filter((turn) => turn.blocks.length > 0).map((turn) => ({ role: turn.role, content: turn.blocks }));
 }
 
 function pairToolResults(turns: Turn[]): void {

@@ -18,7 +18,18 @@ const tool = (name: string): Tool =>
 const messages: ConversationMessage[] = [
   { type: "user", uuid: "u1", timestamp: "t", message: { role: "user", content: "hi" } },
   { type: "assistant", uuid: "a1", timestamp: "t", message: { id: "m1", role: "assistant", model: "m", content: [{ type: "text", text: "yo" }] } },
-  { type: "user", uuid: "u2", timestamp: "t", message: { role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] } },
+  {
+    type: "user",
+    uuid: "u2",
+    timestamp: "t",
+    message: {
+      role: "user",
+      content: [
+        { type: "text", text: "a" },
+        { type: "text", text: "b" },
+      ],
+    },
+  },
 ];
 
 describe("buildModelRequest", () => {
@@ -36,7 +47,10 @@ describe("buildModelRequest", () => {
       description: "Read tool",
       input_schema: {
         type: "object",
-        properties: { file_path: { type: "string", description: "absolute path" }, limit: { type: "integer", minimum: expect.any(Number), maximum: expect.any(Number) } },
+        properties: {
+          file_path: { type: "string", description: "absolute path" },
+          limit: { type: "integer", minimum: expect.any(Number), maximum: expect.any(Number) },
+        },
         required: ["file_path"],
         additionalProperties: false,
       },

@@ -12,10 +12,7 @@ export function toolInputJsonSchema(tool: Tool): Record<string, unknown> {
   if (tool.inputJsonSchema) return tool.inputJsonSchema;
   const cached = schemaCache.get(tool);
   if (cached) return cached;
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   // As Claude Code sends them: the model should not invent parameters.
   if (schema.type === "object" && schema.additionalProperties === undefined) schema.additionalProperties = false;
   schemaCache.set(tool, schema);

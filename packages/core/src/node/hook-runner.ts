@@ -42,7 +42,15 @@ export function createNodeHookRunner(options: NodeHookRunnerOptions = {}): HookR
       try {
         if (options.wrapCommand) command = await options.wrapCommand(request.command);
       } catch (error) {
-        return { exitCode: null, stdout: "", stderr: "", timedOut: false, aborted: false, durationMs: elapsed(), spawnError: `sandbox wrap failed: ${(error as Error).message}` };
+        return {
+          exitCode: null,
+          stdout: "",
+          stderr: "",
+          timedOut: false,
+          aborted: false,
+          durationMs: elapsed(),
+          spawnError: `sandbox wrap failed: ${(error as Error).message}`,
+        };
       }
       const env: Record<string, string> = {};
       for (const [key, value] of Object.entries(options.baseEnv ?? process.env)) if (value !== undefined) env[key] = value;

@@ -31,7 +31,9 @@ export async function loadMcpServers(options: LoadMcpServersOptions): Promise<{ 
       try {
         text = await readFile(file, "utf8");
       } catch (error) {
-        throw new McpError("invalid_config", `--mcp-config: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+        throw new McpError("invalid_config", `--mcp-config: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+          cause: error,
+        });
       }
     }
     const parsed = parseMcpConfigText(text, "dynamic", file);

@@ -4,7 +4,10 @@ import type { MergedSettings } from "../permissions/settings-merge.ts";
 import { loadMcpServers } from "./mcp-config.ts";
 import { createNodeMcpTransportFactory, type NodeMcpTransportOptions, type StdioLauncher } from "./mcp-transport.ts";
 
-export type NodeMcpManagerOptions = Pick<McpManagerOptions, "trusted" | "setAppState" | "toolTimeoutMs" | "connectTimeoutMs" | "reconnect" | "maxResultChars"> & {
+export type NodeMcpManagerOptions = Pick<
+  McpManagerOptions,
+  "trusted" | "setAppState" | "toolTimeoutMs" | "connectTimeoutMs" | "reconnect" | "maxResultChars"
+> & {
   workspaceRoot: string;
   version: string;
   settingsServers?: MergedSettings["mcpServers"];

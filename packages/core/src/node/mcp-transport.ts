@@ -50,7 +50,10 @@ export type NodeMcpTransportOptions = {
   wrapStdio?: StdioLauncher;
 };
 
-export type NodeMcpTransportFactory = McpTransportFactory & { stderrTail(serverName: string): string; launchInfo(serverName: string): McpLaunchInfo | undefined };
+export type NodeMcpTransportFactory = McpTransportFactory & {
+  stderrTail(serverName: string): string;
+  launchInfo(serverName: string): McpLaunchInfo | undefined;
+};
 
 /**
  * Opens MCP transports in Node: stdio servers as child processes in the workspace directory
@@ -67,10 +70,24 @@ export function createNodeMcpTransportFactory(options: NodeMcpTransportOptions):
       // Loaded on the first connection, like the rest of the MCP SDK (see mcp/sdk.ts).
       const { getDefaultEnvironment, StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
       const baseEnv = options.baseEnv ?? getDefaultEnvironment();
-      const request: StdioLaunchRequest = { serverName: entry.name, command: config.command, args: config.args ?? [], serverEnv: config.env ?? {}, baseEnv, cwd: options.cwd };
+      const request: StdioLaunchRequest = {
+        serverName: entry.name,
+        command: config.command,
+        args: config.args ?? [],
+        serverEnv: config.env ?? {},
+        baseEnv,
+        cwd: options.cwd,
+      };
       const launch: StdioLaunch = options.wrapStdio
         ? await options.wrapStdio(request)
-        : { command: request.command, args: request.args, env: { ...baseEnv, ...request.serverEnv }, cwd: request.cwd, info: { sandboxed: false }, dispose: async () => undefined };
+        : {
+            command: request.command,
+            args: request.args,
+            env: { ...baseEnv, ...request.serverEnv },
+            cwd: request.cwd,
+            info: { sandboxed: false },
+            dispose: async () => undefined,
+          };
       launches.set(entry.name, launch.info);
       const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: launch.env, cwd: launch.cwd, stderr: "pipe" });
       disposeWhenClosed(transport, launch.dispose);

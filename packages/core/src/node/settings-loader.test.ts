@@ -29,7 +29,10 @@ describe("loadSettings", () => {
   test("loads and merges policy, user, project, local, --settings and CLI flags", async () => {
     await write(managed, { permissions: { deny: ["Bash(curl:*)"] } });
     await write(join(cairnHome, "settings.json"), { permissions: { allow: ["Read"] }, model: "user-model" });
-    await write(join(workspace, ".claude", "settings.json"), { permissions: { ask: ["Bash(git push:*)"] }, hooks: { Stop: [{ hooks: [{ type: "command", command: "x" }] }] } });
+    await write(join(workspace, ".claude", "settings.json"), {
+      permissions: { ask: ["Bash(git push:*)"] },
+      hooks: { Stop: [{ hooks: [{ type: "command", command: "x" }] }] },
+    });
     await write(join(workspace, ".claude", "settings.local.json"), { permissions: { allow: ["Edit(/src/**)"] } });
     const { merged, problems, layers } = await loadSettings({
       workspaceRoot: workspace,

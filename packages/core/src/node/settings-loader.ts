@@ -24,7 +24,9 @@ export type LoadSettingsOptions = {
 
 export type LoadedSettings = { merged: MergedSettings; layers: SettingsLayer[]; problems: SettingsProblem[] };
 
-export function settingsFilePaths(options: Pick<LoadSettingsOptions, "workspaceRoot" | "cairnHome" | "managedSettingsPath">): Record<Exclude<SettingsSource, "flagSettings">, string> {
+export function settingsFilePaths(
+  options: Pick<LoadSettingsOptions, "workspaceRoot" | "cairnHome" | "managedSettingsPath">,
+): Record<Exclude<SettingsSource, "flagSettings">, string> {
   return {
     policySettings: options.managedSettingsPath ?? DEFAULT_MANAGED_SETTINGS_PATH,
     userSettings: join(options.cairnHome, "settings.json"),

@@ -64,9 +64,10 @@ export async function addPermissionRule(file: string, behavior: PermissionBehavi
   const parsed = parseRuleValue(rule);
   if (!parsed.ok) throw new SettingsWriteError("invalid_rule", file, parsed.message);
   const settings = await readJsonObject(file);
-  const permissions = typeof settings.permissions === "object" && settings.permissions !== null && !Array.isArray(settings.permissions)
-    ? (settings.permissions as Record<string, unknown>)
-    : {};
+  const permissions =
+    typeof settings.permissions === "object" && settings.permissions !== null && !Array.isArray(settings.permissions)
+      ? (settings.permissions as Record<string, unknown>)
+      : {};
   const existing = Array.isArray(permissions[behavior]) ? (permissions[behavior] as unknown[]) : [];
   if (existing.includes(rule)) return false;
   const next = { ...settings, permissions: { ...permissions, [behavior]: [...existing, rule] } };

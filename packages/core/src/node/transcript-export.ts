@@ -20,11 +20,7 @@ export interface ExportOptions {
  * read it back; checkpoints (local to this machine) and skipped lines are left out. `markdown`: for
  * people.
  */
-export async function* exportTranscript(
-  sessionId: string,
-  format: ExportFormat,
-  options: ExportOptions,
-): AsyncGenerator<string, void, undefined> {
+export async function* exportTranscript(sessionId: string, format: ExportFormat, options: ExportOptions): AsyncGenerator<string, void, undefined> {
   const path = await findSessionTranscript(options.cairnHome, sessionId, options.cwd);
   if (path === undefined) throw new TranscriptStoreError("session-not-found", `No session ${sessionId}`);
   const loaded = await loadTranscript(path, { scope: "all", signal: options.signal });

@@ -6,12 +6,7 @@ import { linearize } from "../session/linearize.ts";
 import type { LoadReport } from "../session/transcript-index.ts";
 import { isNotFound } from "./transcript-list.ts";
 import { loadTranscript } from "./transcript-reader.ts";
-import {
-  TranscriptStoreError,
-  createJsonlTranscriptStore,
-  sessionTranscriptPath,
-  type FsyncPolicy,
-} from "./transcript-store.ts";
+import { TranscriptStoreError, createJsonlTranscriptStore, sessionTranscriptPath, type FsyncPolicy } from "./transcript-store.ts";
 
 export interface WriteSessionOptions {
   cairnHome: string;

@@ -23,9 +23,7 @@ const line = (value: object) => `${JSON.stringify(value)}\n`;
 describe("readHeadAndTail", () => {
   it("summarises a real Claude Code transcript: first prompt as title, last activity, exact count when small", async () => {
     const summary = await readHeadAndTail(join(claudeCodeFixtures, "explore-edit.jsonl"));
-    expect(summary.firstPrompt).toBe(
-      "Find the TODOs in this project, fix the division-by-zero TODO in src/math.ts, then list the top-level files.",
-    );
+    expect(summary.firstPrompt).toBe("Find the TODOs in this project, fix the division-by-zero TODO in src/math.ts, then list the top-level files.");
     expect(summary.title).toBe(summary.firstPrompt);
     expect(summary.cwd).toBe("{{WS}}");
     expect(summary.recordedSessionId).toBe("94363ae5-98e2-47ed-9da1-dac87ebf2038");
@@ -37,7 +35,10 @@ describe("readHeadAndTail", () => {
 
   it("prefers the meta title, and a Claude Code summary line over the first prompt", async () => {
     const withMeta = join(dir, "a.jsonl");
-    await writeFile(withMeta, line({ type: "cairn-session", sessionId: "a", timestamp: "t", cwd: "/w", cairnSchema: 1, title: "Named" }) + line(userPrompt(1, null, "prompt")));
+    await writeFile(
+      withMeta,
+      line({ type: "cairn-session", sessionId: "a", timestamp: "t", cwd: "/w", cairnSchema: 1, title: "Named" }) + line(userPrompt(1, null, "prompt")),
+    );
     expect((await readHeadAndTail(withMeta)).title).toBe("Named");
     const withSummary = join(dir, "b.jsonl");
     await writeFile(withSummary, line({ type: "summary", summary: "Fixing the parser", leafUuid: "x" }) + line(userPrompt(1, null, "prompt")));
@@ -46,7 +47,9 @@ describe("readHeadAndTail", () => {
 
   it("reads only the two ends of a huge file", async () => {
     const path = join(dir, "huge.jsonl");
-    const head = line({ type: "cairn-session", sessionId: "huge", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w", cairnSchema: 1 }) + line(userPrompt(1, null, "the first prompt"));
+    const head =
+      line({ type: "cairn-session", sessionId: "huge", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w", cairnSchema: 1 }) +
+      line(userPrompt(1, null, "the first prompt"));
     const tail = line(assistantReply(2, 1, "the last answer"));
     const size = 8 * 1024 ** 3;
     // A sparse 8 GiB file: reading all of it would take seconds; the ends take two small reads.

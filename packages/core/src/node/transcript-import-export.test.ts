@@ -54,7 +54,10 @@ describe("exporting sessions", () => {
   it("round-trips: export as JSONL, import that, same conversation", async () => {
     const imported = await importClaudeCodeTranscript(fixture, { cairnHome, version: "0", cwd: "/work/demo", fsync: "never" });
     const jsonl = await collect(exportTranscript(imported.sessionId, "jsonl", { cairnHome }));
-    const lines = jsonl.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = jsonl
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines[0]).toMatchObject({ type: "cairn-session", sessionId: imported.sessionId });
     expect(lines.slice(1).every((line) => line.sessionId === imported.sessionId && line.cwd === "/work/demo")).toBe(true);
 
@@ -72,7 +75,7 @@ describe("exporting sessions", () => {
     expect(markdown.startsWith("# Find the TODOs in this project")).toBe(true);
     expect(markdown.match(/\*\*Tool call\*\*/g)).toHaveLength(5);
     expect(markdown.match(/\*\*Tool result\*\*/g)).toHaveLength(5);
-    expect(markdown).toContain("```json\n{\n  \"pattern\": \"src/**/*.ts\"\n}\n```");
+    expect(markdown).toContain('```json\n{\n  "pattern": "src/**/*.ts"\n}\n```');
   });
 
   it("fails clearly for an unknown session", async () => {

@@ -33,11 +33,7 @@ export interface ListSessionsOptions {
 }
 
 /** Sessions, most recently active first, each summarised from its head and tail. */
-export async function listSessions(
-  cairnHome: string,
-  cwd?: string,
-  options: ListSessionsOptions = {},
-): Promise<SessionFileSummary[]> {
+export async function listSessions(cairnHome: string, cwd?: string, options: ListSessionsOptions = {}): Promise<SessionFileSummary[]> {
   const files = await listTranscriptFiles(cairnHome, cwd);
   const summaries: SessionFileSummary[] = [];
   let next = 0;
@@ -58,11 +54,7 @@ export async function listSessions(
 }
 
 /** The transcript of `sessionId`: in `cwd`'s folder when given, else in whichever project holds it. */
-export async function findSessionTranscript(
-  cairnHome: string,
-  sessionId: string,
-  cwd?: string,
-): Promise<string | undefined> {
+export async function findSessionTranscript(cairnHome: string, sessionId: string, cwd?: string): Promise<string | undefined> {
   assertSessionId(sessionId);
   const projectsRoot = join(cairnHome, "projects");
   const projectDirs = cwd === undefined ? await subdirectories(projectsRoot) : [projectDirName(cwd)];

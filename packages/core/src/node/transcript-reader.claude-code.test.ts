@@ -6,16 +6,12 @@ import { loadTranscript } from "./transcript-reader.ts";
 const fixtures = fileURLToPath(new URL("./__fixtures__/claude-code", import.meta.url));
 
 function toolUses(messages: ConversationMessage[]): ToolUseBlock[] {
-  return messages.flatMap((message) =>
-    message.type === "assistant" ? message.message.content.filter((block) => block.type === "tool_use") : [],
-  );
+  return messages.flatMap((message) => (message.type === "assistant" ? message.message.content.filter((block) => block.type === "tool_use") : []));
 }
 
 function toolResults(messages: ConversationMessage[]): ToolResultBlock[] {
   return messages.flatMap((message) =>
-    message.type === "user" && typeof message.message.content !== "string"
-      ? message.message.content.filter((block) => block.type === "tool_result")
-      : [],
+    message.type === "user" && typeof message.message.content !== "string" ? message.message.content.filter((block) => block.type === "tool_result") : [],
   );
 }
 
@@ -42,11 +38,7 @@ describe("loading real Claude Code transcripts", () => {
     const first = loaded.messages[1] as AssistantMessage;
     expect(first.message.id).toBe("msg_01QBxSCPpoASOb7klUSQC6Ti8R");
     expect(first.message.content.map((block) => block.type)).toEqual(["thinking", "text", "tool_use", "tool_use", "tool_use"]);
-    expect(first.message.content.filter((block) => block.type === "tool_use").map((block) => block.name)).toEqual([
-      "Glob",
-      "Grep",
-      "Read",
-    ]);
+    expect(first.message.content.filter((block) => block.type === "tool_use").map((block) => block.name)).toEqual(["Glob", "Grep", "Read"]);
 
     const uses = toolUses(loaded.messages).map((block) => block.id);
     const results = toolResults(loaded.messages).map((block) => block.tool_use_id);

@@ -38,7 +38,13 @@ describe("rebuilding the conversation from the uuid/parentUuid graph", () => {
       await writeFile(
         path,
         sidechain({ type: "user", uuid: U(1), parentUuid: null, timestamp: "t", message: { role: "user", content: "Look for the flaky test" } }) +
-          sidechain({ type: "assistant", uuid: U(2), parentUuid: U(1), timestamp: "t", message: { id: "m1", role: "assistant", model: "m", content: [{ type: "text", text: "Found it" }] } }),
+          sidechain({
+            type: "assistant",
+            uuid: U(2),
+            parentUuid: U(1),
+            timestamp: "t",
+            message: { id: "m1", role: "assistant", model: "m", content: [{ type: "text", text: "Found it" }] },
+          }),
       );
       const loaded = await loadTranscript(path);
       expect(uuids(loaded.messages)).toEqual([U(1), U(2)]);

@@ -109,12 +109,7 @@ interface PlannedLines {
   checkpoints: CheckpointLine[];
 }
 
-async function readPlannedLines(
-  path: string,
-  index: TranscriptIndex,
-  plan: ConversationPlan,
-  signal: AbortSignal | undefined,
-): Promise<PlannedLines> {
+async function readPlannedLines(path: string, index: TranscriptIndex, plan: ConversationPlan, signal: AbortSignal | undefined): Promise<PlannedLines> {
   try {
     return await readByOffset(path, index, plan, signal);
   } catch (error) {
@@ -124,29 +119,38 @@ async function readPlannedLines(
   }
 }
 
-async function readByOffset(
-  path: string,
-  index: TranscriptIndex,
-  plan: ConversationPlan,
-  signal: AbortSignal | undefined,
-): Promise<PlannedLines> {
+async function readByOffset(path: string, index: TranscriptIndex, plan: ConversationPlan, signal: AbortSignal | undefined): Promise<PlannedLines> {
   const assembler = new ConversationAssembler(plan.droppedResponseIds);
   const checkpoints: CheckpointLine[] = [];
   if (plan.nodes.length === 0 && plan.checkpoints.length === 0) return { assembler, checkpoints };
   const file = await open(path, "r");
   try {
-    await readRanges(file, plan.nodes.length, (at) => index.offsetOf(plan.nodes[at]!), (at) => index.byteLengthOf(plan.nodes[at]!), signal, (at, text) => {
-      const node = plan.nodes[at]!;
-      const value = parseOrUndefined(text);
-      if (!isIndexedLine(index, node, value)) throw new OffsetMismatch();
-      assembler.add(value, index.groupOf(node));
-    });
+    await readRanges(
+      file,
+      plan.nodes.length,
+      (at) => index.offsetOf(plan.nodes[at]!),
+      (at) => index.byteLengthOf(plan.nodes[at]!),
+      signal,
+      (at, text) => {
+        const node = plan.nodes[at]!;
+        const value = parseOrUndefined(text);
+        if (!isIndexedLine(index, node, value)) throw new OffsetMismatch();
+        assembler.add(value, index.groupOf(node));
+      },
+    );
     const { checkpoints: planned } = plan;
-    await readRanges(file, planned.length, (at) => index.checkpointOffsetOf(planned[at]!), (at) => index.checkpointByteLengthOf(planned[at]!), signal, (_at, text) => {
-      const parsed = checkpointLineSchema.safeParse(parseOrUndefined(text));
-      if (!parsed.success) throw new OffsetMismatch();
-      checkpoints.push(parsed.data);
-    });
+    await readRanges(
+      file,
+      planned.length,
+      (at) => index.checkpointOffsetOf(planned[at]!),
+      (at) => index.checkpointByteLengthOf(planned[at]!),
+      signal,
+      (_at, text) => {
+        const parsed = checkpointLineSchema.safeParse(parseOrUndefined(text));
+        if (!parsed.success) throw new OffsetMismatch();
+        checkpoints.push(parsed.data);
+      },
+    );
   } finally {
     await file.close();
   }
@@ -187,12 +191,7 @@ async function readRanges(
 }
 
 /** The slow path: stream the file again and pick the planned lines by their uuid (checkpoints by their message's). */
-async function readByIdentity(
-  path: string,
-  index: TranscriptIndex,
-  plan: ConversationPlan,
-  signal: AbortSignal | undefined,
-): Promise<PlannedLines> {
+async function readByIdentity(path: string, index: TranscriptIndex, plan: ConversationPlan, signal: AbortSignal | undefined): Promise<PlannedLines> {
   const wanted = new Uint8Array(index.nodeCount);
   for (const node of plan.nodes) wanted[node] = 1;
   const planned = wanted.slice();

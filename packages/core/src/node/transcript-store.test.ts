@@ -103,9 +103,7 @@ describe("the JSONL transcript store", () => {
     await store.close();
     const loaded = await loadTranscript(store.path);
     expect(loaded.messages.map((message) => message.uuid)).toEqual([U(1), U(3)]);
-    expect(loaded.checkpoints).toEqual([
-      expect.objectContaining({ type: "cairn-checkpoint", messageUuid: U(3), commit: "a".repeat(40), sessionId }),
-    ]);
+    expect(loaded.checkpoints).toEqual([expect.objectContaining({ type: "cairn-checkpoint", messageUuid: U(3), commit: "a".repeat(40), sessionId })]);
   });
 
   it("fsyncs user prompts (not assistant lines or tool results) under the default policy", async () => {

@@ -180,9 +180,7 @@ export function createJsonlTranscriptStore(options: JsonlTranscriptStoreOptions)
     appendMessage(message: ConversationMessage): Promise<void> {
       const parsed = conversationMessageSchema.safeParse(message);
       if (!parsed.success) {
-        return Promise.reject(
-          new TranscriptStoreError("invalid-message", `Refusing to write an invalid message: ${parsed.error.message}`),
-        );
+        return Promise.reject(new TranscriptStoreError("invalid-message", `Refusing to write an invalid message: ${parsed.error.message}`));
       }
       // Claude Code writes isSidechain on every conversation line; main-chain lines say false.
       return writeLine({ isSidechain: false, ...parsed.data, ...envelope }, isPersonsLine(parsed.data));

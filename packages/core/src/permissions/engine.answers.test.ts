@@ -85,7 +85,14 @@ describe("recordDenial", () => {
     const harness = createHarness({ parser });
     const rm = harness.args(tools.Bash, { command: "rm -rf build" });
     const results = Array.from({ length: 6 }, () => harness.engine.recordDenial(rm));
-    expect(results).toEqual([{ rule: "Bash(rm:*)", denials: 1 }, undefined, { rule: "Bash(rm:*)", denials: 3 }, undefined, { rule: "Bash(rm:*)", denials: 5 }, undefined]);
+    expect(results).toEqual([
+      { rule: "Bash(rm:*)", denials: 1 },
+      undefined,
+      { rule: "Bash(rm:*)", denials: 3 },
+      undefined,
+      { rule: "Bash(rm:*)", denials: 5 },
+      undefined,
+    ]);
     expect(harness.store.getState().denials).toEqual({ "Bash:Bash(rm:*)": 6 });
     expect(harness.engine.recordDenial(harness.args(tools.Bash, { command: "rm other" }))).toBeUndefined();
     expect(harness.engine.recordDenial(harness.args(tools.Write, { file_path: "/ws/a/b.ts" }))).toEqual({ rule: "Edit(/a/**)", denials: 1 });
@@ -130,7 +137,12 @@ describe("OpenTelemetry", () => {
       {
         name: "cairn.permission.check",
         ended: true,
-        attributes: expect.objectContaining({ "cairn.tool.name": "Bash", "cairn.permission.behavior": "allow", "cairn.permission.source": "user_permanent", "cairn.permission.rule": "Bash(ls:*)" }),
+        attributes: expect.objectContaining({
+          "cairn.tool.name": "Bash",
+          "cairn.permission.behavior": "allow",
+          "cairn.permission.source": "user_permanent",
+          "cairn.permission.rule": "Bash(ls:*)",
+        }),
       },
       { name: "cairn.permission.answer", ended: true, attributes: expect.objectContaining({ "cairn.permission.source": "user_reject" }) },
     ]);

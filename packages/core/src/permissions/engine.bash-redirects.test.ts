@@ -13,10 +13,29 @@ beforeAll(async () => {
 afterAll(() => parser.dispose());
 
 // A prefix rule for every command the corpus uses: none of them may vouch for the file it writes.
-const prefixRules = ["Bash(git status:*)", "Bash(ls:*)", "Bash(echo:*)", "Bash(printf:*)", "Bash(cat:*)", "Bash(tee:*)", "Bash(dd:*)", "Bash(true:*)", "Bash(f:*)", "Bash(wait:*)"];
+const prefixRules = [
+  "Bash(git status:*)",
+  "Bash(ls:*)",
+  "Bash(echo:*)",
+  "Bash(printf:*)",
+  "Bash(cat:*)",
+  "Bash(tee:*)",
+  "Bash(dd:*)",
+  "Bash(true:*)",
+  "Bash(f:*)",
+  "Bash(wait:*)",
+];
 
-function harnessWith(mode: PermissionMode, allow: string[] = prefixRules, extra: Omit<HarnessOptions, "parser" | "mode" | "layers"> & { deny?: string[] } = {}) {
-  const harness = createHarness({ parser, mode, layers: [{ source: "projectSettings", settings: { permissions: { allow, ...(extra.deny ? { deny: extra.deny } : {}) } } }] });
+function harnessWith(
+  mode: PermissionMode,
+  allow: string[] = prefixRules,
+  extra: Omit<HarnessOptions, "parser" | "mode" | "layers"> & { deny?: string[] } = {},
+) {
+  const harness = createHarness({
+    parser,
+    mode,
+    layers: [{ source: "projectSettings", settings: { permissions: { allow, ...(extra.deny ? { deny: extra.deny } : {}) } } }],
+  });
   return { ...harness, decide: (command: string) => harness.engine.check(harness.args(tools.Bash, { command })) };
 }
 
@@ -71,19 +90,30 @@ describe("the decision names the files a command writes", () => {
 });
 
 describe("what is not a write", () => {
-  test.each(["ls > /dev/null", "ls 2>/dev/null", "ls 2>&1", "ls >&2", "ls 2>&-", "ls < input.txt", "ls > /dev/stderr", "git status 2>&1 | head -3", "cat <<EOF\nx\nEOF", "cat <<< x"])(
-    "%j stays allowed by the prefix rule or as read-only",
-    async (command) => {
-      const result = await harnessWith("default").decide(command);
-      expect(result.behavior, JSON.stringify(result.reason)).toBe("allow");
-    },
-  );
+  test.each([
+    "ls > /dev/null",
+    "ls 2>/dev/null",
+    "ls 2>&1",
+    "ls >&2",
+    "ls 2>&-",
+    "ls < input.txt",
+    "ls > /dev/stderr",
+    "git status 2>&1 | head -3",
+    "cat <<EOF\nx\nEOF",
+    "cat <<< x",
+  ])("%j stays allowed by the prefix rule or as read-only", async (command) => {
+    const result = await harnessWith("default").decide(command);
+    expect(result.behavior, JSON.stringify(result.reason)).toBe("allow");
+  });
 });
 
 describe("what allows a write", () => {
   test("acceptEdits allows a redirection into the workspace like an Edit, naming the file", async () => {
     const result = await harnessWith("acceptEdits", []).decide("ls -la > listing.txt");
-    expect(result).toMatchObject({ behavior: "allow", reason: { type: "mode", mode: "acceptEdits", reason: "acceptEdits allows writing listing.txt (>) inside the workspace" } });
+    expect(result).toMatchObject({
+      behavior: "allow",
+      reason: { type: "mode", mode: "acceptEdits", reason: "acceptEdits allows writing listing.txt (>) inside the workspace" },
+    });
   });
 
   test("acceptEdits still asks about protected paths, computed targets, a cd, and commands no rule covers", async () => {

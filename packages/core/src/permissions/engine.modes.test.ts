@@ -13,7 +13,10 @@ afterAll(() => parser.dispose());
 describe("default mode", () => {
   test("read-only tools inside the workspace are allowed; outside they ask", async () => {
     const harness = createHarness({ parser });
-    expect(await harness.engine.check(harness.args(tools.Read, { file_path: "/ws/src/a.ts" }))).toMatchObject({ behavior: "allow", reason: { type: "mode", mode: "default" } });
+    expect(await harness.engine.check(harness.args(tools.Read, { file_path: "/ws/src/a.ts" }))).toMatchObject({
+      behavior: "allow",
+      reason: { type: "mode", mode: "default" },
+    });
     expect(await harness.engine.check(harness.args(tools.Grep, { pattern: "x" }))).toMatchObject({ behavior: "allow" });
     expect(await harness.engine.check(harness.args(tools.Read, { file_path: "/etc/passwd" }))).toMatchObject({
       behavior: "ask",
@@ -24,7 +27,10 @@ describe("default mode", () => {
   });
 
   test("additional directories count as the workspace", async () => {
-    const harness = createHarness({ parser, layers: [{ source: "userSettings", settings: { permissions: { additionalDirectories: ["../docs", "~/notes"] } } }] });
+    const harness = createHarness({
+      parser,
+      layers: [{ source: "userSettings", settings: { permissions: { additionalDirectories: ["../docs", "~/notes"] } } }],
+    });
     expect((await harness.engine.check(harness.args(tools.Read, { file_path: "/docs/a" }))).behavior).toBe("allow");
     expect((await harness.engine.check(harness.args(tools.Read, { file_path: "/home/dev/notes/a" }))).behavior).toBe("allow");
     expect((await harness.engine.check(harness.args(tools.Read, { file_path: "/home/dev/other" }))).behavior).toBe("ask");
@@ -32,8 +38,14 @@ describe("default mode", () => {
 
   test("edits ask; read-only Bash is allowed only when the whole command only reads", async () => {
     const harness = createHarness({ parser });
-    expect(await harness.engine.check(harness.args(tools.Edit, { file_path: "/ws/src/a.ts" }))).toMatchObject({ behavior: "ask", suggestions: ["Edit(/src/**)"] });
-    expect(await harness.engine.check(harness.args(tools.Bash, { command: "git diff HEAD | head -50" }))).toMatchObject({ behavior: "allow", reason: { type: "mode", reason: "read-only command" } });
+    expect(await harness.engine.check(harness.args(tools.Edit, { file_path: "/ws/src/a.ts" }))).toMatchObject({
+      behavior: "ask",
+      suggestions: ["Edit(/src/**)"],
+    });
+    expect(await harness.engine.check(harness.args(tools.Bash, { command: "git diff HEAD | head -50" }))).toMatchObject({
+      behavior: "allow",
+      reason: { type: "mode", reason: "read-only command" },
+    });
     expect((await harness.engine.check(harness.args(tools.Bash, { command: "ls > files.txt" }))).behavior).toBe("ask");
     expect((await harness.engine.check(harness.args(tools.Bash, { command: "grep -r x . && rm y" }))).behavior).toBe("ask");
   });
@@ -63,22 +75,42 @@ describe("acceptEdits", () => {
 
 describe("plan", () => {
   test("read-only tools run, everything else is refused, ExitPlanMode asks", async () => {
-    const harness = createHarness({ parser, mode: "plan", layers: [{ source: "userSettings", settings: { permissions: { allow: ["Bash(npm test:*)", "Edit"] } } }] });
+    const harness = createHarness({
+      parser,
+      mode: "plan",
+      layers: [{ source: "userSettings", settings: { permissions: { allow: ["Bash(npm test:*)", "Edit"] } } }],
+    });
     expect((await harness.engine.check(harness.args(tools.Read, { file_path: "/ws/a" }))).behavior).toBe("allow");
     expect((await harness.engine.check(harness.args(tools.Bash, { command: "git log -5" }))).behavior).toBe("allow");
-    expect(await harness.engine.check(harness.args(tools.Edit, { file_path: "/ws/a" }))).toMatchObject({ behavior: "deny", reason: { type: "mode", mode: "plan" } });
+    expect(await harness.engine.check(harness.args(tools.Edit, { file_path: "/ws/a" }))).toMatchObject({
+      behavior: "deny",
+      reason: { type: "mode", mode: "plan" },
+    });
     expect((await harness.engine.check(harness.args(tools.Bash, { command: "npm test" }))).behavior).toBe("deny");
-    expect(await harness.engine.check(harness.args(tools.ExitPlanMode, { plan: "do it" }))).toMatchObject({ behavior: "ask", reason: { type: "mode", mode: "plan" } });
+    expect(await harness.engine.check(harness.args(tools.ExitPlanMode, { plan: "do it" }))).toMatchObject({
+      behavior: "ask",
+      reason: { type: "mode", mode: "plan" },
+    });
   });
 });
 
 describe("bypassPermissions", () => {
   test("everything is allowed except deny rules and paths outside the workspace", async () => {
-    const harness = createHarness({ parser, mode: "bypassPermissions", layers: [{ source: "userSettings", settings: { permissions: { deny: ["Bash(rm:*)"] } } }] });
-    expect(await harness.engine.check(harness.args(tools.Bash, { command: "curl x | sh" }))).toMatchObject({ behavior: "allow", reason: { type: "mode", mode: "bypassPermissions" } });
+    const harness = createHarness({
+      parser,
+      mode: "bypassPermissions",
+      layers: [{ source: "userSettings", settings: { permissions: { deny: ["Bash(rm:*)"] } } }],
+    });
+    expect(await harness.engine.check(harness.args(tools.Bash, { command: "curl x | sh" }))).toMatchObject({
+      behavior: "allow",
+      reason: { type: "mode", mode: "bypassPermissions" },
+    });
     expect((await harness.engine.check(harness.args(tools.Write, { file_path: "/ws/.git/config" }))).behavior).toBe("allow");
     expect((await harness.engine.check(harness.args(tools.Bash, { command: "rm -rf build" }))).behavior).toBe("deny");
-    expect(await harness.engine.check(harness.args(tools.Write, { file_path: "/etc/hosts" }))).toMatchObject({ behavior: "deny", reason: { type: "workspace" } });
+    expect(await harness.engine.check(harness.args(tools.Write, { file_path: "/etc/hosts" }))).toMatchObject({
+      behavior: "deny",
+      reason: { type: "workspace" },
+    });
   });
 
   test("the mode is refused to root unless sandboxed, and when settings disable it", () => {

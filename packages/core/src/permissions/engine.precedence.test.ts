@@ -57,7 +57,20 @@ describe("deny > ask > allow across sources", () => {
 
   test("a deny rule still denies a command hidden in a substitution, a wrapper, a runner or sh -c", async () => {
     const harness = createHarness({ parser, layers: [{ source: "userSettings", settings: { permissions: { deny: ["Bash(rm:*)"] } } }] });
-    const evasions = ["ls $(rm -rf x)", "echo ok; rm x", "timeout 5 rm x", "ls ((; rm x", "/bin/rm x", "sudo -u root rm x", "sh -c \"rm x\"", "bash -lc 'ls && rm -rf y'", "eval rm x", "find . -exec rm {} \\;", "ls | xargs -n1 rm", "command rm x"];
+    const evasions = [
+      "ls $(rm -rf x)",
+      "echo ok; rm x",
+      "timeout 5 rm x",
+      "ls ((; rm x",
+      "/bin/rm x",
+      "sudo -u root rm x",
+      'sh -c "rm x"',
+      "bash -lc 'ls && rm -rf y'",
+      "eval rm x",
+      "find . -exec rm {} \\;",
+      "ls | xargs -n1 rm",
+      "command rm x",
+    ];
     for (const command of evasions) {
       expect((await harness.engine.check(harness.args(tools.Bash, { command }))).behavior, command).toBe("deny");
     }
@@ -83,7 +96,9 @@ describe("deny > ask > allow across sources", () => {
   });
 
   test("MCP server rules and exact tool rules", async () => {
-    const harness = createHarness({ layers: [{ source: "userSettings", settings: { permissions: { allow: ["mcp__memory__read"], deny: ["mcp__memory__write"] } } }] });
+    const harness = createHarness({
+      layers: [{ source: "userSettings", settings: { permissions: { allow: ["mcp__memory__read"], deny: ["mcp__memory__write"] } } }],
+    });
     expect((await harness.engine.check(harness.args(tools.memoryRead, {}))).behavior).toBe("allow");
     expect((await harness.engine.check(harness.args(tools.memoryWrite, {}))).behavior).toBe("deny");
   });
@@ -92,13 +107,17 @@ describe("deny > ask > allow across sources", () => {
 describe("hooks and the tool's own check", () => {
   test("a hook allow cannot override a deny rule", async () => {
     const harness = createHarness({ layers: [{ source: "userSettings", settings: { permissions: { deny: ["Write"] } } }] });
-    const result = await harness.engine.check(harness.args(tools.Write, { file_path: "/ws/a" }, { hookDecision: { behavior: "allow", hookName: "approve.sh" } }));
+    const result = await harness.engine.check(
+      harness.args(tools.Write, { file_path: "/ws/a" }, { hookDecision: { behavior: "allow", hookName: "approve.sh" } }),
+    );
     expect(result).toMatchObject({ behavior: "deny", reason: { type: "rule", rule: "Write" } });
   });
 
   test("a hook deny beats an allow rule; a hook allow skips the question; a hook ask asks", async () => {
     const harness = createHarness({ layers: [{ source: "userSettings", settings: { permissions: { allow: ["Write"] } } }] });
-    const denied = await harness.engine.check(harness.args(tools.Write, { file_path: "/ws/a" }, { hookDecision: { behavior: "deny", hookName: "guard.sh", reason: "no" } }));
+    const denied = await harness.engine.check(
+      harness.args(tools.Write, { file_path: "/ws/a" }, { hookDecision: { behavior: "deny", hookName: "guard.sh", reason: "no" } }),
+    );
     expect(denied).toMatchObject({ behavior: "deny", reason: { type: "hook", hookName: "guard.sh", reason: "no" } });
     const allowed = await harness.engine.check(harness.args(tools.Edit, { file_path: "/ws/a" }, { hookDecision: { behavior: "allow", hookName: "ok.sh" } }));
     expect(allowed).toMatchObject({ behavior: "allow", reason: { type: "hook", hookName: "ok.sh" } });
@@ -107,12 +126,23 @@ describe("hooks and the tool's own check", () => {
   });
 
   test("the tool's checkPermissions decides before ask and allow rules; passthrough defers", async () => {
-    const denying = fakeTool({ name: "Custom", checkPermissions: async () => ({ behavior: "deny", reason: { type: "tool", reason: "nope" }, message: "nope" }) });
+    const denying = fakeTool({
+      name: "Custom",
+      checkPermissions: async () => ({ behavior: "deny", reason: { type: "tool", reason: "nope" }, message: "nope" }),
+    });
     const passing = fakeTool({ name: "Custom", checkPermissions: async () => ({ behavior: "passthrough" }) });
     const harness = createHarness({ layers: [{ source: "userSettings", settings: { permissions: { allow: ["Custom"] } } }] });
     expect(await harness.engine.check(harness.args(denying, {}))).toMatchObject({ behavior: "deny", reason: { type: "tool" } });
     expect(await harness.engine.check(harness.args(passing, {}))).toMatchObject({ behavior: "allow", reason: { type: "rule", rule: "Custom" } });
-    const throwing = fakeTool({ name: "Custom", checkPermissions: async () => { throw new Error("stat failed"); } });
-    expect(await harness.engine.check(harness.args(throwing, {}))).toMatchObject({ behavior: "ask", reason: { type: "tool", reason: expect.stringContaining("stat failed") } });
+    const throwing = fakeTool({
+      name: "Custom",
+      checkPermissions: async () => {
+        throw new Error("stat failed");
+      },
+    });
+    expect(await harness.engine.check(harness.args(throwing, {}))).toMatchObject({
+      behavior: "ask",
+      reason: { type: "tool", reason: expect.stringContaining("stat failed") },
+    });
   });
 });

@@ -59,8 +59,17 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     const permissions = options.getSettings().permissions;
     const state = options.getAppState();
     const rules: RuleSet = ruleSetFor(permissions.rules, state.sessionAllowRules);
-    const roots = [workspaceRoot, ...(options.additionalDirectories ?? []).map((directory) => resolvePosix(workspaceRoot, directory)), ...permissions.additionalDirectories];
-    return { rules, roots, mode: state.permissionMode, autoAllowSandboxed: options.bashSandboxed === true && options.getSettings().sandbox?.autoAllowBashIfSandboxed === true };
+    const roots = [
+      workspaceRoot,
+      ...(options.additionalDirectories ?? []).map((directory) => resolvePosix(workspaceRoot, directory)),
+      ...permissions.additionalDirectories,
+    ];
+    return {
+      rules,
+      roots,
+      mode: state.permissionMode,
+      autoAllowSandboxed: options.bashSandboxed === true && options.getSettings().sandbox?.autoAllowBashIfSandboxed === true,
+    };
   };
 
   let parser: ShellParser | undefined;
@@ -77,8 +86,13 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
   const analyse = (command: string): ShellAnalysis =>
     parser ? parser.analyze(command) : { command, commands: [], redirects: [], problems: ["the shell parser is not available"] };
 
-  const suggestionsFor = (subject: CallSubject, analysis: ShellAnalysis | undefined, roots: readonly string[], uncovered?: readonly SimpleCommand[], writes: readonly ShellWrite[] = []) =>
-    suggestRules(subject, analysis, { roots, ...(options.homeDir ? { homeDir: options.homeDir } : {}) }, uncovered, writes);
+  const suggestionsFor = (
+    subject: CallSubject,
+    analysis: ShellAnalysis | undefined,
+    roots: readonly string[],
+    uncovered?: readonly SimpleCommand[],
+    writes: readonly ShellWrite[] = [],
+  ) => suggestRules(subject, analysis, { roots, ...(options.homeDir ? { homeDir: options.homeDir } : {}) }, uncovered, writes);
 
   const decide = async (args: PermissionCheckArgs): Promise<Decision> => {
     const { tool, input, context } = args;
@@ -104,7 +118,11 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     // 1. Deny rules: nothing overrides them (for Bash, Edit rules on the files it writes count too).
     const denyRule = findRule(rules.deny);
     if (denyRule) {
-      return { behavior: "deny", reason: ruleReason(denyRule), message: `Permission to use ${name} was denied by the rule ${denyRule.rule} (${denyRule.source})${writing}.` };
+      return {
+        behavior: "deny",
+        reason: ruleReason(denyRule),
+        message: `Permission to use ${name} was denied by the rule ${denyRule.rule} (${denyRule.source})${writing}.`,
+      };
     }
 
     // 2. A PreToolUse hook's decision (deny rules were checked first, so an allow cannot override one).
@@ -144,7 +162,11 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
         if (approved) return { behavior: "allow", reason: ruleReason(approved) };
         return ask({ type: "mode", mode, reason: "leaving plan mode needs approval" }, "Approve the plan and leave plan mode?");
       }
-      return { behavior: "deny", reason: { type: "mode", mode, reason: "plan mode allows read-only tools only" }, message: `${name} is not available in plan mode: only read-only tools may run until the plan is approved${writing}.` };
+      return {
+        behavior: "deny",
+        reason: { type: "mode", mode, reason: "plan mode allows read-only tools only" },
+        message: `${name} is not available in plan mode: only read-only tools may run until the plan is approved${writing}.`,
+      };
     }
 
     // 6. Allow rules. A Bash specifier allows only when every simple command is covered, and a
@@ -173,14 +195,21 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     if (outside.length > 0) {
       const reason: DecisionReason = { type: "workspace", reason: `writes outside the workspace: ${describeWrites(outside)}` };
       if (mode === "bypassPermissions") return { behavior: "deny", reason, message: `The command writes outside the workspace: ${describeWrites(outside)}.` };
-      return ask(reason, `The command writes outside the workspace: ${describeWrites(outside)}. Allow?`, verdict?.kind === "uncovered" ? verdict.uncovered : undefined);
+      return ask(
+        reason,
+        `The command writes outside the workspace: ${describeWrites(outside)}. Allow?`,
+        verdict?.kind === "uncovered" ? verdict.uncovered : undefined,
+      );
     }
 
     // 8. Modes.
     if (mode === "bypassPermissions") return { behavior: "allow", reason: { type: "mode", mode, reason: "bypassPermissions allows every call" } };
     if (mode === "acceptEdits" && subject.isEdit && subject.path !== undefined) {
       if (isProtectedPath(subject.path, roots)) {
-        return ask({ type: "workspace", reason: `${subject.path} is in a protected directory (.git, .claude, .cairn)` }, `${name} wants to change ${subject.path}, a protected path.`);
+        return ask(
+          { type: "workspace", reason: `${subject.path} is in a protected directory (.git, .claude, .cairn)` },
+          `${name} wants to change ${subject.path}, a protected path.`,
+        );
       }
       return { behavior: "allow", reason: { type: "mode", mode, reason: "acceptEdits allows edits inside the workspace" } };
     }
@@ -191,7 +220,10 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
       }
       const protectedWrites = refused.filter((write) => write.path !== undefined);
       if (protectedWrites.length > 0) {
-        return ask({ type: "workspace", reason: `writes ${describeWrites(protectedWrites)} in a protected directory (.git, .claude, .cairn)` }, `The command writes ${describeWrites(protectedWrites)}, a protected path. Allow?`);
+        return ask(
+          { type: "workspace", reason: `writes ${describeWrites(protectedWrites)} in a protected directory (.git, .claude, .cairn)` },
+          `The command writes ${describeWrites(protectedWrites)}, a protected path. Allow?`,
+        );
       }
     }
 
@@ -209,11 +241,18 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
 
     // 11. Ask.
     if (verdict?.kind === "unsafe") {
-      return ask({ type: "classifier", classifier: "bash-analysis", reason: `${verdict.reason}${writing}` }, `Rules cannot vouch for this command: ${verdict.reason}${writing}.`);
+      return ask(
+        { type: "classifier", classifier: "bash-analysis", reason: `${verdict.reason}${writing}` },
+        `Rules cannot vouch for this command: ${verdict.reason}${writing}.`,
+      );
     }
     if (verdict?.kind === "covered") {
       const what = describeWrites(writes);
-      return ask({ type: "classifier", classifier: "bash-analysis", reason: `the command writes ${what}; a Bash rule never allows writing files` }, `The command writes ${what}. Allow?`, []);
+      return ask(
+        { type: "classifier", classifier: "bash-analysis", reason: `the command writes ${what}; a Bash rule never allows writing files` },
+        `The command writes ${what}. Allow?`,
+        [],
+      );
     }
     const uncovered = verdict?.kind === "uncovered" ? verdict.uncovered : undefined;
     const what = uncovered?.length ? uncovered.map((command) => command.text).join(", ") : name;

@@ -12,7 +12,13 @@ describe("validateSettingsValue", () => {
         permissions: { allow: ["Read", 3, "Bash(ls:*)", { x: 1 }], defaultMode: "yolo", deny: ["Write"] },
         hooks: {
           PreToolUse: [
-            { matcher: "Write", hooks: [{ type: "command", command: "ok.sh" }, { type: "prompt", prompt: "?" }] },
+            {
+              matcher: "Write",
+              hooks: [
+                { type: "command", command: "ok.sh" },
+                { type: "prompt", prompt: "?" },
+              ],
+            },
             { matcher: "Edit", hooks: "not-a-list" },
           ],
           NotAnEvent: [],
@@ -46,7 +52,9 @@ describe("validateSettingsValue", () => {
         "permissions.defaultMode",
       ].sort(),
     );
-    expect(problems.every((problem) => problem.file === "/ws/.claude/settings.json" && problem.source === "projectSettings" && problem.message !== "")).toBe(true);
+    expect(problems.every((problem) => problem.file === "/ws/.claude/settings.json" && problem.source === "projectSettings" && problem.message !== "")).toBe(
+      true,
+    );
   });
 
   test("invalid JSON or a non-object drops the file with one problem", () => {
@@ -59,7 +67,12 @@ describe("mergeSettings", () => {
   test("rules concatenate with their sources; scalars take the highest priority; env and servers merge by key", () => {
     const merged = mergeSettings(
       [
-        layer("userSettings", { permissions: { allow: ["Read"], defaultMode: "plan" }, env: { A: "user", B: "user" }, model: "user-model", mcpServers: { s: { command: "user" }, u: { command: "u" } } }),
+        layer("userSettings", {
+          permissions: { allow: ["Read"], defaultMode: "plan" },
+          env: { A: "user", B: "user" },
+          model: "user-model",
+          mcpServers: { s: { command: "user" }, u: { command: "u" } },
+        }),
         layer("projectSettings", { permissions: { deny: ["Bash(rm:*)"] }, env: { B: "project" }, sandbox: { enabled: false, allowNetwork: true } }),
         layer("localSettings", { permissions: { allow: ["Edit(/src/**)"], defaultMode: "acceptEdits" }, mcpServers: { s: { command: "local" } } }),
         layer("policySettings", { sandbox: { enabled: true }, model: "policy-model" }),
@@ -75,7 +88,10 @@ describe("mergeSettings", () => {
     expect(merged.model).toBe("policy-model");
     expect(merged.env).toEqual({ A: "user", B: "project" });
     expect(merged.sandbox).toEqual({ enabled: true, allowNetwork: true });
-    expect(merged.mcpServers).toEqual({ s: { config: { command: "local" }, source: "localSettings" }, u: { config: { command: "u" }, source: "userSettings" } });
+    expect(merged.mcpServers).toEqual({
+      s: { config: { command: "local" }, source: "localSettings" },
+      u: { config: { command: "u" }, source: "userSettings" },
+    });
     expect(merged.problems).toEqual([]);
   });
 
@@ -85,19 +101,33 @@ describe("mergeSettings", () => {
       cli: { permissionMode: "acceptEdits", allowedTools: ["Bash(git log:*),Read"], disallowedTools: ["WebFetch"] },
     });
     expect(merged.permissions.defaultMode).toBe("acceptEdits");
-    expect(merged.permissions.rules.map((rule) => `${rule.behavior}:${rule.rule}:${rule.source}`)).toEqual(["deny:WebFetch:cliArg", "allow:Bash(git log:*):cliArg", "allow:Read:cliArg"]);
+    expect(merged.permissions.rules.map((rule) => `${rule.behavior}:${rule.rule}:${rule.source}`)).toEqual([
+      "deny:WebFetch:cliArg",
+      "allow:Bash(git log:*):cliArg",
+      "allow:Read:cliArg",
+    ]);
   });
 
   test("invalid rules are reported with their path and left out", () => {
-    const merged = mergeSettings([layer("localSettings", { permissions: { allow: ["Read", "Bash(", "mcp__x(y)"] } })], { roots, cli: { allowedTools: ["Bash("] } });
+    const merged = mergeSettings([layer("localSettings", { permissions: { allow: ["Read", "Bash(", "mcp__x(y)"] } })], {
+      roots,
+      cli: { allowedTools: ["Bash("] },
+    });
     expect(merged.permissions.rules.map((rule) => rule.rule)).toEqual(["Read"]);
-    expect(merged.problems.map((problem) => `${problem.file} ${problem.path}`)).toEqual(["--allowedTools [0]", "/localSettings.json permissions.allow[1]", "/localSettings.json permissions.allow[2]"]);
+    expect(merged.problems.map((problem) => `${problem.file} ${problem.path}`)).toEqual([
+      "--allowedTools [0]",
+      "/localSettings.json permissions.allow[1]",
+      "/localSettings.json permissions.allow[2]",
+    ]);
   });
 
   test("hooks keep their source; additional directories resolve against the project and home", () => {
     const merged = mergeSettings(
       [
-        layer("projectSettings", { hooks: { PreToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: "p.sh" }] }] }, permissions: { additionalDirectories: ["../lib", "~/notes", "/abs"] } }),
+        layer("projectSettings", {
+          hooks: { PreToolUse: [{ matcher: "Write", hooks: [{ type: "command", command: "p.sh" }] }] },
+          permissions: { additionalDirectories: ["../lib", "~/notes", "/abs"] },
+        }),
         layer("policySettings", { hooks: { Stop: [{ hooks: [{ type: "command", command: "s.sh", timeout: 5 }] }] }, allowManagedHooksOnly: true }),
       ],
       { roots },
@@ -112,7 +142,10 @@ describe("mergeSettings", () => {
 
   test("bypassPermissions disabled by settings falls back to default and says which file disabled it", () => {
     const merged = mergeSettings(
-      [layer("userSettings", { permissions: { defaultMode: "bypassPermissions" } }), layer("policySettings", { permissions: { disableBypassPermissionsMode: "disable" } })],
+      [
+        layer("userSettings", { permissions: { defaultMode: "bypassPermissions" } }),
+        layer("policySettings", { permissions: { disableBypassPermissionsMode: "disable" } }),
+      ],
       { roots },
     );
     expect(merged.permissions.defaultMode).toBe("default");

@@ -121,7 +121,12 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
     planModel ??= layer.settings.planModel;
     for (const [event, groups] of Object.entries(layer.settings.hooks ?? {})) {
       for (const group of groups ?? []) {
-        hooks.push({ event: event as HookEventName, hooks: group.hooks, source: layer.source, ...(group.matcher === undefined ? {} : { matcher: group.matcher }) });
+        hooks.push({
+          event: event as HookEventName,
+          hooks: group.hooks,
+          source: layer.source,
+          ...(group.matcher === undefined ? {} : { matcher: group.matcher }),
+        });
       }
     }
   }
@@ -138,7 +143,12 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
 
   let mode = cli.permissionMode ?? defaultMode ?? "default";
   if (mode === "bypassPermissions" && disabledBy) {
-    problems.push({ source: disabledBy.source, file: disabledBy.file, path: "permissions.disableBypassPermissionsMode", message: "bypassPermissions mode is disabled by settings; starting in default mode" });
+    problems.push({
+      source: disabledBy.source,
+      file: disabledBy.file,
+      path: "permissions.disableBypassPermissionsMode",
+      message: "bypassPermissions mode is disabled by settings; starting in default mode",
+    });
     mode = "default";
   }
   const policy = ordered.find((layer) => layer.source === "policySettings");

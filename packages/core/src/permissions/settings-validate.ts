@@ -97,9 +97,7 @@ export function validateSettingsValue(value: unknown, origin: Origin): Validated
     const result = settingsFileSchema.safeParse(working);
     if (result.success) return { settings: result.data, problems, ruleOrigins };
     // Remove from the deepest and highest index first so earlier removals do not shift later paths.
-    const targets = result.error.issues.flatMap((issue) =>
-      issuePaths(issue).map((path) => ({ path, target: pruneTarget(path), message: issue.message })),
-    );
+    const targets = result.error.issues.flatMap((issue) => issuePaths(issue).map((path) => ({ path, target: pruneTarget(path), message: issue.message })));
     targets.sort((left, right) => compareForRemoval(left.target, right.target));
     let removed = false;
     const done = new Set<string>();
@@ -135,7 +133,11 @@ export function parseSettingsText(text: string, origin: Origin): ValidatedSettin
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { settings: {}, problems: [{ ...origin, path: "", message: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` }], ruleOrigins: {} };
+    return {
+      settings: {},
+      problems: [{ ...origin, path: "", message: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` }],
+      ruleOrigins: {},
+    };
   }
   return validateSettingsValue(value, origin);
 }

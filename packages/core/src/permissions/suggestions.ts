@@ -9,8 +9,34 @@ import type { ShellWrite } from "./shell/write-targets.ts";
 // Commands whose second word picks what runs (`git status`, `cargo test`), and package-runner verbs
 // that pick a script (`npm run test`).
 const subcommandTools = new Set([
-  "git", "npm", "pnpm", "yarn", "bun", "deno", "cargo", "go", "docker", "podman", "kubectl", "make", "pip", "pip3",
-  "poetry", "uv", "gh", "dotnet", "mvn", "gradle", "./gradlew", "terraform", "helm", "npx", "pnpx", "bunx", "rustup", "brew",
+  "git",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "deno",
+  "cargo",
+  "go",
+  "docker",
+  "podman",
+  "kubectl",
+  "make",
+  "pip",
+  "pip3",
+  "poetry",
+  "uv",
+  "gh",
+  "dotnet",
+  "mvn",
+  "gradle",
+  "./gradlew",
+  "terraform",
+  "helm",
+  "npx",
+  "pnpx",
+  "bunx",
+  "rustup",
+  "brew",
 ]);
 const scriptRunnerVerbs = new Set(["run", "run-script", "exec", "x", "dlx"]);
 const interpreters = new Set(["python", "python3", "node", "ruby", "perl", "php", "tsx", "ts-node", "deno"]);
@@ -88,7 +114,9 @@ export function suggestRules(
     // Nothing can allow a line that runs hidden code, so nothing is suggested for it.
     if (!analysis || analysis.problems.length > 0 || analysis.commands.some((command) => dangerousCommandReason(unwrapCommand(command)))) return [];
     // The files a line writes need Edit rules of their own: a Bash rule never covers them.
-    const editRules = writes.flatMap((write) => (write.path === undefined || write.device ? [] : [pathRule("Edit", write.path, context.roots, context.homeDir, false)]));
+    const editRules = writes.flatMap((write) =>
+      write.path === undefined || write.device ? [] : [pathRule("Edit", write.path, context.roots, context.homeDir, false)],
+    );
     return [...new Set([...bashSuggestions(analysis, uncovered), ...editRules])];
   }
   if (subject.mcpServer !== undefined) return [subject.toolName, `mcp__${subject.mcpServer}`];

@@ -23,10 +23,7 @@ export const imageBlockSchema = z.looseObject({
     data: z.string(),
   }),
 });
-export const toolResultContentSchema = z.union([
-  z.string(),
-  z.array(z.union([textBlockSchema, imageBlockSchema, z.looseObject({ type: z.string() })])),
-]);
+export const toolResultContentSchema = z.union([z.string(), z.array(z.union([textBlockSchema, imageBlockSchema, z.looseObject({ type: z.string() })]))]);
 export const toolResultBlockSchema = z.looseObject({
   type: z.literal("tool_result"),
   tool_use_id: z.string(),

@@ -109,11 +109,7 @@ export const systemMessageSchema = z.looseObject({
 });
 export type SystemMessage = z.infer<typeof systemMessageSchema>;
 
-export const conversationMessageSchema = z.discriminatedUnion("type", [
-  userMessageSchema,
-  assistantMessageSchema,
-  systemMessageSchema,
-]);
+export const conversationMessageSchema = z.discriminatedUnion("type", [userMessageSchema, assistantMessageSchema, systemMessageSchema]);
 export type ConversationMessage = z.infer<typeof conversationMessageSchema>;
 
 export function isCompactBoundary(message: ConversationMessage): message is SystemMessage {

@@ -3,15 +3,7 @@ import { z } from "zod";
 export const permissionModeSchema = z.enum(["default", "acceptEdits", "plan", "bypassPermissions"]);
 export type PermissionMode = z.infer<typeof permissionModeSchema>;
 
-export const permissionRuleSourceSchema = z.enum([
-  "cliArg",
-  "session",
-  "localSettings",
-  "projectSettings",
-  "userSettings",
-  "policySettings",
-  "command",
-]);
+export const permissionRuleSourceSchema = z.enum(["cliArg", "session", "localSettings", "projectSettings", "userSettings", "policySettings", "command"]);
 export type PermissionRuleSource = z.infer<typeof permissionRuleSourceSchema>;
 
 export const permissionBehaviorSchema = z.enum(["allow", "deny", "ask"]);

@@ -42,9 +42,7 @@ export const sessionMetaLineSchema = z.looseObject({
   title: z.string().optional(),
   forkedFrom: z.object({ sessionId: z.string(), messageUuid: z.string() }).optional(),
   /** Cairn: the session was imported from another tool's transcript. */
-  importedFrom: z
-    .looseObject({ format: z.literal("claude-code"), sessionId: z.string().optional(), path: z.string().optional() })
-    .optional(),
+  importedFrom: z.looseObject({ format: z.literal("claude-code"), sessionId: z.string().optional(), path: z.string().optional() }).optional(),
 });
 
 /** Cairn: maps a message to the shadow-git checkpoint of the workspace taken when it was written. */

@@ -1,10 +1,5 @@
 import type { ContentBlock } from "../schema/content.ts";
-import {
-  conversationMessageSchema,
-  type AssistantMessage,
-  type ConversationMessage,
-  type UserMessage,
-} from "../schema/messages.ts";
+import { conversationMessageSchema, type AssistantMessage, type ConversationMessage, type UserMessage } from "../schema/messages.ts";
 import { isRecord } from "./transcript-index.ts";
 
 /** Fields the transcript envelope adds to every line; they describe the file, not the message. */
@@ -71,9 +66,7 @@ export class ConversationAssembler {
 
   private mergeInto(position: number, next: AssistantMessage): void {
     const current = this.messages[position] as AssistantMessage;
-    const seenToolUses = new Set(
-      current.message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])),
-    );
+    const seenToolUses = new Set(current.message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])));
     const added = next.message.content.filter((block) => block.type !== "tool_use" || !seenToolUses.has(block.id));
     this.messages[position] = {
       ...current,

@@ -138,12 +138,7 @@ export function planConversation(lines: IndexedLines, options: PlanOptions): Con
 }
 
 /** Leaf-first nodes of the chain; a parent link to a lost line continues at the line before. */
-function walkUp(
-  lines: IndexedLines,
-  leaf: number,
-  resolvedParent: (node: number) => number,
-  onSidechain: (node: number) => boolean,
-): Int32Array {
+function walkUp(lines: IndexedLines, leaf: number, resolvedParent: (node: number) => number, onSidechain: (node: number) => boolean): Int32Array {
   const visited = new Uint8Array(lines.keys.size);
   const path = new Int32Array(lines.keys.size);
   let length = 0;

@@ -99,11 +99,7 @@ function parseLine(text: string): Record<string, unknown> | undefined {
 }
 
 function isConversationLine(line: Record<string, unknown>): boolean {
-  return (
-    (line.type === "user" || line.type === "assistant" || line.type === "system") &&
-    typeof line.uuid === "string" &&
-    line.isSidechain !== true
-  );
+  return (line.type === "user" || line.type === "assistant" || line.type === "system") && typeof line.uuid === "string" && line.isSidechain !== true;
 }
 
 /** The words a person typed: not tool results, resume notes, compact summaries or slash-command echoes. */

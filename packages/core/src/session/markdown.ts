@@ -26,7 +26,10 @@ function firstPrompt(messages: readonly ConversationMessage[]): string | undefin
     const content = message.message.content;
     if (typeof content === "string") return content.trim() || undefined;
     if (content.some((block) => block.type === "tool_result")) continue;
-    const text = content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join(" ").trim();
+    const text = content
+      .flatMap((block) => (block.type === "text" ? [block.text] : []))
+      .join(" ")
+      .trim();
     if (text !== "") return text;
   }
   return undefined;
@@ -69,9 +72,7 @@ function renderBlock(block: ContentBlock): string {
 function resultText(content: ToolResultContent | undefined): string {
   if (content === undefined) return "";
   if (typeof content === "string") return content;
-  return content
-    .map((part) => (part.type === "text" && "text" in part && typeof part.text === "string" ? part.text : `[${part.type}]`))
-    .join("\n");
+  return content.map((part) => (part.type === "text" && "text" in part && typeof part.text === "string" ? part.text : `[${part.type}]`)).join("\n");
 }
 
 function fenced(text: string, language: string): string {

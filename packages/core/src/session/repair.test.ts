@@ -31,10 +31,9 @@ function pairs(messages: ConversationMessage[]): { uses: string[]; results: stri
 
 describe("repairForResume", () => {
   it("answers a tool_use the process never answered with a synthetic is_error result, right after its response", () => {
-    const repaired = repairForResume(
-      [user("u1", "go"), assistant("a1", [use("t1"), use("t2")]), user("r1", [result("t1")]), user("u2", "and then?")],
-      { newUuid },
-    );
+    const repaired = repairForResume([user("u1", "go"), assistant("a1", [use("t1"), use("t2")]), user("r1", [result("t1")]), user("u2", "and then?")], {
+      newUuid,
+    });
     expect(repaired.map((message) => message.uuid)).toEqual(["u1", "a1", "r1", "synthetic-1", "u2"]);
     expect(repaired[3]).toMatchObject({
       type: "user",

@@ -21,10 +21,7 @@ export function sinceLastCompactBoundary(messages: readonly ConversationMessage[
  * `is_error` result placed right after that response's other results, and drops every tool_result
  * whose tool_use is not before it (its response was tombstoned, cut off, or compacted away).
  */
-export function repairForResume(
-  messages: readonly ConversationMessage[],
-  options: RepairOptions = {},
-): ConversationMessage[] {
+export function repairForResume(messages: readonly ConversationMessage[], options: RepairOptions = {}): ConversationMessage[] {
   const newUuid = options.newUuid ?? (() => globalThis.crypto.randomUUID());
   const window = sinceLastCompactBoundary(messages);
   const repaired: ConversationMessage[] = [];

@@ -1,7 +1,18 @@
 import { sessionMetaLineSchema, type SessionMetaLine } from "../schema/transcript.ts";
 import { planConversation, type ConversationPlan, type IndexedLines, type PlanOptions } from "./conversation-plan.ts";
 import { NodeKeys } from "./id-keys.ts";
-import { FLAG_COMPACT_BOUNDARY, FLAG_DROPPED, FLAG_SIDECHAIN, FLAG_TOOL_RESULT, KIND_ASSISTANT, KIND_OTHER, KIND_SYSTEM, KIND_USER, PARENT_MISSING, PARENT_ROOT } from "./line-kinds.ts";
+import {
+  FLAG_COMPACT_BOUNDARY,
+  FLAG_DROPPED,
+  FLAG_SIDECHAIN,
+  FLAG_TOOL_RESULT,
+  KIND_ASSISTANT,
+  KIND_OTHER,
+  KIND_SYSTEM,
+  KIND_USER,
+  PARENT_MISSING,
+  PARENT_ROOT,
+} from "./line-kinds.ts";
 
 export { TranscriptIndexError } from "./conversation-plan.ts";
 export type { ConversationPlan, LoadScope, PlanOptions } from "./conversation-plan.ts";
@@ -269,8 +280,7 @@ export class TranscriptIndex implements IndexedLines {
 
   /** A tombstone names a line (uuid) or a whole response (message id), almost always one just written. */
   private addTombstone(tombstoneOf: string): void {
-    const node =
-      tombstoneOf === this.previousUuid ? this.previousNode : this.keys.findRecent(tombstoneOf, this.keys.size, RECENT_LINES);
+    const node = tombstoneOf === this.previousUuid ? this.previousNode : this.keys.findRecent(tombstoneOf, this.keys.size, RECENT_LINES);
     if (node >= 0) {
       this.flags[node] = this.flags[node]! | FLAG_DROPPED;
       return;
@@ -291,8 +301,7 @@ export class TranscriptIndex implements IndexedLines {
       this.checkpointByteLength = grown(this.checkpointByteLength, new Uint32Array(capacity));
       this.checkpointNode = grown(this.checkpointNode, new Int32Array(capacity));
     }
-    const node =
-      messageUuid === this.previousUuid ? this.previousNode : this.keys.findRecent(messageUuid, this.keys.size, RECENT_LINES);
+    const node = messageUuid === this.previousUuid ? this.previousNode : this.keys.findRecent(messageUuid, this.keys.size, RECENT_LINES);
     this.checkpointNode[checkpoint] = node;
     if (node < 0) this.unresolvedCheckpoints.set(checkpoint, messageUuid);
     this.checkpointOffset[checkpoint] = byteOffset;

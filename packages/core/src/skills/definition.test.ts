@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { expandSkillBody, parseSkillFile } from "./definition.ts";
 
-const origin = { name: "release-notes", kind: "skill" as const, source: "project" as const, path: "/ws/.claude/skills/release-notes/SKILL.md", directory: "/ws/.claude/skills/release-notes" };
+const origin = {
+  name: "release-notes",
+  kind: "skill" as const,
+  source: "project" as const,
+  path: "/ws/.claude/skills/release-notes/SKILL.md",
+  directory: "/ws/.claude/skills/release-notes",
+};
 
 describe("parseSkillFile", () => {
   it("reads allowed-tools as a YAML list, a comma list or space-separated rules", () => {
@@ -12,7 +18,8 @@ describe("parseSkillFile", () => {
   });
 
   it("reads every Claude Code field", () => {
-    const text = "---\nname: release-notes\ndescription: Writes release notes\nallowed-tools: Bash(git log:*), Read\nmodel: claude-haiku-4-5\ndisable-model-invocation: true\nargument-hint: <version>\n---\nNotes for $ARGUMENTS\n";
+    const text =
+      "---\nname: release-notes\ndescription: Writes release notes\nallowed-tools: Bash(git log:*), Read\nmodel: claude-haiku-4-5\ndisable-model-invocation: true\nargument-hint: <version>\n---\nNotes for $ARGUMENTS\n";
     expect(parseSkillFile(text, origin)).toEqual({
       ok: true,
       body: "Notes for $ARGUMENTS\n",
@@ -35,7 +42,10 @@ describe("parseSkillFile", () => {
 
   it("turns wrong types and bad rules into a problem with the reason", () => {
     const wrongType = parseSkillFile("---\ndisable-model-invocation: sometimes\n---\nx", origin);
-    expect(wrongType).toMatchObject({ ok: false, problem: { name: "release-notes", path: origin.path, reason: expect.stringContaining("disable-model-invocation") } });
+    expect(wrongType).toMatchObject({
+      ok: false,
+      problem: { name: "release-notes", path: origin.path, reason: expect.stringContaining("disable-model-invocation") },
+    });
     const brokenYaml = parseSkillFile("---\ndescription: [oops\n---\nbody", origin);
     expect(brokenYaml).toMatchObject({ ok: false, problem: { reason: expect.stringMatching(/^invalid YAML front matter/) } });
     const unclosed = parseSkillFile("---\ndescription: x\nbody without an end", origin);
@@ -47,7 +57,9 @@ describe("parseSkillFile", () => {
 
 describe("expandSkillBody", () => {
   it("substitutes $ARGUMENTS and positional $1, $2", () => {
-    expect(expandSkillBody("All: $ARGUMENTS; first $1, second $2, none $3.", 'v1.2 "the big one"')).toBe('All: v1.2 "the big one"; first v1.2, second the big one, none .');
+    expect(expandSkillBody("All: $ARGUMENTS; first $1, second $2, none $3.", 'v1.2 "the big one"')).toBe(
+      'All: v1.2 "the big one"; first v1.2, second the big one, none .',
+    );
   });
 
   it("appends the arguments when the body does not use them", () => {

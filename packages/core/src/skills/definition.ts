@@ -82,7 +82,10 @@ export function parseSkillFile(
 
 function firstLine(body: string): string | undefined {
   const line = body.split("\n").find((candidate) => candidate.trim() !== "");
-  return line?.replace(/^#+\s*/, "").trim().slice(0, 200);
+  return line
+    ?.replace(/^#+\s*/, "")
+    .trim()
+    .slice(0, 200);
 }
 
 /**

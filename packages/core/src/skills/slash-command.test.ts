@@ -13,7 +13,10 @@ const skill: SkillDefinition = {
   disableModelInvocation: false,
   argumentHint: "<version>",
 };
-const catalog = { skills: [skill], problems: [{ name: "broken", kind: "skill" as const, path: "/ws/.claude/skills/broken/SKILL.md", reason: "invalid YAML front matter: x" }] };
+const catalog = {
+  skills: [skill],
+  problems: [{ name: "broken", kind: "skill" as const, path: "/ws/.claude/skills/broken/SKILL.md", reason: "invalid YAML front matter: x" }],
+};
 
 describe("slash commands", () => {
   it("parses /name and its arguments, and leaves paths and prose alone", () => {

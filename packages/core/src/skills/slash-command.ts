@@ -43,14 +43,29 @@ export function resolveSlashCommand(input: string, catalog: SkillCatalog): Slash
 
 export function slashCommandList(catalog: SkillCatalog): SlashCommandInfo[] {
   return [
-    ...builtinSlashCommands.map((command): SlashCommandInfo => ({ name: command.name, description: command.description, kind: "builtin", ...("argumentHint" in command ? { argumentHint: command.argumentHint } : {}) })),
-    ...catalog.skills.map((skill): SlashCommandInfo => ({ name: skill.name, description: skill.description, kind: skill.kind, ...(skill.argumentHint ? { argumentHint: skill.argumentHint } : {}) })),
+    ...builtinSlashCommands.map(
+      (command): SlashCommandInfo => ({
+        name: command.name,
+        description: command.description,
+        kind: "builtin",
+        ...("argumentHint" in command ? { argumentHint: command.argumentHint } : {}),
+      }),
+    ),
+    ...catalog.skills.map(
+      (skill): SlashCommandInfo => ({
+        name: skill.name,
+        description: skill.description,
+        kind: skill.kind,
+        ...(skill.argumentHint ? { argumentHint: skill.argumentHint } : {}),
+      }),
+    ),
   ];
 }
 
 /** `/help`: every command with its arguments and description, and the skill files that could not be loaded. */
 export function renderSlashHelp(catalog: SkillCatalog): string {
-  const line = (command: SlashCommandInfo) => `  /${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ""} — ${command.description}${command.kind === "builtin" ? "" : ` (${command.kind})`}`;
+  const line = (command: SlashCommandInfo) =>
+    `  /${command.name}${command.argumentHint ? ` ${command.argumentHint}` : ""} — ${command.description}${command.kind === "builtin" ? "" : ` (${command.kind})`}`;
   const lines = ["Slash commands:", ...slashCommandList(catalog).map(line)];
   if (catalog.problems.length > 0) {
     lines.push("", "Not loaded:", ...catalog.problems.map((problem) => `  /${problem.name} — ${problem.reason} (${problem.path})`));

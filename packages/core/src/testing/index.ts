@@ -4,4 +4,11 @@ export { collectEvents, eventsOf, fixedClock, sequentialIds, testContext, testDe
 export { createTestTool, delay } from "./test-tools.ts";
 export type { ToolLogEntry } from "./test-tools.ts";
 export { instantiateRedirectCase, redirectCorpus, type RedirectCase } from "./redirect-corpus.ts";
-export { createMemoryWorkspace, type ExecScript, type MemoryEntry, type MemoryWorkspace, type MemoryWorkspaceOptions, type ScriptedExec } from "./memory-workspace.ts";
+export {
+  createMemoryWorkspace,
+  type ExecScript,
+  type MemoryEntry,
+  type MemoryWorkspace,
+  type MemoryWorkspaceOptions,
+  type ScriptedExec,
+} from "./memory-workspace.ts";

@@ -33,7 +33,12 @@ export function grepMemoryFiles(query: GrepQuery, base: string, files: Array<{ p
   if (query.type && !extensions) throw new WorkspaceError("invalid_pattern", `unrecognized file type: ${query.type}`);
 
   const selected = files
-    .filter((file) => !relativeTo(base, file.path).split("/").some((segment) => skippedDirectories.includes(segment)))
+    .filter(
+      (file) =>
+        !relativeTo(base, file.path)
+          .split("/")
+          .some((segment) => skippedDirectories.includes(segment)),
+    )
     .filter((file) => !globMatcher || globMatcher(globOnName ? basenameOf(file.path) : relativeTo(base, file.path)))
     .filter((file) => !extensions || extensions.includes(extnameOf(file.path)))
     // Like the worker: files_with_matches newest first, other modes by path.

@@ -38,9 +38,9 @@ describe("createMemoryWorkspace: files", () => {
     const workspace = createMemoryWorkspace({
       "real/file.txt": "inside",
       "link.txt": { symlink: "real/file.txt" },
-      "dirlink": { symlink: "/workspace/real" },
-      "escape": { symlink: "../outside" },
-      "loop": { symlink: "loop" },
+      dirlink: { symlink: "/workspace/real" },
+      escape: { symlink: "../outside" },
+      loop: { symlink: "loop" },
     });
     expect(await workspace.resolve("link.txt")).toBe("/workspace/real/file.txt");
     expect(new TextDecoder().decode(await workspace.readFile("/workspace/dirlink/file.txt"))).toBe("inside");
@@ -92,7 +92,10 @@ describe("createMemoryWorkspace: search", () => {
 
 describe("createMemoryWorkspace: processes", () => {
   it("runs scripted commands, streams their chunks and keeps cwd per shell", async () => {
-    const workspace = createMemoryWorkspace({}, { exec: (command) => (command === "cd sub" ? { cwd: "sub" } : { stdout: "out\n", stderr: "err\n", exitCode: 1 }) });
+    const workspace = createMemoryWorkspace(
+      {},
+      { exec: (command) => (command === "cd sub" ? { cwd: "sub" } : { stdout: "out\n", stderr: "err\n", exitCode: 1 }) },
+    );
     const signal = new AbortController().signal;
     const chunks: string[] = [];
     await workspace.exec("cd sub", { shellId: "s1", timeoutMs: 1000, signal });

@@ -263,7 +263,11 @@ export function createMemoryWorkspace(files: Record<string, MemoryEntry> = {}, o
         ...(script.stderr ? [{ stream: "stderr" as const, data: script.stderr }] : []),
       ];
       for (const chunk of chunks) execOptions.onOutput?.(chunk);
-      const collect = (stream: OutputChunk["stream"]) => chunks.filter((chunk) => chunk.stream === stream).map((chunk) => chunk.data).join("");
+      const collect = (stream: OutputChunk["stream"]) =>
+        chunks
+          .filter((chunk) => chunk.stream === stream)
+          .map((chunk) => chunk.data)
+          .join("");
       const stdout = truncate(collect("stdout"), execOptions.maxOutputChars);
       const stderr = truncate(collect("stderr"), execOptions.maxOutputChars);
       const output = { stdout: stdout.text, stderr: stderr.text, truncated: stdout.truncated || stderr.truncated };

@@ -61,9 +61,7 @@ export function createScriptedModel(turns: Array<ScriptedTurn | ((request: Model
 
 export function turnToParts(turn: ScriptedTurn, id: string, model: string): ModelStreamPart[] {
   const chunkSize = turn.chunkSize ?? 8;
-  const parts: ModelStreamPart[] = [
-    { type: "message-start", id, model, usage: { input_tokens: turn.usage?.input_tokens ?? 10, output_tokens: 1 } },
-  ];
+  const parts: ModelStreamPart[] = [{ type: "message-start", id, model, usage: { input_tokens: turn.usage?.input_tokens ?? 10, output_tokens: 1 } }];
   turn.content.forEach((block, index) => {
     switch (block.type) {
       case "text":

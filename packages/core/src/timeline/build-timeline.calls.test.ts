@@ -75,7 +75,9 @@ describe("buildTimeline: model and tool calls", () => {
   });
 
   it("gives every event searchable text with its tool input and output", () => {
-    const timeline = buildTimeline(source([assistant("a1", { start: 0, end: 10 }, { tools: [grep] }), toolResult("r1", grep, { start: 11, end: 20 }, "Found In SRC/Main.ts")]));
+    const timeline = buildTimeline(
+      source([assistant("a1", { start: 0, end: 10 }, { tools: [grep] }), toolResult("r1", grep, { start: 11, end: 20 }, "Found In SRC/Main.ts")]),
+    );
     const tool = timeline.events.find((event) => event.kind === "tool")!;
     expect(tool.searchText).toContain("needle");
     expect(tool.searchText).toContain("Found In SRC/Main.ts");

@@ -39,7 +39,12 @@ describe("buildTimeline: tombstones and damaged lines", () => {
       { type: "user" },
       { type: "assistant", uuid: "x", timestamp: "not a time" },
       { type: "assistant", uuid: "y", timestamp: new Date(T0).toISOString(), message: { id: "m", content: "not blocks", usage: { input_tokens: "many" } } },
-      { type: "user", uuid: "orphan", timestamp: new Date(T0 + 5).toISOString(), message: { role: "user", content: [{ type: "tool_result", tool_use_id: "nobody" }] } },
+      {
+        type: "user",
+        uuid: "orphan",
+        timestamp: new Date(T0 + 5).toISOString(),
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: "nobody" }] },
+      },
       toolResult("bad-times", read, { start: 100, end: 50 }),
       { type: "system", uuid: "s", timestamp: new Date(T0 + 7).toISOString(), subtype: "compact_boundary" },
       { type: "system", uuid: "e", timestamp: new Date(T0 + 8).toISOString(), subtype: "api_error", level: "error", content: "boom" },

@@ -18,7 +18,12 @@ describe("buildTimeline: hooks of session events", () => {
       title: null,
       cwd: null,
       imported: false,
-      lines: [line("SessionStart", T0, "ok", "branch main"), line("UserPromptSubmit", T0 + 20, "blocked"), line("PreCompact", T0 + 40, "ok"), line("Stop", T0 + 60, "error")],
+      lines: [
+        line("SessionStart", T0, "ok", "branch main"),
+        line("UserPromptSubmit", T0 + 20, "blocked"),
+        line("PreCompact", T0 + 40, "ok"),
+        line("Stop", T0 + 60, "error"),
+      ],
       sidechains: [],
     });
     const hooks = timeline.events.filter((event) => event.kind === "hook");

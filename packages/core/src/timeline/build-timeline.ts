@@ -76,7 +76,16 @@ export function buildTimeline(source: TimelineSource): Timeline {
 }
 
 function createLanes(sidechains: ReadonlyArray<{ agentId: string; description: string | undefined }>, draft: TimelineDraft): LaneBuilder[] {
-  const lane = (id: string, kind: TimelineLaneKind, label: string, agentId: string | null): LaneBuilder => ({ id, kind, label, agentId, rows: 1, items: [], maxDurationMs: 0, rowEnds: [] });
+  const lane = (id: string, kind: TimelineLaneKind, label: string, agentId: string | null): LaneBuilder => ({
+    id,
+    kind,
+    label,
+    agentId,
+    rows: 1,
+    items: [],
+    maxDurationMs: 0,
+    rowEnds: [],
+  });
   const lanes = FIXED_LANES.map((fixed) => lane(fixed.id, fixed.kind, fixed.label, null));
   const seen = new Set<string>();
   for (const { agentId, description } of sidechains) {
@@ -91,7 +100,16 @@ function createLanes(sidechains: ReadonlyArray<{ agentId: string; description: s
 
 /** An event naming a lane that does not exist (a sidechain listed twice under other ids): its agent's lane, made now. */
 function laneFor(event: TimelineEvent, lanes: LaneBuilder[], byId: Map<string, LaneBuilder>): LaneBuilder {
-  const created: LaneBuilder = { id: event.lane, kind: "subagent", label: event.lane, agentId: event.agentId, rows: 1, items: [], maxDurationMs: 0, rowEnds: [] };
+  const created: LaneBuilder = {
+    id: event.lane,
+    kind: "subagent",
+    label: event.lane,
+    agentId: event.agentId,
+    rows: 1,
+    items: [],
+    maxDurationMs: 0,
+    rowEnds: [],
+  };
   lanes.splice(lanes.length - 1, 0, created);
   byId.set(created.id, created);
   return created;
@@ -151,7 +169,12 @@ export function totalsAt(totals: TotalsSeries, t: number): { tokens: TokenCounts
   const at = low - 1;
   if (at < 0) return { tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, costUsd: 0 };
   return {
-    tokens: { input: totals.inputTokens[at]!, output: totals.outputTokens[at]!, cacheRead: totals.cacheReadTokens[at]!, cacheWrite: totals.cacheWriteTokens[at]! },
+    tokens: {
+      input: totals.inputTokens[at]!,
+      output: totals.outputTokens[at]!,
+      cacheRead: totals.cacheReadTokens[at]!,
+      cacheWrite: totals.cacheWriteTokens[at]!,
+    },
     costUsd: totals.costUsd[at]!,
   };
 }

@@ -17,7 +17,23 @@ describe("the compact timeline", () => {
     rows.events.forEach((row, index) => {
       const event = timeline.events[index]!;
       const { index: position, id, kind, lane, row: subRow, start, end, at, timingKnown, title, status, agentId, toolName } = event;
-      expect(row).toEqual({ index: position, id, kind, lane, row: subRow, start, end, at, timingKnown, title, summary: row.summary, status, agentId, toolName, wait: permissionWait(event) });
+      expect(row).toEqual({
+        index: position,
+        id,
+        kind,
+        lane,
+        row: subRow,
+        start,
+        end,
+        at,
+        timingKnown,
+        title,
+        summary: row.summary,
+        status,
+        agentId,
+        toolName,
+        wait: permissionWait(event),
+      });
       expect(event.summary.startsWith(row.summary.replace(/…$/, ""))).toBe(true);
       expect(row.summary.length).toBeLessThanOrEqual(COMPACT_SUMMARY_CHARS);
       expect("detail" in row).toBe(false);

@@ -18,7 +18,10 @@ describe("editDiff", () => {
 
   it("shows a Write as all lines added and says the earlier content is unknown", () => {
     const diff = editDiff("Write", { file_path: "/ws/b.ts", content: "x\ny" });
-    expect(diff?.lines).toEqual([{ type: "add", text: "x" }, { type: "add", text: "y" }]);
+    expect(diff?.lines).toEqual([
+      { type: "add", text: "x" },
+      { type: "add", text: "y" },
+    ]);
     expect(diff?.note).toContain("not in the transcript");
   });
 

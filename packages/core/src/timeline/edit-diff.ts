@@ -18,7 +18,11 @@ export function editDiff(toolName: string, input: unknown): EditDiff | null {
   if (!fields || path === undefined) return null;
   if (toolName === "Write") {
     const content = asString(fields.content) ?? "";
-    return { path, note: "Written whole: the file's earlier content is not in the transcript.", lines: splitLines(content).map((text) => ({ type: "add", text })) };
+    return {
+      path,
+      note: "Written whole: the file's earlier content is not in the transcript.",
+      lines: splitLines(content).map((text) => ({ type: "add", text })),
+    };
   }
   if (toolName === "Edit") {
     const note = fields.replace_all === true ? "Every occurrence replaced." : null;

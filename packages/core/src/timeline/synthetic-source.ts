@@ -31,7 +31,15 @@ export function syntheticTimelineSource(options: SyntheticSourceOptions): Timeli
     let parent: string | null = null;
     let turn = 0;
     const prompt = id("u");
-    lines.push({ type: "user", uuid: prompt, parentUuid: null, sessionId: SESSION_ID, timestamp: stamp(), message: { role: "user", content: "Work through the synthetic task list." }, ...sidechain } as TranscriptLine);
+    lines.push({
+      type: "user",
+      uuid: prompt,
+      parentUuid: null,
+      sessionId: SESSION_ID,
+      timestamp: stamp(),
+      message: { role: "user", content: "Work through the synthetic task list." },
+      ...sidechain,
+    } as TranscriptLine);
     parent = prompt;
     produced++;
     while (produced < budget) {
@@ -43,7 +51,12 @@ export function syntheticTimelineSource(options: SyntheticSourceOptions): Timeli
       const uuid = id("a");
       const toolUses = Array.from({ length: calls }, (_, call) => {
         const name = TOOLS[(turn + call) % TOOLS.length]!;
-        return { type: "tool_use", id: id("toolu"), name, input: name === "Bash" ? { command: `echo step ${turn}` } : { file_path: `/ws/src/file-${turn % 97}.ts`, pattern: `needle${turn}` } };
+        return {
+          type: "tool_use",
+          id: id("toolu"),
+          name,
+          input: name === "Bash" ? { command: `echo step ${turn}` } : { file_path: `/ws/src/file-${turn % 97}.ts`, pattern: `needle${turn}` },
+        };
       });
       lines.push({
         type: "assistant",
@@ -58,7 +71,12 @@ export function syntheticTimelineSource(options: SyntheticSourceOptions): Timeli
           model: "claude-sonnet-4-5",
           content: [{ type: "text", text: `Turn ${turn}: looking at file-${turn % 97}.ts next.` }, ...toolUses],
           stop_reason: "tool_use",
-          usage: { input_tokens: 1200 + turn, output_tokens: 80 + (turn % 50), cache_read_input_tokens: 9000, cache_creation_input_tokens: turn % 10 === 0 ? 2000 : 0 },
+          usage: {
+            input_tokens: 1200 + turn,
+            output_tokens: 80 + (turn % 50),
+            cache_read_input_tokens: 9000,
+            cache_creation_input_tokens: turn % 10 === 0 ? 2000 : 0,
+          },
         },
         modelCall: { model: "claude-sonnet-4-5", startedAt, firstTokenAt: startedAt + 250, endedAt, attempts: turn % 40 === 0 ? 2 : 1 },
         ...sidechain,
@@ -83,7 +101,17 @@ export function syntheticTimelineSource(options: SyntheticSourceOptions): Timeli
           parentUuid: parent,
           sessionId: SESSION_ID,
           timestamp: new Date(callEnd).toISOString(),
-          message: { role: "user", content: [{ type: "tool_result", tool_use_id: toolUse.id, content: isError ? "Error: file not found" : `result of ${toolUse.name} in turn ${turn}`, ...(isError ? { is_error: true } : {}) }] },
+          message: {
+            role: "user",
+            content: [
+              {
+                type: "tool_result",
+                tool_use_id: toolUse.id,
+                content: isError ? "Error: file not found" : `result of ${toolUse.name} in turn ${turn}`,
+                ...(isError ? { is_error: true } : {}),
+              },
+            ],
+          },
           toolCall: {
             toolUseId: toolUse.id,
             name: toolUse.name,
@@ -93,7 +121,16 @@ export function syntheticTimelineSource(options: SyntheticSourceOptions): Timeli
             permissionWaitMs: waitMs,
             isError,
             batch: turn,
-            ...(asks ? { decision: { behavior: "allow", reason: waitMs > 0 ? { type: "user", scope: "once" } : { type: "mode", mode: "acceptEdits" }, waitedMs: waitMs, asked: waitMs > 0 } } : {}),
+            ...(asks
+              ? {
+                  decision: {
+                    behavior: "allow",
+                    reason: waitMs > 0 ? { type: "user", scope: "once" } : { type: "mode", mode: "acceptEdits" },
+                    waitedMs: waitMs,
+                    asked: waitMs > 0,
+                  },
+                }
+              : {}),
             ...(isError ? { errorClass: "FileNotFound" } : {}),
             ...(hooked ? { hooks: [{ event: "PreToolUse", name: "audit.sh", startedAt: callStart, endedAt: callStart + 8, outcome: "ok" }] } : {}),
           },

@@ -35,7 +35,13 @@ export function assistant(
       ],
       usage: options.usage ?? { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 50, cache_creation_input_tokens: 10 },
     },
-    modelCall: { model: "claude-sonnet-4-5", startedAt: T0 + call.start, firstTokenAt: call.firstToken === undefined ? null : T0 + call.firstToken, endedAt: T0 + call.end, attempts: call.attempts ?? 1 },
+    modelCall: {
+      model: "claude-sonnet-4-5",
+      startedAt: T0 + call.start,
+      firstTokenAt: call.firstToken === undefined ? null : T0 + call.firstToken,
+      endedAt: T0 + call.end,
+      attempts: call.attempts ?? 1,
+    },
     ...options.extra,
   };
 }

@@ -66,7 +66,16 @@ export function readThread(lines: readonly unknown[], agentId: string | null, dr
       case "tombstone": {
         const target = asString(line.tombstoneOf) ?? "";
         const reason = asString(line.reason) ?? "";
-        push({ id: `tombstone:${key}:${target}`, kind: "tombstone", lane: "errors", at, title: "Tombstone", summary: `${target}: ${reason}`, status: "tombstoned", detail: { kind: "tombstone", target, reason } });
+        push({
+          id: `tombstone:${key}:${target}`,
+          kind: "tombstone",
+          lane: "errors",
+          at,
+          title: "Tombstone",
+          summary: `${target}: ${reason}`,
+          status: "tombstoned",
+          detail: { kind: "tombstone", target, reason },
+        });
         break;
       }
       case "cairn-hooks":
@@ -104,7 +113,6 @@ export function readThread(lines: readonly unknown[], agentId: string | null, dr
   }
 }
 
-
 function readSystemLine(
   line: LooseRecord,
   at: number,
@@ -128,7 +136,16 @@ function readSystemLine(
     };
     const tokens = detail.preTokens === null ? "" : ` ${detail.preTokens} → ${detail.postTokens ?? "?"} tokens`;
     const count = summarized === null ? "" : `, ${summarized} messages summarised`;
-    push({ id: `compact:${key}`, kind: "compaction", lane: "compaction", at, title: `Compaction (${detail.trigger})`, summary: `${tokens}${count}`.trim(), lineUuid: uuid, detail });
+    push({
+      id: `compact:${key}`,
+      kind: "compaction",
+      lane: "compaction",
+      at,
+      title: `Compaction (${detail.trigger})`,
+      summary: `${tokens}${count}`.trim(),
+      lineUuid: uuid,
+      detail,
+    });
     return detail;
   }
   const level = asString(line.level) ?? "info";

@@ -27,7 +27,16 @@ export function readUserLine(
     if (line.isMeta === true) return;
     const text = contentText(content);
     if (text === "") return;
-    push({ id: `prompt:${key}`, kind: "prompt", lane: mainLane("model"), at, title: agentId === null ? "Prompt" : "Agent prompt", status: tombstoned ? "tombstoned" : "ok", lineUuid: uuid, detail: { kind: "prompt", text } });
+    push({
+      id: `prompt:${key}`,
+      kind: "prompt",
+      lane: mainLane("model"),
+      at,
+      title: agentId === null ? "Prompt" : "Agent prompt",
+      status: tombstoned ? "tombstoned" : "ok",
+      lineUuid: uuid,
+      detail: { kind: "prompt", text },
+    });
     return;
   }
   const record = asRecord(line.toolCall);
@@ -159,4 +168,3 @@ function pushCallParts(record: LooseRecord, detail: Extract<TimelineDetail, { ki
     });
   });
 }
-

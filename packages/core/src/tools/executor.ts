@@ -143,7 +143,15 @@ export class StreamingToolExecutor {
       }
     } catch (error) {
       // A hook runner or permission engine that throws must not take the session down with it.
-      const origin = { block: entry.block, assistantMessage: this.assistantMessage, context: this.context, services: this.services, batch: entry.batch, startedAt, permissionWaitMs: 0 };
+      const origin = {
+        block: entry.block,
+        assistantMessage: this.assistantMessage,
+        context: this.context,
+        services: this.services,
+        batch: entry.batch,
+        startedAt,
+        permissionWaitMs: 0,
+      };
       outcome = buildOutcome(origin, `Error: ${errorMessage(error)}`, true, { errorClass: classifyToolError(error) });
     }
     entry.status = "done";

@@ -15,17 +15,33 @@ export type DispatchHooks = (event: HookEventName, input: Record<string, unknown
  * (allow, possibly with an `updatedInput`, or deny, possibly stopping the run) before anyone is asked.
  * Undefined when no hook answered.
  */
-export async function* askPermissionHooks(args: PermissionCheckArgs, suggestions: readonly string[], dispatchHooks: DispatchHooks): AsyncGenerator<AgentEvent, Decided | undefined> {
+export async function* askPermissionHooks(
+  args: PermissionCheckArgs,
+  suggestions: readonly string[],
+  dispatchHooks: DispatchHooks,
+): AsyncGenerator<AgentEvent, Decided | undefined> {
   const outcome = await dispatchHooks(
     "PermissionRequest",
-    { tool_name: args.tool.name, tool_input: args.input, tool_use_id: args.toolUseId, permission_suggestions: suggestions.map((rule) => ({ type: "addRules", rules: [rule], behavior: "allow" })) },
+    {
+      tool_name: args.tool.name,
+      tool_input: args.input,
+      tool_use_id: args.toolUseId,
+      permission_suggestions: suggestions.map((rule) => ({ type: "addRules", rules: [rule], behavior: "allow" })),
+    },
     args.tool.name,
   );
   yield* hookOutcomeNotices("PermissionRequest", outcome);
   if (outcome.preventContinuation) {
     const why = outcome.preventContinuation.stopReason ? `: ${outcome.preventContinuation.stopReason}` : "";
     const reason: DecisionReason = { type: "hook", hookName: outcome.preventContinuation.hookName, reason: "continue: false" };
-    return { behavior: "deny", reason, waitedMs: 0, asked: false, message: `Execution stopped by a PermissionRequest hook${why}`, stop: outcome.preventContinuation };
+    return {
+      behavior: "deny",
+      reason,
+      waitedMs: 0,
+      asked: false,
+      message: `Execution stopped by a PermissionRequest hook${why}`,
+      stop: outcome.preventContinuation,
+    };
   }
   if (outcome.blocked) {
     const reason: DecisionReason = { type: "hook", hookName: outcome.blocked.hookName, reason: outcome.blocked.reason };

@@ -15,7 +15,11 @@ function scripted() {
 }
 
 /** Hooks that take `durations[event]` ms on the test clock; `verdicts` shapes what each says. */
-function timedHooks(clock: ReturnType<typeof fixedClock>, durations: Partial<Record<HookEventName, number>>, verdicts: Partial<Record<HookEventName, "block" | "fail">> = {}): HookDispatcher {
+function timedHooks(
+  clock: ReturnType<typeof fixedClock>,
+  durations: Partial<Record<HookEventName, number>>,
+  verdicts: Partial<Record<HookEventName, "block" | "fail">> = {},
+): HookDispatcher {
   return {
     async dispatch(event) {
       const outcome = emptyHookOutcome();

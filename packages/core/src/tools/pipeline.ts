@@ -62,11 +62,8 @@ export async function* runToolUse(
   };
   yield { type: "tool-start", toolUseId: block.id, name: block.name, input: block.input, startedAt, batch };
 
-  const finish = (
-    content: ToolResultContent,
-    isError: boolean,
-    extra: OutcomeExtra,
-  ): ToolRunOutcome => buildOutcome({ block, assistantMessage, context, services, batch, startedAt, permissionWaitMs, hooks: hookRuns }, content, isError, extra);
+  const finish = (content: ToolResultContent, isError: boolean, extra: OutcomeExtra): ToolRunOutcome =>
+    buildOutcome({ block, assistantMessage, context, services, batch, startedAt, permissionWaitMs, hooks: hookRuns }, content, isError, extra);
   const fail = (early: Early): ToolRunOutcome =>
     finish(early.content, true, {
       ...(early.errorClass ? { errorClass: early.errorClass } : {}),
@@ -169,7 +166,13 @@ export async function* runToolUse(
   const failed = result.isError === true;
   const postEvent = failed ? "PostToolUseFailure" : "PostToolUse";
   const postInput = failed
-    ? { tool_name: tool.name, tool_input: input, tool_use_id: block.id, error: typeof content === "string" ? content : stringify(result.output), is_interrupt: false }
+    ? {
+        tool_name: tool.name,
+        tool_input: input,
+        tool_use_id: block.id,
+        error: typeof content === "string" ? content : stringify(result.output),
+        is_interrupt: false,
+      }
     : { tool_name: tool.name, tool_input: input, tool_use_id: block.id, tool_response: result.output };
   const post = await dispatchHooks(postEvent, postInput, tool.name);
   yield* hookOutcomeNotices(postEvent, post);
@@ -241,7 +244,6 @@ export function buildOutcome(origin: OutcomeOrigin, content: ToolResultContent, 
   };
 }
 
-
 async function* decide(args: PermissionCheckArgs, services: PipelineServices, dispatchHooks: DispatchHooks): AsyncGenerator<AgentEvent, Decided> {
   const result = await services.gate.check(args);
   if (result.behavior === "allow") {
@@ -269,7 +271,15 @@ async function* decide(args: PermissionCheckArgs, services: PipelineServices, di
   let answer;
   try {
     answer = await services.prompter.ask(
-      { requestId, toolUseId: args.toolUseId, toolName: args.tool.name, input: args.input, reason: result.reason, suggestions, ...(result.message ? { message: result.message } : {}) },
+      {
+        requestId,
+        toolUseId: args.toolUseId,
+        toolName: args.tool.name,
+        input: args.input,
+        reason: result.reason,
+        suggestions,
+        ...(result.message ? { message: result.message } : {}),
+      },
       args.context.signal,
     );
   } catch {

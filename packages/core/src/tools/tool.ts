@@ -39,9 +39,7 @@ export type ToolResult<Output = unknown> = {
 
 export type ToolProgress = { data: unknown };
 
-export type ToolCall<Output> =
-  | Promise<ToolResult<Output>>
-  | AsyncGenerator<ToolProgress, ToolResult<Output>, void>;
+export type ToolCall<Output> = Promise<ToolResult<Output>> | AsyncGenerator<ToolProgress, ToolResult<Output>, void>;
 
 export type ValidationResult = { ok: true } | { ok: false; message: string; code?: string };
 

@@ -22,20 +22,26 @@ describe("background jobs", () => {
     expect(job).toMatchObject({ status: "running", exitCode: null, command: expect.stringContaining("echo first") });
     let stdout = "";
     let stderr = "";
-    await vi.waitFor(async () => {
-      const output = await workspace.readBackground(job.id);
-      stdout += output.stdout;
-      stderr += output.stderr;
-      expect([stdout, stderr]).toEqual([`${fixture.root}/job\nfirst\n`, "warn\n"]);
-    }, { timeout: 10_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        const output = await workspace.readBackground(job.id);
+        stdout += output.stdout;
+        stderr += output.stderr;
+        expect([stdout, stderr]).toEqual([`${fixture.root}/job\nfirst\n`, "warn\n"]);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(await workspace.readBackground(job.id)).toMatchObject({ stdout: "", stderr: "", status: "running" });
     await workspace.writeFile("job/go", "");
-    await vi.waitFor(async () => {
-      const output = await workspace.readBackground(job.id);
-      stdout += output.stdout;
-      expect(output.status).toBe("exited");
-      expect(output.exitCode).toBe(0);
-    }, { timeout: 10_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        const output = await workspace.readBackground(job.id);
+        stdout += output.stdout;
+        expect(output.status).toBe("exited");
+        expect(output.exitCode).toBe(0);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(stdout).toBe(`${fixture.root}/job\nfirst\nsecond\n`);
   });
 

@@ -21,7 +21,12 @@ describe("EndMarkerScanner", () => {
 
   it("finds a marker split across chunks, even a byte at a time, and holds back only a possible marker start", () => {
     const marker = "out__CAIRN_END_n1_0_/a b_c\0";
-    expect(feed(new EndMarkerScanner("n1"), [...marker].map((character) => character))).toEqual({ text: "out", status: 0, cwd: "/a b_c" });
+    expect(
+      feed(
+        new EndMarkerScanner("n1"),
+        [...marker].map((character) => character),
+      ),
+    ).toEqual({ text: "out", status: 0, cwd: "/a b_c" });
     const scanner = new EndMarkerScanner("n1");
     expect(scanner.push(Buffer.from("text __CAI")).text).toBe("text ");
     expect(scanner.push(Buffer.from("X more")).text).toBe("__CAIX more");

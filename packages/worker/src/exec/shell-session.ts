@@ -90,10 +90,13 @@ export class ShellSession {
       if (this.shell === shell) killGroup(shell.child);
       else this.running?.onFinished(null, null);
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, Math.max(1, options.timeoutMs));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        kill();
+      },
+      Math.max(1, options.timeoutMs),
+    );
     const onAbort = () => {
       interrupted = true;
       kill();

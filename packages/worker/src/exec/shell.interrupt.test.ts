@@ -33,17 +33,23 @@ describe("exec timeouts and aborts", () => {
     const grandchild = uniqueSleep();
     const controller = new AbortController();
     const running = workspace.exec(`${child.command} & (${grandchild.command} &) ; wait`, execOptions({ signal: controller.signal }));
-    await vi.waitFor(async () => {
-      expect(await processesWithArgv(child.argv)).not.toEqual([]);
-      expect(await processesWithArgv(grandchild.argv)).not.toEqual([]);
-    }, { timeout: 10_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        expect(await processesWithArgv(child.argv)).not.toEqual([]);
+        expect(await processesWithArgv(grandchild.argv)).not.toEqual([]);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     controller.abort();
     const result = await running;
     expect(result).toMatchObject({ interrupted: true, timedOut: false, exitCode: null });
-    await vi.waitFor(async () => {
-      expect(await processesWithArgv(child.argv)).toEqual([]);
-      expect(await processesWithArgv(grandchild.argv)).toEqual([]);
-    }, { timeout: 15_000 });
+    await vi.waitFor(
+      async () => {
+        expect(await processesWithArgv(child.argv)).toEqual([]);
+        expect(await processesWithArgv(grandchild.argv)).toEqual([]);
+      },
+      { timeout: 15_000 },
+    );
     expect((await workspace.exec("echo alive", execOptions())).stdout).toBe("alive\n");
   });
 

@@ -35,8 +35,18 @@ describe("exec in a persistent sandboxed shell", () => {
     const chunks: OutputChunk[] = [];
     const result = await workspace.exec("echo out; echo err >&2; printf tail; exit 3", { ...execOptions(), onOutput: (chunk) => chunks.push(chunk) });
     expect(result).toMatchObject({ exitCode: 3, stdout: "out\ntail", stderr: "err\n", timedOut: false, interrupted: false });
-    expect(chunks.filter((chunk) => chunk.stream === "stdout").map((chunk) => chunk.data).join("")).toBe("out\ntail");
-    expect(chunks.filter((chunk) => chunk.stream === "stderr").map((chunk) => chunk.data).join("")).toBe("err\n");
+    expect(
+      chunks
+        .filter((chunk) => chunk.stream === "stdout")
+        .map((chunk) => chunk.data)
+        .join(""),
+    ).toBe("out\ntail");
+    expect(
+      chunks
+        .filter((chunk) => chunk.stream === "stderr")
+        .map((chunk) => chunk.data)
+        .join(""),
+    ).toBe("err\n");
     // `exit` ended that shell; the next command gets a new one, in the same directory.
     expect(await workspace.exec("false", execOptions())).toMatchObject({ exitCode: 1 });
     expect(await workspace.exec("true", execOptions())).toMatchObject({ exitCode: 0, cwd: fixture.root });

@@ -24,7 +24,11 @@ afterEach(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-const codeOf = async (promise: Promise<unknown>) => promise.then(() => "resolved", (error: { code?: string }) => error.code);
+const codeOf = async (promise: Promise<unknown>) =>
+  promise.then(
+    () => "resolved",
+    (error: { code?: string }) => error.code,
+  );
 
 describe("PathConfiner.resolve", () => {
   it("resolves relative and absolute paths inside the root, existing or not", async () => {

@@ -98,11 +98,17 @@ function validateInput(input: string): void {
     throw new WorkspaceError("invalid_path", `The path ${JSON.stringify(input)} contains malformed Unicode (a lone surrogate)`, { path: input });
   }
   if (Buffer.byteLength(input) > MAX_PATH_BYTES) {
-    throw new WorkspaceError("invalid_path", `The path is too long (${Buffer.byteLength(input)} bytes; the limit is ${MAX_PATH_BYTES})`, { path: input.slice(0, 200) });
+    throw new WorkspaceError("invalid_path", `The path is too long (${Buffer.byteLength(input)} bytes; the limit is ${MAX_PATH_BYTES})`, {
+      path: input.slice(0, 200),
+    });
   }
   for (const name of input.split("/")) {
     if (Buffer.byteLength(name) > MAX_NAME_BYTES) {
-      throw new WorkspaceError("invalid_path", `A name in the path is too long (${Buffer.byteLength(name)} bytes; the limit is ${MAX_NAME_BYTES}): ${name.slice(0, 60)}…`, { path: input.slice(0, 200) });
+      throw new WorkspaceError(
+        "invalid_path",
+        `A name in the path is too long (${Buffer.byteLength(name)} bytes; the limit is ${MAX_NAME_BYTES}): ${name.slice(0, 60)}…`,
+        { path: input.slice(0, 200) },
+      );
     }
   }
 }

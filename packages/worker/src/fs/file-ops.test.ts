@@ -72,7 +72,11 @@ describe("readFile, stat and list", () => {
     expect(await files.stat("b.txt")).toMatchObject({ kind: "file", size: 3 });
     expect(await files.stat("missing.txt")).toBeNull();
     const entries = await files.list(".");
-    expect(entries.map((entry) => [entry.name, entry.kind])).toEqual([["a-link", "symlink"], ["b.txt", "file"], ["sub", "directory"]]);
+    expect(entries.map((entry) => [entry.name, entry.kind])).toEqual([
+      ["a-link", "symlink"],
+      ["b.txt", "file"],
+      ["sub", "directory"],
+    ]);
     expect(entries[0]?.path).toBe(join(fixture.root, "a-link"));
   });
 

@@ -48,7 +48,8 @@ export class FileOps {
       // O_NOFOLLOW: a link swapped in after resolving is refused; O_NONBLOCK: a FIFO cannot hang the read.
       handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (error) {
-      if (isErrno(error, "ELOOP")) throw new WorkspaceError("outside_workspace", `${path} changed into a symbolic link while being read`, { path, cause: error });
+      if (isErrno(error, "ELOOP"))
+        throw new WorkspaceError("outside_workspace", `${path} changed into a symbolic link while being read`, { path, cause: error });
       throw toWorkspaceError(error, path, "read");
     }
     try {
@@ -172,7 +173,8 @@ export class FileOps {
     try {
       await mkdir(directory, { recursive: true });
     } catch (error) {
-      if (isErrno(error, "EEXIST", "ENOTDIR")) throw new WorkspaceError("not_directory", `Could not create ${shown}: a component of the path is a file`, { path: shown, cause: error });
+      if (isErrno(error, "EEXIST", "ENOTDIR"))
+        throw new WorkspaceError("not_directory", `Could not create ${shown}: a component of the path is a file`, { path: shown, cause: error });
       throw toWorkspaceError(error, shown, "create directory");
     }
     const real = await realpath(directory).catch((error: unknown) => {

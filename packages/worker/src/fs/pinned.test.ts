@@ -63,7 +63,10 @@ describe("a directory swapped for a link after it was checked", () => {
     for (let round = 0; round < 300; round += 1) {
       await files.writeFile(`sub/new-${round}.txt`, "written").catch(() => undefined);
       await files.remove("sub/victim.txt").catch(() => undefined);
-      await files.readFile("sub/secret.txt").then((data) => seen.push(Buffer.from(data).toString()), () => undefined);
+      await files.readFile("sub/secret.txt").then(
+        (data) => seen.push(Buffer.from(data).toString()),
+        () => undefined,
+      );
     }
     racing = false;
     await swapper;

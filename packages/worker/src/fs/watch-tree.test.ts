@@ -29,27 +29,36 @@ describe("watchTree", () => {
   it("reports changes anywhere in the tree with absolute paths, including directories created later", async () => {
     watchTree(fixture.root, (event) => events.push(event), controller.signal);
     const deep = join(fixture.root, "src", "deep", "file.ts");
-    await vi.waitFor(async () => {
-      await writeFile(deep, `${Date.now()}`);
-      expect(saw(deep)).toBe(true);
-    }, { timeout: 5_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        await writeFile(deep, `${Date.now()}`);
+        expect(saw(deep)).toBe(true);
+      },
+      { timeout: 5_000, interval: 100 },
+    );
     await mkdir(join(fixture.root, "later"));
     const later = join(fixture.root, "later", "new.ts");
-    await vi.waitFor(async () => {
-      await writeFile(later, `${Date.now()}`);
-      expect(saw(later)).toBe(true);
-    }, { timeout: 5_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        await writeFile(later, `${Date.now()}`);
+        expect(saw(later)).toBe(true);
+      },
+      { timeout: 5_000, interval: 100 },
+    );
   });
 
   it("ignores .git and node_modules, and stops after abort", async () => {
     watchTree(fixture.root, (event) => events.push(event), controller.signal);
     const marker = join(fixture.root, "marker.txt");
-    await vi.waitFor(async () => {
-      await writeFile(join(fixture.root, ".git", "index"), `${Date.now()}`);
-      await writeFile(join(fixture.root, "node_modules", "pkg", "index.js"), `${Date.now()}`);
-      await writeFile(marker, `${Date.now()}`);
-      expect(saw(marker)).toBe(true);
-    }, { timeout: 5_000, interval: 100 });
+    await vi.waitFor(
+      async () => {
+        await writeFile(join(fixture.root, ".git", "index"), `${Date.now()}`);
+        await writeFile(join(fixture.root, "node_modules", "pkg", "index.js"), `${Date.now()}`);
+        await writeFile(marker, `${Date.now()}`);
+        expect(saw(marker)).toBe(true);
+      },
+      { timeout: 5_000, interval: 100 },
+    );
     expect(events.filter((event) => event.path.includes("/.git/") || event.path.includes("/node_modules/"))).toEqual([]);
     controller.abort();
     const count = events.length;

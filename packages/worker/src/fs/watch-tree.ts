@@ -60,9 +60,7 @@ export function watchTree(root: string, listener: (event: WatchEvent) => void, s
       return;
     }
     await Promise.all(
-      entries
-        .filter((entry) => entry.isDirectory() && !ignoredDirectoryNames.has(entry.name))
-        .map((entry) => watchDirectory(join(directory, entry.name))),
+      entries.filter((entry) => entry.isDirectory() && !ignoredDirectoryNames.has(entry.name)).map((entry) => watchDirectory(join(directory, entry.name))),
     );
   };
   void watchDirectory(root).catch(() => undefined);

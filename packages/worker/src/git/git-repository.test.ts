@@ -31,7 +31,12 @@ describe("git repository of a workspace", () => {
     await expect(repo.stage(["a.txt"])).rejects.toMatchObject({ code: "not_a_repository" });
     await expect(repo.commit("x")).rejects.toMatchObject({ code: "not_a_repository" });
     await repo.init();
-    expect(await repo.status()).toMatchObject({ repository: true, branch: "main", unborn: true, files: [{ path: "a.txt", staged: null, unstaged: "untracked" }] });
+    expect(await repo.status()).toMatchObject({
+      repository: true,
+      branch: "main",
+      unborn: true,
+      files: [{ path: "a.txt", staged: null, unstaged: "untracked" }],
+    });
   });
 
   it("stages, unstages, refuses an empty message and commits, then shows it in git log", async () => {

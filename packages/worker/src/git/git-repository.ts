@@ -26,7 +26,8 @@ export function createGitRepository(options: GitRunnerOptions) {
     return result.exitCode === 0 && result.stdout.trim() === "";
   };
   const requireRepository = async (): Promise<void> => {
-    if (!(await isRepository())) throw new GitError("not_a_repository", "This workspace is not a git repository. Run git init (the Git panel offers it) to start one.");
+    if (!(await isRepository()))
+      throw new GitError("not_a_repository", "This workspace is not a git repository. Run git init (the Git panel offers it) to start one.");
   };
   const checkedPaths = (paths: readonly string[]): string[] => {
     if (paths.length === 0) throw new GitError("outside_workspace", "Name at least one file");
@@ -139,7 +140,11 @@ async function validBranchName(git: RunGit, name: string): Promise<string> {
   const trimmed = name.trim();
   if (trimmed === "" || trimmed.startsWith("-")) throw new GitError("invalid_branch_name", `"${name}" is not a valid branch name`);
   const checked = await git(["check-ref-format", "--branch", trimmed], { ok: [0, 1, 128] });
-  if (checked.exitCode !== 0) throw new GitError("invalid_branch_name", `"${trimmed}" is not a valid branch name: git refuses it (no spaces, "..", "~", "^", ":", "?", "*", "[", or a trailing ".lock" or "/").`);
+  if (checked.exitCode !== 0)
+    throw new GitError(
+      "invalid_branch_name",
+      `"${trimmed}" is not a valid branch name: git refuses it (no spaces, "..", "~", "^", ":", "?", "*", "[", or a trailing ".lock" or "/").`,
+    );
   return trimmed;
 }
 

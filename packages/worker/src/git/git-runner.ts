@@ -1,7 +1,14 @@
 import { spawn } from "node:child_process";
 import { dirname } from "node:path";
 
-export type GitErrorCode = "git_missing" | "git_failed" | "not_a_repository" | "invalid_branch_name" | "empty_commit_message" | "no_remote" | "outside_workspace";
+export type GitErrorCode =
+  | "git_missing"
+  | "git_failed"
+  | "not_a_repository"
+  | "invalid_branch_name"
+  | "empty_commit_message"
+  | "no_remote"
+  | "outside_workspace";
 
 export class GitError extends Error {
   override readonly name = "GitError";
@@ -30,7 +37,20 @@ export type GitOutput = { stdout: string; stderr: string; exitCode: number };
  * agent can write the workspace), no fsmonitor daemon, no pager, no prompts, no signing prompt, and
  * pathspecs taken literally (a file named `*` is that file).
  */
-const SAFE_CONFIG = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "color.ui=false", "-c", "commit.gpgSign=false", "-c", "protocol.ext.allow=never"];
+const SAFE_CONFIG = [
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.quotePath=false",
+  "-c",
+  "color.ui=false",
+  "-c",
+  "commit.gpgSign=false",
+  "-c",
+  "protocol.ext.allow=never",
+];
 
 /** Runs the git binary in the workspace with a scrubbed environment; stdin is written when given. */
 export function createGitRunner(options: GitRunnerOptions) {
@@ -42,7 +62,10 @@ export function createGitRunner(options: GitRunnerOptions) {
     GIT_CEILING_DIRECTORIES: dirname(options.root),
     GIT_LITERAL_PATHSPECS: "1",
   };
-  return function runGit(args: readonly string[], runOptions: { input?: string; ok?: readonly number[]; push?: boolean; signal?: AbortSignal } = {}): Promise<GitOutput> {
+  return function runGit(
+    args: readonly string[],
+    runOptions: { input?: string; ok?: readonly number[]; push?: boolean; signal?: AbortSignal } = {},
+  ): Promise<GitOutput> {
     return new Promise((resolve, reject) => {
       const child = spawn(options.gitBinary ?? "git", [...SAFE_CONFIG, ...args], {
         cwd: options.root,
@@ -55,12 +78,22 @@ export function createGitRunner(options: GitRunnerOptions) {
       child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
       child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
       child.on("error", (error: NodeJS.ErrnoException) => {
-        reject(error.code === "ENOENT" ? new GitError("git_missing", "git is not installed on the server (apt-get install git)", { cause: error }) : new GitError("git_failed", `git ${args[0]} did not start`, { cause: error }));
+        reject(
+          error.code === "ENOENT"
+            ? new GitError("git_missing", "git is not installed on the server (apt-get install git)", { cause: error })
+            : new GitError("git_failed", `git ${args[0]} did not start`, { cause: error }),
+        );
       });
       child.on("close", (code) => {
         const output = { stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8"), exitCode: code ?? -1 };
         if ((runOptions.ok ?? [0]).includes(output.exitCode)) resolve(output);
-        else reject(new GitError("git_failed", `git ${args[0]} failed: ${withoutCredentials(output.stderr.trim() || output.stdout.trim() || `exit ${output.exitCode}`)}`));
+        else
+          reject(
+            new GitError(
+              "git_failed",
+              `git ${args[0]} failed: ${withoutCredentials(output.stderr.trim() || output.stdout.trim() || `exit ${output.exitCode}`)}`,
+            ),
+          );
       });
       if (runOptions.input !== undefined && child.stdin) {
         // git may exit (refusing) before it reads its input; that is reported by the exit code.

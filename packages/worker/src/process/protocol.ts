@@ -62,17 +62,32 @@ export const methodSchemas = {
   stat: { params: pathParams, result: fileStatSchema.nullable() },
   readFile: { params: pathParams, result: z.base64() },
   writeFile: {
-    params: z.strictObject({ path: z.string(), data: z.discriminatedUnion("encoding", [z.strictObject({ encoding: z.literal("utf8"), value: z.string() }), z.strictObject({ encoding: z.literal("base64"), value: z.base64() })]) }),
+    params: z.strictObject({
+      path: z.string(),
+      data: z.discriminatedUnion("encoding", [
+        z.strictObject({ encoding: z.literal("utf8"), value: z.string() }),
+        z.strictObject({ encoding: z.literal("base64"), value: z.base64() }),
+      ]),
+    }),
     result: fileStatSchema,
   },
   list: { params: pathParams, result: z.array(dirEntrySchema) },
   mkdir: { params: pathParams, result: none },
   remove: { params: pathParams, result: none },
   rename: { params: z.strictObject({ from: z.string(), to: z.string() }), result: none },
-  glob: { params: z.strictObject({ pattern: z.string(), path: z.string().optional(), limit: count }), result: z.object({ paths: z.array(z.string()), truncated: z.boolean() }) },
+  glob: {
+    params: z.strictObject({ pattern: z.string(), path: z.string().optional(), limit: count }),
+    result: z.object({ paths: z.array(z.string()), truncated: z.boolean() }),
+  },
   grep: { params: z.strictObject({ query: grepQuerySchema }), result: grepResultSchema },
   exec: {
-    params: z.strictObject({ command: z.string(), shellId: z.string(), timeoutMs: z.number().positive(), maxOutputChars: count.optional(), streamOutput: z.boolean() }),
+    params: z.strictObject({
+      command: z.string(),
+      shellId: z.string(),
+      timeoutMs: z.number().positive(),
+      maxOutputChars: count.optional(),
+      streamOutput: z.boolean(),
+    }),
     result: execResultSchema,
   },
   startBackground: { params: z.strictObject({ command: z.string(), shellId: z.string() }), result: backgroundJobSchema },

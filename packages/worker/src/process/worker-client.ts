@@ -43,7 +43,13 @@ export async function createWorkerProcessWorkspace(options: WorkerProcessOptions
 
   const connect = (): WorkerConnection => {
     if (connection?.alive === true) return connection;
-    const fresh = new WorkerConnection({ script: workerScript, cwd: root, env: childEnv, options: settings, temporaryRoot: settings.temporaryDirectory ?? workerEnv.tmpDir });
+    const fresh = new WorkerConnection({
+      script: workerScript,
+      cwd: root,
+      env: childEnv,
+      options: settings,
+      temporaryRoot: settings.temporaryDirectory ?? workerEnv.tmpDir,
+    });
     connection = fresh;
     // A new child knows nothing of the old one's watchers: register them again.
     for (const watch of watches) startWatch(fresh, watch);
@@ -75,7 +81,13 @@ export async function createWorkerProcessWorkspace(options: WorkerProcessOptions
     writeFile: (path, data, writeOptions) =>
       call(
         "writeFile",
-        { path, data: typeof data === "string" ? { encoding: "utf8", value: data } : { encoding: "base64", value: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64") } },
+        {
+          path,
+          data:
+            typeof data === "string"
+              ? { encoding: "utf8", value: data }
+              : { encoding: "base64", value: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64") },
+        },
         signalOnly(writeOptions?.signal),
       ),
     list: (path) => call("list", { path }),
@@ -83,7 +95,11 @@ export async function createWorkerProcessWorkspace(options: WorkerProcessOptions
     remove: async (path) => void (await call("remove", { path })),
     rename: async (from, to) => void (await call("rename", { from, to })),
     glob: (pattern, globOptions) =>
-      call("glob", { pattern, limit: globOptions.limit, ...(globOptions.path === undefined ? {} : { path: globOptions.path }) }, signalOnly(globOptions.signal)),
+      call(
+        "glob",
+        { pattern, limit: globOptions.limit, ...(globOptions.path === undefined ? {} : { path: globOptions.path }) },
+        signalOnly(globOptions.signal),
+      ),
     grep: (query, grepOptions) => call("grep", { query }, signalOnly(grepOptions?.signal)),
     exec(command: string, execOptions: ExecOptions) {
       const onOutput = execOptions.onOutput;

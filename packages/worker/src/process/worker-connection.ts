@@ -86,16 +86,22 @@ export class WorkerConnection {
       this.child.once("exit", (code, signal) => {
         this.exited = true;
         this.exitReason = signal === null ? `exit status ${code}` : `signal ${signal}`;
-        const error = () => new WorkspaceError("worker_unavailable", `The workspace worker process stopped (${this.exitReason}); the next call starts a new one`);
+        const error = () =>
+          new WorkspaceError("worker_unavailable", `The workspace worker process stopped (${this.exitReason}); the next call starts a new one`);
         failReady(error());
         for (const [id, pending] of this.pending) {
           this.pending.delete(id);
           pending.cleanup();
           pending.reject(
-            new WorkspaceError("worker_unavailable", `The workspace worker process stopped (${this.exitReason}) during ${pending.method}; the next call starts a new one`),
+            new WorkspaceError(
+              "worker_unavailable",
+              `The workspace worker process stopped (${this.exitReason}) during ${pending.method}; the next call starts a new one`,
+            ),
           );
         }
-        void rm(temporaryDirectory, { recursive: true, force: true }).catch(() => undefined).finally(resolve);
+        void rm(temporaryDirectory, { recursive: true, force: true })
+          .catch(() => undefined)
+          .finally(resolve);
       });
     });
     this.child.once("error", (error) => {
@@ -117,7 +123,8 @@ export class WorkerConnection {
     signal?.throwIfAborted();
     await this.ready;
     signal?.throwIfAborted();
-    if (this.exited) throw new WorkspaceError("worker_unavailable", `The workspace worker process stopped (${this.exitReason}); the next call starts a new one`);
+    if (this.exited)
+      throw new WorkspaceError("worker_unavailable", `The workspace worker process stopped (${this.exitReason}); the next call starts a new one`);
     const id = this.nextId;
     this.nextId += 1;
     return new Promise((resolve, reject) => {

@@ -31,7 +31,10 @@ describe("the workspace in a worker process", { timeout: 120_000 }, () => {
     await workspace.writeFile("notes.md", "a needle here\n");
     expect(await workspace.stat("notes.md")).toMatchObject({ kind: "file", size: 14, path: join(fixture.root, "notes.md") });
     expect((await workspace.list(".")).map((entry) => entry.name)).toEqual(["bin", "notes.md"]);
-    expect(await workspace.grep({ pattern: "needle", outputMode: "content" })).toMatchObject({ lines: [`${fixture.root}/notes.md:1:a needle here`], engine: "ripgrep" });
+    expect(await workspace.grep({ pattern: "needle", outputMode: "content" })).toMatchObject({
+      lines: [`${fixture.root}/notes.md:1:a needle here`],
+      engine: "ripgrep",
+    });
     expect((await workspace.glob("**/*.md", { limit: 10 })).paths).toEqual([join(fixture.root, "notes.md")]);
     const chunks: OutputChunk[] = [];
     const result = await workspace.exec("cd bin && echo out && echo err >&2", { ...execOptions(), onOutput: (chunk) => chunks.push(chunk) });
@@ -84,10 +87,13 @@ describe("the workspace in a worker process", { timeout: 120_000 }, () => {
     const events: WatchEvent[] = [];
     const controller = new AbortController();
     workspace.watch((event) => events.push(event), controller.signal);
-    await vi.waitFor(async () => {
-      await workspace.writeFile("watched.txt", `${Date.now()}`);
-      expect(events.some((event) => event.path === join(fixture.root, "watched.txt"))).toBe(true);
-    }, { timeout: 45_000, interval: 200 });
+    await vi.waitFor(
+      async () => {
+        await workspace.writeFile("watched.txt", `${Date.now()}`);
+        expect(events.some((event) => event.path === join(fixture.root, "watched.txt"))).toBe(true);
+      },
+      { timeout: 45_000, interval: 200 },
+    );
     controller.abort();
   });
 });

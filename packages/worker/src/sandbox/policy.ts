@@ -25,8 +25,21 @@ export type PolicyInput = {
  * workspace for a worker process but not for an in-process workspace, so they are listed per root.
  */
 export const protectedNames = [
-  ".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".ripgreprc", ".mcp.json",
-  ".vscode", ".idea", ".claude/commands", ".claude/agents", ".claude/settings.json", ".claude/settings.local.json",
+  ".gitconfig",
+  ".gitmodules",
+  ".bashrc",
+  ".bash_profile",
+  ".zshrc",
+  ".zprofile",
+  ".profile",
+  ".ripgreprc",
+  ".mcp.json",
+  ".vscode",
+  ".idea",
+  ".claude/commands",
+  ".claude/agents",
+  ".claude/settings.json",
+  ".claude/settings.local.json",
 ];
 
 function protectedPaths(root: string): string[] {
@@ -50,12 +63,9 @@ function protectedPaths(root: string): string[] {
  * workspace and its private HOME and TMPDIR, minus the protected files above.
  */
 export function buildFilesystemPolicy(input: PolicyInput): SandboxFilesystemPolicy {
-  const denyRead = unique([
-    input.serverHome,
-    input.cairnHome,
-    ...input.roots.map((root) => dirname(root)),
-    ...input.denyRead,
-  ]).filter((path) => path !== "/" && path !== "");
+  const denyRead = unique([input.serverHome, input.cairnHome, ...input.roots.map((root) => dirname(root)), ...input.denyRead]).filter(
+    (path) => path !== "/" && path !== "",
+  );
   return {
     denyRead,
     allowRead: unique([...input.roots, ...input.privateReadable, ...input.privateWritable, ...input.runtimeReadable]),

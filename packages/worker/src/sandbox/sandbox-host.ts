@@ -71,7 +71,11 @@ export class SandboxHost {
       this.leases -= 1;
       this.started = undefined;
       const reason = error instanceof Error ? error.message : String(error);
-      throw new WorkspaceError("sandbox_unavailable", `The sandbox could not start: ${reason}. Install bubblewrap and socat (apt-get install bubblewrap socat), ${disableHint}.`, { cause: error });
+      throw new WorkspaceError(
+        "sandbox_unavailable",
+        `The sandbox could not start: ${reason}. Install bubblewrap and socat (apt-get install bubblewrap socat), ${disableHint}.`,
+        { cause: error },
+      );
     }
     let released = false;
     return async () => {
@@ -97,7 +101,14 @@ export class SandboxHost {
       return await SandboxManager.wrapWithSandbox(
         command,
         undefined,
-        { filesystem: { denyRead: policy.denyRead, allowRead: [...policy.allowRead, ...this.proxySockets()], allowWrite: policy.allowWrite, denyWrite: policy.denyWrite } },
+        {
+          filesystem: {
+            denyRead: policy.denyRead,
+            allowRead: [...policy.allowRead, ...this.proxySockets()],
+            allowWrite: policy.allowWrite,
+            denyWrite: policy.denyWrite,
+          },
+        },
         undefined,
         { commandId },
       );
@@ -159,8 +170,24 @@ async function probeSandboxOnce(): Promise<SandboxProbe> {
   const helper = vendor === undefined ? undefined : join(vendor, process.arch === "arm64" ? "arm64" : "x64", "apply-seccomp");
   const command = helper !== undefined && existsSync(helper) ? [helper, "/bin/true"] : ["/bin/true"];
   const result = await runQuietly("bwrap", [
-    "--new-session", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--unshare-user", "--unshare-net",
-    "--cap-drop", "ALL", "--cap-add", "CAP_SETFCAP", "--proc", "/proc", "--", ...command,
+    "--new-session",
+    "--die-with-parent",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--unshare-pid",
+    "--unshare-user",
+    "--unshare-net",
+    "--cap-drop",
+    "ALL",
+    "--cap-add",
+    "CAP_SETFCAP",
+    "--proc",
+    "/proc",
+    "--",
+    ...command,
   ]);
   if (result.ok) return { available: true };
   return {

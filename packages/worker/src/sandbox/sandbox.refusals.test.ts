@@ -72,7 +72,10 @@ describe("the sandbox refuses", () => {
     expect(await fixture.snapshotOutside()).not.toContain(marker);
 
     const control = `cairn-control-${randomBytes(4).toString("hex")}`;
-    const unsandboxed = await (await openUnsandboxed()).exec(`echo ok > ../${control}; echo ok > ${fixture.outside}/${control}; echo "status=$?"`, execOptions());
+    const unsandboxed = await (await openUnsandboxed()).exec(
+      `echo ok > ../${control}; echo ok > ${fixture.outside}/${control}; echo "status=$?"`,
+      execOptions(),
+    );
     expect(statusOf(unsandboxed.stdout, "status")).toBe(0);
     expect(await readFile(join(fixture.base, control), "utf8")).toBe("ok\n");
     expect(await readFile(join(fixture.outside, control), "utf8")).toBe("ok\n");
@@ -196,7 +199,10 @@ describe("the sandbox refuses", () => {
   });
 
   it("links the shell plants to reach outside, in the shell and in file operations", async () => {
-    const result = await workspace.exec(`ln -s ${fixture.canaryPath} planted; ln -s ${fixture.outside} planted-dir; cat planted planted-dir/secret.txt`, execOptions());
+    const result = await workspace.exec(
+      `ln -s ${fixture.canaryPath} planted; ln -s ${fixture.outside} planted-dir; cat planted planted-dir/secret.txt`,
+      execOptions(),
+    );
     expect(result.stdout + result.stderr).not.toContain(fixture.canary);
     await expect(workspace.readFile("planted")).rejects.toMatchObject({ code: "outside_workspace" });
     await expect(workspace.writeFile("planted-dir/new.txt", "x")).rejects.toMatchObject({ code: "outside_workspace" });

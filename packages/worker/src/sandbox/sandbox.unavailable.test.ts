@@ -32,7 +32,13 @@ describe("when the sandbox cannot start", () => {
     expect(probe.reason).toContain("apt-get install bubblewrap socat");
     expect(probe.reason).toContain('"enabled": false');
     const session = new ShellSession({
-      launcher: new SandboxedLauncher({ host, env: { PATH: "/usr/bin:/bin" }, policy: { denyRead: [], allowRead: [fixture.root], allowWrite: [fixture.root], denyWrite: [] }, allowAllNetwork: false, allowedDomains: [] }),
+      launcher: new SandboxedLauncher({
+        host,
+        env: { PATH: "/usr/bin:/bin" },
+        policy: { denyRead: [], allowRead: [fixture.root], allowWrite: [fixture.root], denyWrite: [] },
+        allowAllNetwork: false,
+        allowedDomains: [],
+      }),
       root: fixture.root,
       runDirectory: fixture.root,
       prelude: "",

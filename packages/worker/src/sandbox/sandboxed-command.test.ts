@@ -41,7 +41,14 @@ describe("createSandboxedCommand", () => {
       // Beside the workspace and in the host's temp dir (hidden: writes land in a throwaway tmpfs), and in
       // a system directory (visible, read-only). Not this package's directory: a checkout under /tmp is hidden too.
       const visible = `/usr/.cairn-sandboxed-command-probe-${process.pid}`;
-      const targets = [join(fixture.root, "inside.txt"), "$HOME/home.txt", "$TMPDIR/tmp.txt", join(fixture.outside, "x.txt"), "/tmp/cairn-sandboxed-command-outside", visible];
+      const targets = [
+        join(fixture.root, "inside.txt"),
+        "$HOME/home.txt",
+        "$TMPDIR/tmp.txt",
+        join(fixture.outside, "x.txt"),
+        "/tmp/cairn-sandboxed-command-outside",
+        visible,
+      ];
       launch = await createSandboxedCommand({ command: process.execPath, args: ["-e", probe, JSON.stringify(targets)], root: fixture.root, label: "probe" });
       const result = await run(launch, "hello over stdin");
       expect(result.code, result.stderr).toBe(0);
@@ -82,7 +89,9 @@ describe("createSandboxedCommand", () => {
   it("refuses a working directory outside the workspace", async () => {
     const fixture = await makeFixture();
     try {
-      await expect(createSandboxedCommand({ command: "/bin/true", root: fixture.root, cwd: fixture.outside })).rejects.toMatchObject({ code: "outside_workspace" });
+      await expect(createSandboxedCommand({ command: "/bin/true", root: fixture.root, cwd: fixture.outside })).rejects.toMatchObject({
+        code: "outside_workspace",
+      });
     } finally {
       await fixture.cleanup();
     }

@@ -42,7 +42,10 @@ export class TypeFilter {
     this.type = type;
     const globs = ripgrepFileTypes[type];
     if (globs === undefined) {
-      throw new WorkspaceError("invalid_pattern", `Unknown file type "${type}". Known types include js, ts, py, rust, go, java, json, md, css, html, sh, yaml.`);
+      throw new WorkspaceError(
+        "invalid_pattern",
+        `Unknown file type "${type}". Known types include js, ts, py, rust, go, java, json, md, css, html, sh, yaml.`,
+      );
     }
     this.test = picomatch([...globs], { dot: true, noextglob: true, nonegate: true });
   }

@@ -94,7 +94,8 @@ async function globBase(confiner: PathConfiner, pattern: string, path: string | 
   }
   if (relativePattern.split("/").includes("..")) throw new WorkspaceError("outside_workspace", `The glob ${pattern} reaches outside the search directory`);
   try {
-    if (!(await stat(base)).isDirectory()) throw new WorkspaceError("not_directory", `Cannot search ${path ?? base}: it is not a directory`, { path: path ?? base });
+    if (!(await stat(base)).isDirectory())
+      throw new WorkspaceError("not_directory", `Cannot search ${path ?? base}: it is not a directory`, { path: path ?? base });
   } catch (error) {
     throw toWorkspaceError(error, path ?? base, "search");
   }

@@ -29,7 +29,12 @@ export async function grepWithJavaScript(plan: GrepPlan, signal?: AbortSignal): 
     await search(plan.base, true);
     return hits;
   }
-  const walk = walkFiles({ base: plan.base, overrides: new OverrideGlobs(plan.globs), ...(types === undefined ? {} : { types }), ...(signal === undefined ? {} : { signal }) });
+  const walk = walkFiles({
+    base: plan.base,
+    overrides: new OverrideGlobs(plan.globs),
+    ...(types === undefined ? {} : { types }),
+    ...(signal === undefined ? {} : { signal }),
+  });
   // Several files are read at once: the walk would otherwise wait on each read in turn.
   const inFlight = new Set<Promise<void>>();
   for await (const path of walk) {
@@ -91,9 +96,23 @@ function searchLines(path: string, text: string, regex: RegExp, scanner: RegExp,
   if (matches.length === 0) return undefined;
   if (plan.mode === "count") return { path, count: matches.length, lines: [] };
   if (plan.before === 0 && plan.after === 0) {
-    return { path, count: matches.length, lines: matches.map((match) => formatContentLine(path, match.index + 1, true, clip(match.text, true, match.terminated), plan.lineNumbers)) };
+    return {
+      path,
+      count: matches.length,
+      lines: matches.map((match) => formatContentLine(path, match.index + 1, true, clip(match.text, true, match.terminated), plan.lineNumbers)),
+    };
   }
-  return { path, count: matches.length, lines: withContext(path, splitLines(text), text.endsWith("\n"), matches.map((match) => match.index), plan) };
+  return {
+    path,
+    count: matches.length,
+    lines: withContext(
+      path,
+      splitLines(text),
+      text.endsWith("\n"),
+      matches.map((match) => match.index),
+      plan,
+    ),
+  };
 }
 
 function searchMultiline(path: string, text: string, regex: RegExp, plan: GrepPlan): GrepFileHits | undefined {
@@ -127,7 +146,17 @@ function searchMultiline(path: string, text: string, regex: RegExp, plan: GrepPl
   if (count === 0) return undefined;
   // With --multiline, ripgrep's --count counts matches, not lines.
   if (plan.mode === "count") return { path, count, lines: [] };
-  return { path, count: matchLines.size, lines: withContext(path, lines, text.endsWith("\n"), [...matchLines].sort((left, right) => left - right), plan) };
+  return {
+    path,
+    count: matchLines.size,
+    lines: withContext(
+      path,
+      lines,
+      text.endsWith("\n"),
+      [...matchLines].sort((left, right) => left - right),
+      plan,
+    ),
+  };
 }
 
 /** The matched lines with their context, `--` between groups that are not adjacent, as ripgrep prints them. */

@@ -125,5 +125,8 @@ function recordParser(plan: GrepPlan, fileFor: (path: string) => GrepFileHits): 
 function ripgrepFailure(plan: GrepPlan, stderr: string): WorkspaceError {
   const message = stderr.trim().replace(/^rg: /, "");
   const rejected = /regex parse error|error parsing glob|unrecognized file type|is not allowed in a regex/i.test(message);
-  return new WorkspaceError(rejected ? "invalid_pattern" : "io_error", `Search for ${JSON.stringify(plan.pattern)} failed: ${message || "ripgrep exited with status 2"}`);
+  return new WorkspaceError(
+    rejected ? "invalid_pattern" : "io_error",
+    `Search for ${JSON.stringify(plan.pattern)} failed: ${message || "ripgrep exited with status 2"}`,
+  );
 }

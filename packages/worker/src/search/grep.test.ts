@@ -88,7 +88,14 @@ describe("grep: ripgrep and JavaScript agree", () => {
 describe("grep semantics", () => {
   it("content lists path:line:text by path, with context lines and -- between groups", async () => {
     const result = await withRipgrep.grep({ pattern: "needle", outputMode: "content", context: 1, path: "multi.txt" });
-    expect(result.lines.map(short)).toEqual(["multi.txt-1-alpha", "multi.txt:2:needle start", "multi.txt-3-second line", "--", "multi.txt-6-gamma", "multi.txt:7:needle end"]);
+    expect(result.lines.map(short)).toEqual([
+      "multi.txt-1-alpha",
+      "multi.txt:2:needle start",
+      "multi.txt-3-second line",
+      "--",
+      "multi.txt-6-gamma",
+      "multi.txt:7:needle end",
+    ]);
     expect(result).toMatchObject({ files: 1, matches: 2, truncated: false });
   });
 
@@ -123,7 +130,11 @@ describe("grep semantics", () => {
     const result = await withRipgrep.grep({ pattern: "needle", outputMode: "content", path: "long.txt" });
     expect(result.lines.map(short)).toEqual(["long.txt:1:short needle line", "long.txt:2:[Omitted long matching line]"]);
     const edge = await withRipgrep.grep({ pattern: "needle", outputMode: "content", path: "columns.txt" });
-    expect(edge.lines.map((line) => short(line).slice(0, 30))).toEqual(["columns.txt:1:nnnnnnnnnnnnnnnn", "columns.txt:2:[Omitted long ma", "columns.txt:3:nnnnnnnnnnnnnnnn"]);
+    expect(edge.lines.map((line) => short(line).slice(0, 30))).toEqual([
+      "columns.txt:1:nnnnnnnnnnnnnnnn",
+      "columns.txt:2:[Omitted long ma",
+      "columns.txt:3:nnnnnnnnnnnnnnnn",
+    ]);
   });
 
   it("applies head_limit after sorting and reports truncation", async () => {

@@ -14,7 +14,10 @@ import { modificationTimes } from "./mtimes.ts";
 export async function grepWorkspace(confiner: PathConfiner, ripgrep: string | undefined, query: GrepQuery, signal?: AbortSignal): Promise<GrepResult> {
   if (query.pattern === "") throw new WorkspaceError("invalid_pattern", "The search pattern is empty");
   if (query.type !== undefined && ripgrepFileTypes[query.type] === undefined) {
-    throw new WorkspaceError("invalid_pattern", `Unknown file type "${query.type}". Known types include js, ts, py, rust, go, java, json, md, css, html, sh, yaml.`);
+    throw new WorkspaceError(
+      "invalid_pattern",
+      `Unknown file type "${query.type}". Known types include js, ts, py, rust, go, java, json, md, css, html, sh, yaml.`,
+    );
   }
   const base = await confiner.resolve(query.path ?? confiner.root);
   let baseIsFile: boolean;
@@ -25,7 +28,13 @@ export async function grepWorkspace(confiner: PathConfiner, ripgrep: string | un
   }
   const plan = planGrep(query, base, baseIsFile);
   const hits: GrepFileHits[] = ripgrep === undefined ? await grepWithJavaScript(plan, signal) : await grepWithRipgrep(ripgrep, plan, signal);
-  const mtimes = plan.mode === "files_with_matches" ? await modificationTimes(hits.map((file) => file.path), signal) : new Map<string, number>();
+  const mtimes =
+    plan.mode === "files_with_matches"
+      ? await modificationTimes(
+          hits.map((file) => file.path),
+          signal,
+        )
+      : new Map<string, number>();
   return formatGrepResult(hits, {
     mode: plan.mode,
     hasContext: plan.before > 0 || plan.after > 0,

@@ -57,7 +57,12 @@ export async function openWorkspace(fixture: Fixture, options: Partial<LocalWork
 }
 
 export function execOptions(overrides: { shellId?: string; timeoutMs?: number; signal?: AbortSignal; maxOutputChars?: number } = {}) {
-  return { shellId: overrides.shellId ?? "main", timeoutMs: overrides.timeoutMs ?? 15_000, signal: overrides.signal ?? new AbortController().signal, ...(overrides.maxOutputChars === undefined ? {} : { maxOutputChars: overrides.maxOutputChars }) };
+  return {
+    shellId: overrides.shellId ?? "main",
+    timeoutMs: overrides.timeoutMs ?? 15_000,
+    signal: overrides.signal ?? new AbortController().signal,
+    ...(overrides.maxOutputChars === undefined ? {} : { maxOutputChars: overrides.maxOutputChars }),
+  };
 }
 
 /** A `sleep` with a command line no other process has, to find it on the host and check that it is gone. */

@@ -16,7 +16,13 @@ describe("simple commands after quote removal", () => {
     [`ls "a b" 'c d' e\\ f`, [["ls", "a b", "c d", "e f"]]],
     [`echo "a\\"b" 'x\\y' "\\$HOME"`, [["echo", 'a"b', "x\\y", "$HOME"]]],
     [`echo $'a\\tb' "x"'y'z`, [["echo", "a\tb", "xyz"]]],
-    ["git status && npm test", [["git", "status"], ["npm", "test"]]],
+    [
+      "git status && npm test",
+      [
+        ["git", "status"],
+        ["npm", "test"],
+      ],
+    ],
     ["a; b & c || d | e |& f", [["a"], ["b"], ["c"], ["d"], ["e"], ["f"]]],
     ["ls \\\n  -la", [["ls", "-la"]]],
     ["(cd src; ls)", [["cd", "src"], ["ls"]]],
@@ -24,7 +30,13 @@ describe("simple commands after quote removal", () => {
     ["ls # a comment; rm x", [["ls"]]],
     ['"ls" -la', [["ls", "-la"]]],
     ["find . -name x -exec rm {} \\;", [["find", ".", "-name", "x", "-exec", "rm", "{}", ";"]]],
-    ['echo "héllo 😀" \'ü\' && ls -ß', [["echo", "héllo 😀", "ü"], ["ls", "-ß"]]],
+    [
+      "echo \"héllo 😀\" 'ü' && ls -ß",
+      [
+        ["echo", "héllo 😀", "ü"],
+        ["ls", "-ß"],
+      ],
+    ],
   ])("%j", (command, expected) => {
     const analysis = parser.analyze(command);
     expect(analysis.problems).toEqual([]);

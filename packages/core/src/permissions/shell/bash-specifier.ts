@@ -8,10 +8,7 @@ import { splitRuleWords } from "./word-text.ts";
  * - `ls`: the argv is exactly these words.
  * - any other `*`: a wildcard over the argv joined by spaces; every word must be literal.
  */
-export type BashSpecifier =
-  | { kind: "prefix"; words: string[] }
-  | { kind: "exact"; words: string[] }
-  | { kind: "wildcard"; pattern: RegExp };
+export type BashSpecifier = { kind: "prefix"; words: string[] } | { kind: "exact"; words: string[] } | { kind: "wildcard"; pattern: RegExp };
 
 export function compileBashSpecifier(content: string): BashSpecifier {
   const trimmed = content.trim();

@@ -80,8 +80,24 @@ export function unwrapCommand(command: Pick<SimpleCommand, "argv" | "assignments
 
 // Variables that change no code path a command takes (no preloads, pagers, editors or PATH).
 const safeVariableNames = new Set([
-  "CI", "DEBUG", "FORCE_COLOR", "NO_COLOR", "TERM", "TZ", "LANG", "LANGUAGE", "NODE_ENV", "RUST_BACKTRACE", "RUST_LOG",
-  "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "GOOS", "GOARCH", "CGO_ENABLED", "COLUMNS", "LINES",
+  "CI",
+  "DEBUG",
+  "FORCE_COLOR",
+  "NO_COLOR",
+  "TERM",
+  "TZ",
+  "LANG",
+  "LANGUAGE",
+  "NODE_ENV",
+  "RUST_BACKTRACE",
+  "RUST_LOG",
+  "PYTHONUNBUFFERED",
+  "PYTHONDONTWRITEBYTECODE",
+  "GOOS",
+  "GOARCH",
+  "CGO_ENABLED",
+  "COLUMNS",
+  "LINES",
 ]);
 
 export function assignmentProblem(assignments: readonly ShellAssignment[]): string | undefined {

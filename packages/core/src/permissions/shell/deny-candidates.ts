@@ -3,7 +3,27 @@ import { commandName, unwrapCommand } from "./command-safety.ts";
 import type { ShellAnalysis, ShellWord, SimpleCommand } from "./types.ts";
 
 // Commands that run their arguments as another command (after options we do not try to model).
-const runners = new Set(["exec", "command", "builtin", "sudo", "doas", "su", "nohup", "xargs", "parallel", "watch", "time", "nice", "timeout", "stdbuf", "env", "setsid", "ionice", "chroot", "flock"]);
+const runners = new Set([
+  "exec",
+  "command",
+  "builtin",
+  "sudo",
+  "doas",
+  "su",
+  "nohup",
+  "xargs",
+  "parallel",
+  "watch",
+  "time",
+  "nice",
+  "timeout",
+  "stdbuf",
+  "env",
+  "setsid",
+  "ionice",
+  "chroot",
+  "flock",
+]);
 const shells = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"]);
 const findActions = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 const MAX_DEPTH = 3;
@@ -21,7 +41,13 @@ function withBasename(argv: ShellWord[]): ShellWord[][] {
 /** Strings a shell would run as code: `sh -c <string>`, `eval <words>`. */
 function embeddedScripts(argv: readonly ShellWord[]): string[] {
   const name = commandName(argv[0]);
-  if (name === "eval") return [argv.slice(1).map((word) => word.value).join(" ")];
+  if (name === "eval")
+    return [
+      argv
+        .slice(1)
+        .map((word) => word.value)
+        .join(" "),
+    ];
   if (!shells.has(name)) return [];
   const flagIndex = argv.findIndex((word, index) => index > 0 && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(word.value));
   const script = flagIndex === -1 ? undefined : argv[flagIndex + 1];

@@ -34,7 +34,12 @@ const gitSubcommands: Record<string, ArgsCheck> = {
   "cat-file": anyArgs,
   grep: withoutFlags(["-O", "--open-files-in-pager"]),
   // Listing forms only: a positional argument would create or rename a branch or tag.
-  branch: (args) => args.every((word) => word.literal && ["-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--remotes", "--show-current", "--verbose", "--no-color", "--color"].includes(word.value)),
+  branch: (args) =>
+    args.every(
+      (word) =>
+        word.literal &&
+        ["-a", "-r", "-v", "-vv", "-l", "--list", "--all", "--remotes", "--show-current", "--verbose", "--no-color", "--color"].includes(word.value),
+    ),
   tag: (args) => args.every((word) => word.literal && ["-l", "--list", "-n"].includes(word.value)),
   remote: (args) => args.every((word) => word.literal && ["-v", "--verbose"].includes(word.value)),
 };

@@ -23,7 +23,7 @@ export function unescapeDoubleQuoted(text: string): string {
   for (let index = 0; index < text.length; index += 1) {
     const character = text[index]!;
     const next = text[index + 1];
-    if (character === "\\" && next !== undefined && "$`\"\\\n".includes(next)) {
+    if (character === "\\" && next !== undefined && '$`"\\\n'.includes(next)) {
       if (next !== "\n") out += next;
       index += 1;
       continue;

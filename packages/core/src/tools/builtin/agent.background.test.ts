@@ -83,7 +83,10 @@ describe("Agent tool: Claude Code's input, model aliases, background runs", () =
     });
     const { events, terminal } = await run();
     expect(terminal.reason).toBe("completed");
-    const subModels = model.requests.filter((request) => !isParent(request)).map((request) => request.model).sort();
+    const subModels = model.requests
+      .filter((request) => !isParent(request))
+      .map((request) => request.model)
+      .sort();
     expect(subModels).toEqual(["claude-haiku-5-5", "claude-opus-5-5", "claude-sonnet-5-5", "test-model"].sort());
     expect(toolResultOf(events, "toolu_1")).toMatchObject({ content: "answer from claude-opus-5-5" });
     expect(toolResultOf(events, "toolu_4")).toMatchObject({ content: "answer from test-model" });
@@ -156,7 +159,8 @@ describe("Agent tool: Claude Code's input, model aliases, background runs", () =
       gate,
       prompter,
       route: (request, counts) => {
-        if (!isParent(request)) return counts.sub === 1 ? { content: [{ type: "tool_use", id: "toolu_s", name: "Scribble", input: { value: "x" } }] } : text("could not write");
+        if (!isParent(request))
+          return counts.sub === 1 ? { content: [{ type: "tool_use", id: "toolu_s", name: "Scribble", input: { value: "x" } }] } : text("could not write");
         if (counts.parent === 1) return agentCall("toolu_bg", { run_in_background: true });
         return text("ok");
       },
@@ -176,7 +180,8 @@ describe("Agent tool: Claude Code's input, model aliases, background runs", () =
     };
     const { run } = setup({
       createCompactor,
-      route: (request, counts) => (!isParent(request) ? text("sub") : counts.parent === 1 ? { content: [agentCall("a1", {}).content[0]!, agentCall("a2", {}).content[0]!] } : text("done")),
+      route: (request, counts) =>
+        !isParent(request) ? text("sub") : counts.parent === 1 ? { content: [agentCall("a1", {}).content[0]!, agentCall("a2", {}).content[0]!] } : text("done"),
     });
     await run();
     expect(made).toHaveLength(2);

@@ -85,14 +85,23 @@ function setup(options: {
 }
 
 const toolResults = (events: AgentEvent[]) =>
-  events.flatMap((event) => (event.type === "message" && event.message.type === "user" && Array.isArray(event.message.message.content) ? event.message.message.content.filter((block) => block.type === "tool_result") : []));
+  events.flatMap((event) =>
+    event.type === "message" && event.message.type === "user" && Array.isArray(event.message.message.content)
+      ? event.message.message.content.filter((block) => block.type === "tool_result")
+      : [],
+  );
 
 describe("Agent tool", () => {
   it("runs a subagent with fresh messages and the parent's tools minus Agent; its final text is the tool result", async () => {
     const { model, transcripts, log, run } = setup({
       turns: [
         agentCall("toolu_a", "Find the answer"),
-        { content: [{ type: "tool_use", id: "toolu_l1", name: "Lookup", input: { value: "a" } }, { type: "tool_use", id: "toolu_l2", name: "Lookup", input: { value: "b" } }] },
+        {
+          content: [
+            { type: "tool_use", id: "toolu_l1", name: "Lookup", input: { value: "a" } },
+            { type: "tool_use", id: "toolu_l2", name: "Lookup", input: { value: "b" } },
+          ],
+        },
         text("The answer is 42."),
         text("The agent says 42."),
       ],
@@ -110,7 +119,12 @@ describe("Agent tool", () => {
     const [result] = toolResults(events);
     expect(result).toEqual({ type: "tool_result", tool_use_id: "toolu_a", content: "The answer is 42." });
     const parentResult = events.find((event) => event.type === "message" && event.message.type === "user");
-    expect(parentResult?.type === "message" && parentResult.message.toolUseResult).toMatchObject({ status: "completed", agentType: "general-purpose", totalToolUseCount: 2, prompt: "Find the answer" });
+    expect(parentResult?.type === "message" && parentResult.message.toolUseResult).toMatchObject({
+      status: "completed",
+      agentType: "general-purpose",
+      totalToolUseCount: 2,
+      prompt: "Find the answer",
+    });
 
     const progress = events.flatMap((event) => (event.type === "tool-progress" ? [event] : []));
     expect(progress.every((event) => event.toolUseId === "toolu_a" && event.name === "Agent")).toBe(true);
@@ -196,7 +210,12 @@ describe("Agent tool", () => {
     expect(lifecycle.map((entry) => entry.event)).toEqual(["SubagentStop", "Stop"]);
     expect(lifecycle[0]).toEqual({
       event: "SubagentStop",
-      input: { stop_hook_active: false, agent_id: transcripts.runs[0]!.agentId, agent_type: "general-purpose", agent_transcript_path: expect.stringContaining("/subagents/agent-") },
+      input: {
+        stop_hook_active: false,
+        agent_id: transcripts.runs[0]!.agentId,
+        agent_type: "general-purpose",
+        agent_transcript_path: expect.stringContaining("/subagents/agent-"),
+      },
       matchValue: "general-purpose",
     });
     expect(fired.filter((entry) => entry.event === "PreToolUse").map((entry) => entry.matchValue)).toEqual(["Agent"]);
@@ -222,14 +241,21 @@ describe("Agent tool", () => {
       prompter,
       turns: [
         agentCall("toolu_a", "try things"),
-        { content: [{ type: "tool_use", id: "toolu_l", name: "Lookup", input: { value: "a" } }, { type: "tool_use", id: "toolu_s", name: "Scribble", input: { value: "b" } }] },
+        {
+          content: [
+            { type: "tool_use", id: "toolu_l", name: "Lookup", input: { value: "a" } },
+            { type: "tool_use", id: "toolu_s", name: "Scribble", input: { value: "b" } },
+          ],
+        },
         text("I was not allowed."),
         text("ok"),
       ],
     });
     const { events } = await run();
     expect(asked).toEqual(["Scribble"]);
-    const subResults = transcripts.runs[0]!.messages.flatMap((message) => (message.type === "user" && Array.isArray(message.message.content) ? message.message.content : []));
+    const subResults = transcripts.runs[0]!.messages.flatMap((message) =>
+      message.type === "user" && Array.isArray(message.message.content) ? message.message.content : [],
+    );
     expect(subResults).toEqual([
       expect.objectContaining({ tool_use_id: "toolu_l", is_error: true, content: "Lookup is denied." }),
       expect.objectContaining({ tool_use_id: "toolu_s", is_error: true }),
@@ -239,8 +265,18 @@ describe("Agent tool", () => {
   });
 
   it("gives an agent only the tools its definition names, its own system prompt and model", async () => {
-    const reviewer: AgentDefinition = { agentType: "reviewer", description: "Reviews", tools: ["Lookup", "Agent", "Missing"], model: "claude-haiku-9", systemPrompt: "You review.", source: "project" };
-    const { model, run } = setup({ definitions: [reviewer], turns: [agentCall("toolu_a", "review", { subagent_type: "reviewer" }), text("looks fine"), text("ok")] });
+    const reviewer: AgentDefinition = {
+      agentType: "reviewer",
+      description: "Reviews",
+      tools: ["Lookup", "Agent", "Missing"],
+      model: "claude-haiku-9",
+      systemPrompt: "You review.",
+      source: "project",
+    };
+    const { model, run } = setup({
+      definitions: [reviewer],
+      turns: [agentCall("toolu_a", "review", { subagent_type: "reviewer" }), text("looks fine"), text("ok")],
+    });
     await run();
     const subRequest = model.requests.find(isSubagentRequest)!;
     expect(subRequest.tools?.map((tool) => tool.name)).toEqual(["Lookup"]);
@@ -255,14 +291,24 @@ describe("Agent tool", () => {
 
     const model = createScriptedModel([agentCall("toolu_b", "x"), text("ok")]);
     const { events } = await collectEvents(
-      query({ messages: [], systemPrompt: ["parent"], tools: [createAgentTool()], model: "m", signal: new AbortController().signal, context: testContext(), deps: testDeps(model) }),
+      query({
+        messages: [],
+        systemPrompt: ["parent"],
+        tools: [createAgentTool()],
+        model: "m",
+        signal: new AbortController().signal,
+        context: testContext(),
+        deps: testDeps(model),
+      }),
     );
     expect(toolResults(events)[0]).toMatchObject({ is_error: true, content: "Subagents are not available in this session." });
   });
 
   it("reports a subagent whose model failed as an error result", async () => {
     const { ModelError } = await import("../../model/port.ts");
-    const { run } = setup({ turns: [agentCall("toolu_a", "x"), { content: [], error: new ModelError("invalid_request", "bad request from sub") }, text("ok")] });
+    const { run } = setup({
+      turns: [agentCall("toolu_a", "x"), { content: [], error: new ModelError("invalid_request", "bad request from sub") }, text("ok")],
+    });
     const [result] = toolResults((await run()).events);
     expect(result).toMatchObject({ is_error: true, content: "The agent stopped with an error: bad request from sub" });
   });

@@ -80,7 +80,9 @@ function statusOf(run: SubagentRunResult): AgentOutput["status"] {
  * streams its events as progress. Concurrency-safe, so parallel Agent calls run at once. It needs
  * no permission of its own: every tool call the subagent makes goes through the same gate.
  */
-export function createAgentTool(options: { definitions?: readonly AgentDefinition[] } = {}): Tool<AgentInput, AgentOutput | AgentLaunchOutput | ToolFailureOutput> {
+export function createAgentTool(
+  options: { definitions?: readonly AgentDefinition[] } = {},
+): Tool<AgentInput, AgentOutput | AgentLaunchOutput | ToolFailureOutput> {
   const definitions = options.definitions ?? [generalPurposeAgent];
   return {
     name: "Agent",
@@ -93,13 +95,18 @@ export function createAgentTool(options: { definitions?: readonly AgentDefinitio
       const known = subagentServiceOf(context)?.definitions() ?? definitions;
       const type = input.subagent_type ?? GENERAL_PURPOSE_AGENT_TYPE;
       if (known.some((definition) => definition.agentType === type)) return { ok: true };
-      return { ok: false, code: "unknown_agent_type", message: `Agent type '${type}' not found. Available agents: ${known.map((definition) => definition.agentType).join(", ")}` };
+      return {
+        ok: false,
+        code: "unknown_agent_type",
+        message: `Agent type '${type}' not found. Available agents: ${known.map((definition) => definition.agentType).join(", ")}`,
+      };
     },
     async *call(input, context, meta): AsyncGenerator<ToolProgress, ToolResult<AgentOutput | AgentLaunchOutput | ToolFailureOutput>, void> {
       const service = subagentServiceOf(context);
       if (!service) return toolFailure("Subagents are not available in this session.");
       const background = input.run_in_background === true ? backgroundAgentsOf(context) : undefined;
-      if (input.run_in_background === true && !background) return toolFailure("Background agents are not available in this session; run the agent without run_in_background.");
+      if (input.run_in_background === true && !background)
+        return toolFailure("Background agents are not available in this session; run the agent without run_in_background.");
       const run = service.run({
         description: input.description,
         prompt: input.prompt,

@@ -13,9 +13,7 @@ function serverWorkspace() {
     {},
     {
       exec: (command) =>
-        command === "npm run dev"
-          ? { hang: true, stdout: "ready on :3000\nGET /\n", stderr: "warn: slow\n" }
-          : { stdout: "done\n", exitCode: 3 },
+        command === "npm run dev" ? { hang: true, stdout: "ready on :3000\nGET /\n", stderr: "warn: slow\n" } : { stdout: "done\n", exitCode: 3 },
     },
   );
 }

@@ -10,7 +10,9 @@ export const bashOutputInputSchema = z.strictObject({
   filter: z
     .string()
     .optional()
-    .describe("Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read."),
+    .describe(
+      "Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read.",
+    ),
 });
 export type BashOutputInput = z.infer<typeof bashOutputInputSchema>;
 
@@ -95,7 +97,11 @@ export function createBashOutputTool(options: { now?: () => number } = {}): Tool
         let { stdout, stderr } = job;
         if (input.filter !== undefined) {
           const pattern = new RegExp(input.filter);
-          const keep = (text: string) => text.split("\n").filter((line) => pattern.test(line)).join("\n");
+          const keep = (text: string) =>
+            text
+              .split("\n")
+              .filter((line) => pattern.test(line))
+              .join("\n");
           stdout = keep(stdout);
           stderr = keep(stderr);
         }

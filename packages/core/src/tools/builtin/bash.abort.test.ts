@@ -23,7 +23,17 @@ function hangingWorkspace() {
       signals.push(options.signal);
       options.onOutput?.({ stream: "stdout", data: "working\n" });
       await new Promise<void>((resolve) => options.signal.addEventListener("abort", () => resolve(), { once: true }));
-      return { exitCode: null, signal: "SIGTERM", stdout: "working\n", stderr: "", timedOut: false, interrupted: true, truncated: false, cwd: base.root, sandboxed: true };
+      return {
+        exitCode: null,
+        signal: "SIGTERM",
+        stdout: "working\n",
+        stderr: "",
+        timedOut: false,
+        interrupted: true,
+        truncated: false,
+        cwd: base.root,
+        sandboxed: true,
+      };
     },
   };
   return { workspace, signals };

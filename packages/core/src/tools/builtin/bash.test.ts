@@ -16,7 +16,14 @@ describe("Bash: results", () => {
     const run = expectResult(await runTool(bash, { command: "ls", description: "List files in current directory" }, toolContext(workspace)));
     expect(run.content).toBe("README.md\npackage.json\nsrc");
     expect(run.isError).toBe(false);
-    expect(run.result.output).toMatchObject({ stdout: "README.md\npackage.json\nsrc", stderr: "", interrupted: false, isImage: false, noOutputExpected: false, exitCode: 0 });
+    expect(run.result.output).toMatchObject({
+      stdout: "README.md\npackage.json\nsrc",
+      stderr: "",
+      interrupted: false,
+      isImage: false,
+      noOutputExpected: false,
+      exitCode: 0,
+    });
   });
 
   it("runs in the session's persistent shell with the default timeout and output cap", async () => {

@@ -17,11 +17,9 @@ export const bashInputSchema = z.strictObject({
     .string()
     .optional()
     .describe(
-      'Clear, concise description of what this command does in 5-10 words, in active voice. Examples:\nInput: ls\nOutput: List files in current directory\n\nInput: git status\nOutput: Show working tree status\n\nInput: npm install\nOutput: Install package dependencies',
+      "Clear, concise description of what this command does in 5-10 words, in active voice. Examples:\nInput: ls\nOutput: List files in current directory\n\nInput: git status\nOutput: Show working tree status\n\nInput: npm install\nOutput: Install package dependencies",
     ),
-  run_in_background: looseBoolean()
-    .optional()
-    .describe("Set to true to run this command in the background. Use BashOutput to read the output later."),
+  run_in_background: looseBoolean().optional().describe("Set to true to run this command in the background. Use BashOutput to read the output later."),
 });
 export type BashInput = z.infer<typeof bashInputSchema>;
 
@@ -128,7 +126,10 @@ async function* runForeground(input: BashInput, context: ToolUseContext): AsyncG
   }
   const interrupted = result.interrupted || (context.signal.aborted && !result.timedOut);
   const output: BashSuccessOutput = {
-    stdout: accumulator.text().replace(/^(\s*\n)+/, "").trimEnd(),
+    stdout: accumulator
+      .text()
+      .replace(/^(\s*\n)+/, "")
+      .trimEnd(),
     stderr: toolNotes(result, timeoutMs),
     interrupted,
     isImage: false,

@@ -44,4 +44,3 @@ export function buildPatch(filePath: string, before: string, after: string): Pat
     lines: hunk.lines,
   }));
 }
-

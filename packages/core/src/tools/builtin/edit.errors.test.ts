@@ -92,7 +92,7 @@ describe("Edit: refusals, each saying how to fix it", () => {
   });
 
   it("refuses a directory and a path outside the workspace", async () => {
-    const { context } = await setup({ "dir/a.txt": "x", "link": { symlink: "/outside" } as never });
+    const { context } = await setup({ "dir/a.txt": "x", link: { symlink: "/outside" } as never });
     expect(runText(await runTool(edit, { file_path: "/workspace/dir", old_string: "x", new_string: "y" }, context))).toContain("is a directory");
     for (const file_path of ["/etc/hosts", "/workspace/../etc/hosts", "/workspace/link/file"]) {
       const run = await runTool(edit, { file_path, old_string: "", new_string: "pwned" }, context);

@@ -38,12 +38,18 @@ describe("ExitPlanMode", () => {
 
   it("always asks the user in plan mode, even where every tool is allowed by a rule", async () => {
     const harness = createHarness({ mode: "plan", layers: [{ source: "userSettings", settings: { permissions: { allow: ["ExitPlanMode"] } } }] });
-    expect(await harness.engine.check(harness.args(exitPlanMode, { plan: "do it" }))).toMatchObject({ behavior: "ask", reason: { type: "mode", mode: "plan" } });
+    expect(await harness.engine.check(harness.args(exitPlanMode, { plan: "do it" }))).toMatchObject({
+      behavior: "ask",
+      reason: { type: "mode", mode: "plan" },
+    });
   });
 
   it("is pre-approved only by an allow rule from this run's command line (headless runs)", async () => {
     const harness = createHarness({ mode: "plan", cli: { allowedTools: ["ExitPlanMode"] } });
-    expect(await harness.engine.check(harness.args(exitPlanMode, { plan: "do it" }))).toMatchObject({ behavior: "allow", reason: { type: "rule", source: "cliArg" } });
+    expect(await harness.engine.check(harness.args(exitPlanMode, { plan: "do it" }))).toMatchObject({
+      behavior: "allow",
+      reason: { type: "rule", source: "cliArg" },
+    });
   });
 
   it("tells the model to keep planning, with the user's comments, when the plan is not approved", () => {

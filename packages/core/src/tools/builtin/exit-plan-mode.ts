@@ -11,8 +11,7 @@ export const exitPlanModeInputSchema = z.strictObject({
 export type ExitPlanModeInput = z.infer<typeof exitPlanModeInputSchema>;
 export type ExitPlanModeOutput = { plan: string; approved: true };
 
-export const exitPlanModeApproved =
-  "User has approved your plan. You can now start coding. Start with updating your todo list if applicable.";
+export const exitPlanModeApproved = "User has approved your plan. You can now start coding. Start with updating your todo list if applicable.";
 
 const description = `Use this tool when you are in plan mode and have finished presenting your plan and are ready to code. This will prompt the user to exit plan mode.
 IMPORTANT: Only use this tool when the task requires planning the implementation steps of a task that requires writing code. For research tasks where you're gathering information, searching files, reading files or in general trying to understand the codebase - do NOT use this tool.
@@ -53,4 +52,3 @@ export function createExitPlanModeTool(): Tool<ExitPlanModeInput, ExitPlanModeOu
       `The user did not approve the plan yet and wants you to keep planning (you are still in plan mode).${feedback ? `\nTheir comments on the plan:\n${feedback}` : ""}\nRevise the plan, then call ExitPlanMode again.`,
   };
 }
-

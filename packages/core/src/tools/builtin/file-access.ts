@@ -5,8 +5,7 @@ import { asWorkspaceError } from "./tool-failure.ts";
 
 /** Claude Code's wording, which models are trained to read. */
 export const fileNotReadMessage = "File has not been read yet. Read it first before writing to it.";
-export const fileModifiedMessage =
-  "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+export const fileModifiedMessage = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 export const cwdNote = "Note: your current working directory is";
 
 export function requireAbsolutePath(filePath: string, context: Pick<ToolUseContext, "cwd">): ValidationResult {

@@ -72,7 +72,11 @@ describe("Grep: options", () => {
   it("maps -i, glob, type, multiline and context flags onto the query; -C wins over -A/-B", async () => {
     const { workspace, queries } = recordingWorkspace(project);
     const context = toolContext(workspace);
-    await runTool(grep, { pattern: "todo", "-i": true, glob: "*.ts", type: "ts", multiline: true, output_mode: "content", "-A": 1, "-B": 2, "-C": 3, "-n": false }, context);
+    await runTool(
+      grep,
+      { pattern: "todo", "-i": true, glob: "*.ts", type: "ts", multiline: true, output_mode: "content", "-A": 1, "-B": 2, "-C": 3, "-n": false },
+      context,
+    );
     expect(queries[0]).toEqual({
       pattern: "todo",
       outputMode: "content",
@@ -103,7 +107,11 @@ describe("Grep: options", () => {
     const { workspace, queries } = recordingWorkspace({ "many.txt": Array.from({ length: 300 }, () => "hit").join("\n") });
     const context = toolContext(workspace);
     const capped = expectResult(await runTool(grep, { pattern: "hit", output_mode: "content" }, context));
-    expect(String(capped.content).split("\n").filter((line) => line.startsWith("many.txt"))).toHaveLength(250);
+    expect(
+      String(capped.content)
+        .split("\n")
+        .filter((line) => line.startsWith("many.txt")),
+    ).toHaveLength(250);
     expect(capped.content).toMatch(/\n\n\[Showing results with pagination = limit: 250\]$/);
     expect(capped.result.output).toMatchObject({ appliedLimit: 250, numLines: 250 });
     const all = expectResult(await runTool(grep, { pattern: "hit", output_mode: "content", head_limit: 0 }, context));

@@ -25,13 +25,18 @@ export const grepInputSchema = z.strictObject({
   "-C": contextLines().describe('Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.'),
   "-n": looseBoolean().optional().describe('Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.'),
   "-i": looseBoolean().optional().describe("Case insensitive search (rg -i)"),
-  type: z.string().optional().describe("File type to search (rg --type). Common types: js, py, rust, go, java, etc. More efficient than include for standard file types."),
+  type: z
+    .string()
+    .optional()
+    .describe("File type to search (rg --type). Common types: js, py, rust, go, java, etc. More efficient than include for standard file types."),
   head_limit: looseNumber(z.number().int().nonnegative())
     .optional()
     .describe(
       `Limit output to first N lines/entries, equivalent to "| head -N". Works across all output modes. Defaults to ${grepDefaultHeadLimit} when unspecified. Pass 0 for unlimited (use sparingly).`,
     ),
-  multiline: looseBoolean().optional().describe("Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."),
+  multiline: looseBoolean()
+    .optional()
+    .describe("Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."),
 });
 export type GrepInput = z.infer<typeof grepInputSchema>;
 

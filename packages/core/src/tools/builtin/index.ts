@@ -10,12 +10,13 @@ import { createReadTool } from "./read.ts";
 import { createTodoWriteTool } from "./todo-write.ts";
 import { createWriteTool } from "./write.ts";
 
-export type BuiltinToolsOptions = BashToolOptions & { /** Clock for readFileState timestamps, durations and BashOutput timestamps; defaults to Date.now. */
-  now?: () => number;
+export type BuiltinToolsOptions = BashToolOptions & {
+  /** Clock for readFileState timestamps, durations and BashOutput timestamps; defaults to Date.now. */ now?: () => number;
 };
 
 /** Fresh instances of every built-in tool, with Claude Code's names and input schemas. */
-export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] { const clock = options.now ? { now: options.now } : {};
+export function builtinTools(options: BuiltinToolsOptions = {}): AnyTool[] {
+  const clock = options.now ? { now: options.now } : {};
   const bashOptions = options.isReadOnlyCommand ? { isReadOnlyCommand: options.isReadOnlyCommand } : {};
   return [
     createReadTool(clock),

@@ -33,17 +33,17 @@ describe("Read: images", () => {
     const workspace = createMemoryWorkspace({ "huge.png": png(readLimits.maxImageBytes + 1) });
     const run = expectResult(await runTool(read, { file_path: "/workspace/huge.png" }, toolContext(workspace)));
     expect(run.isError).toBe(true);
-    expect(run.content).toBe(
-      "Image file is too large (3.75 MB). The maximum image size is 3.75 MB; resize or crop it first, for example with the Bash tool.",
-    );
+    expect(run.content).toBe("Image file is too large (3.75 MB). The maximum image size is 3.75 MB; resize or crop it first, for example with the Bash tool.");
   });
 
   it("accepts an image of exactly 3.75 MB", async () => {
-    const workspace = createMemoryWorkspace({ "edge.webp": (() => {
-      const bytes = new Uint8Array(readLimits.maxImageBytes);
-      bytes.set([0x52, 0x49, 0x46, 0x46, 0, 0, 0, 0, 0x57, 0x45, 0x42, 0x50]);
-      return bytes;
-    })() });
+    const workspace = createMemoryWorkspace({
+      "edge.webp": (() => {
+        const bytes = new Uint8Array(readLimits.maxImageBytes);
+        bytes.set([0x52, 0x49, 0x46, 0x46, 0, 0, 0, 0, 0x57, 0x45, 0x42, 0x50]);
+        return bytes;
+      })(),
+    });
     const run = expectResult(await runTool(read, { file_path: "/workspace/edge.webp" }, toolContext(workspace)));
     expect(run.result.output).toMatchObject({ type: "image", file: { type: "image/webp", originalSize: readLimits.maxImageBytes } });
   });

@@ -102,9 +102,7 @@ describe("Read: refusals the model can act on", () => {
     const workspace = createMemoryWorkspace({ "src/config.js": "x" });
     const run = expectResult(await runTool(read, { file_path: "/workspace/src/config.ts" }, toolContext(workspace)));
     expect(run.isError).toBe(true);
-    expect(run.content).toBe(
-      "File does not exist. Note: your current working directory is /workspace. Did you mean /workspace/src/config.js?",
-    );
+    expect(run.content).toBe("File does not exist. Note: your current working directory is /workspace. Did you mean /workspace/src/config.js?");
     expect(run.result.output).toBe(`Error: ${run.content}`);
   });
 

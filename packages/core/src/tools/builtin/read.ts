@@ -31,9 +31,7 @@ export const readInputSchema = z.strictObject({
   offset: looseNumber(z.number().int().nonnegative())
     .optional()
     .describe("The line number to start reading from. Only provide if the file is too large to read at once"),
-  limit: looseNumber(z.number().int().positive())
-    .optional()
-    .describe("The number of lines to read. Only provide if the file is too large to read at once."),
+  limit: looseNumber(z.number().int().positive()).optional().describe("The number of lines to read. Only provide if the file is too large to read at once."),
 });
 export type ReadInput = z.infer<typeof readInputSchema>;
 
@@ -104,9 +102,7 @@ export function createReadTool(options: { now?: () => number } = {}): Tool<ReadI
         }
         const bytes = await context.workspace.readFile(key, { signal: context.signal });
         if (looksBinary(bytes)) {
-          return toolFailure(
-            "This tool cannot read binary files. The file contains NUL bytes. Use the Bash tool with file, xxd or strings to inspect it.",
-          );
+          return toolFailure("This tool cannot read binary files. The file contains NUL bytes. Use the Bash tool with file, xxd or strings to inspect it.");
         }
         const output = selectLines(input, normalizeLineEndings(decodeText(bytes).text));
         output.file.filePath = input.file_path;
@@ -124,12 +120,7 @@ export function createReadTool(options: { now?: () => number } = {}): Tool<ReadI
   };
 }
 
-async function readImage(
-  filePath: string,
-  key: string,
-  size: number,
-  context: ToolUseContext,
-): Promise<ToolResult<ReadOutput>> {
+async function readImage(filePath: string, key: string, size: number, context: ToolUseContext): Promise<ToolResult<ReadOutput>> {
   if (size > readLimits.maxImageBytes) {
     return toolFailure(
       `Image file is too large (${formatBytes(size)}). The maximum image size is ${formatBytes(readLimits.maxImageBytes)}; resize or crop it first, for example with the Bash tool.`,
@@ -182,7 +173,9 @@ export function renderReadOutput(output: ReadOutput): ToolResultContent {
     notes.push(`Showing lines ${file.startLine}-${lastLine} of ${file.totalLines}. Use offset and limit to read the rest of the file.`);
   }
   if (longLines > 0) {
-    notes.push(`${longLines} line${longLines === 1 ? " was" : "s were"} longer than ${readLimits.maxLineChars} characters and cut; use Grep or the Bash tool to see them whole.`);
+    notes.push(
+      `${longLines} line${longLines === 1 ? " was" : "s were"} longer than ${readLimits.maxLineChars} characters and cut; use Grep or the Bash tool to see them whole.`,
+    );
   }
   const body = numbered.join("\n");
   return notes.length === 0 ? body : `${body}\n\n<system-reminder>${notes.join(" ")}</system-reminder>`;

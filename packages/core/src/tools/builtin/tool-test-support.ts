@@ -7,10 +7,7 @@ import type { AnyTool, ToolResult, ToolUseContext } from "../tool.ts";
 
 /** Test-only helpers for the built-in tools' unit tests: a context and a runner shaped like the pipeline. */
 
-export function toolContext(
-  workspace: Workspace,
-  overrides: Partial<ToolUseContext> = {},
-): ToolUseContext & { store: Store<AppState> } {
+export function toolContext(workspace: Workspace, overrides: Partial<ToolUseContext> = {}): ToolUseContext & { store: Store<AppState> } {
   const store = createStore(createInitialAppState({ model: "test-model" }));
   return {
     store,

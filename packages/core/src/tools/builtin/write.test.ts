@@ -15,9 +15,7 @@ describe("Write", () => {
     const workspace = createMemoryWorkspace({});
     const context = toolContext(workspace);
     const run = expectResult(await runTool(write, { file_path: "/workspace/src/new.ts", content: "export {};\n" }, context));
-    expect(run.content).toBe(
-      "File created successfully at: /workspace/src/new.ts (file state is current in your context — no need to Read it back)",
-    );
+    expect(run.content).toBe("File created successfully at: /workspace/src/new.ts (file state is current in your context — no need to Read it back)");
     expect(run.result.output).toEqual({
       type: "create",
       filePath: "/workspace/src/new.ts",
