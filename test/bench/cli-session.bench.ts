@@ -5,6 +5,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { startModelSim } from "@cairn/model-sim";
@@ -65,7 +66,7 @@ function timedRun(args: string[], cwd: string, env: Record<string, string>): Pro
   return new Promise((resolve, reject) => {
     const quoted = [process.execPath, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
     const started = performance.now();
-    const child = spawn("bash", ["-c", `${quoted} >/dev/null 2>/tmp/cairn-bench-stderr; code=$?; times; exit $code`], {
+    const child = spawn("bash", ["-c", `${quoted} >/dev/null 2>'${join(tmpdir(), "cairn-bench-stderr")}'; code=$?; times; exit $code`], {
       cwd,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", CAIRN_FROM_BUNDLE: "1", ...env },
     });

@@ -5,6 +5,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startModelSim } from "@cairn/model-sim";
 import { cairnBin, repoRoot, tempDir } from "../support/cli.ts";
@@ -76,7 +77,7 @@ function timedRun(args: string[], cwd: string, env: Record<string, string>): Pro
   return new Promise((resolve, reject) => {
     const quoted = [process.execPath, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
     const started = performance.now();
-    const child = spawn("bash", ["-c", `${quoted} >/dev/null 2>/tmp/cairn-bench-otel-stderr; code=$?; times; exit $code`], {
+    const child = spawn("bash", ["-c", `${quoted} >/dev/null 2>'${join(tmpdir(), "cairn-bench-otel-stderr")}'; code=$?; times; exit $code`], {
       cwd,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", CAIRN_FROM_BUNDLE: "1", ...env },
     });
