@@ -88,7 +88,7 @@ export function syntheticTimelineSource(options: SyntheticSourceOptions): Timeli
       let batchEnd = batchStart;
       toolUses.forEach((toolUse, call) => {
         const asks = toolUse.name === "Edit" || toolUse.name === "Bash";
-        const waitMs = asks && turn % 5 === 0 ? 1500 : 0;
+        const waitMs = asks && turn % 2 === 0 ? 1500 : 0;
         const hooked = turn % 4 === 0;
         const callStart = batchStart + call;
         const callEnd = callStart + waitMs + 30 + ((turn * (call + 1)) % 200);
