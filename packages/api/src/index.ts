@@ -30,6 +30,8 @@ export type {
 export type { ApiContext, SequencedEvent } from "./router/context.ts";
 export { openSessionIndex, sessionQuerySchema, sessionRowSchema } from "./session-index/session-index.ts";
 export type { RefreshReport, SessionIndex, SessionIndexOptions, SessionQuery, SessionRow } from "./session-index/session-index.ts";
+export { DistributedConfigError, redactUrl, resolveDistributedConfig, splitWorkerUrls } from "./distributed/distributed-config.ts";
+export type { DistributedConfig, DistributedSettings } from "./distributed/distributed-config.ts";
 export { startServer, ServerConfigError, DEFAULT_HOST, DEFAULT_PORT } from "./server/start-server.ts";
 export type { CairnServer, StartServerOptions } from "./server/start-server.ts";
 export { isWebAppBuilt, loadNextHandler, WebAppNotBuiltError } from "./server/next-handler.ts";

@@ -22,6 +22,11 @@ const envSchema = z.object({
   CAIRN_CONTEXT_WINDOW: z.coerce.number().int().min(1_000).optional(),
   CAIRN_AUTOCOMPACT_PCT: z.coerce.number().min(1).max(100).optional(),
   CAIRN_DISABLE_AUTOCOMPACT: z.enum(["0", "1", "true", "false"]).optional(),
+  // Distributed mode: validated with the matching flags by @cairn/api's resolveDistributedConfig.
+  CAIRN_REDIS_URL: z.string().optional(),
+  CAIRN_DATABASE_URL: z.string().optional(),
+  CAIRN_WORKER_URL: z.string().optional(),
+  CAIRN_NODE_ID: z.string().optional(),
 });
 
 export type CliEnv = {
@@ -44,6 +49,8 @@ export type CliEnv = {
   autoCompactPct: number | undefined;
   /** False with `CAIRN_DISABLE_AUTOCOMPACT=1`: only /compact summarises, and an over-long conversation stops at the blocking limit. */
   autoCompact: boolean;
+  /** Distributed mode as the environment gives it (`CAIRN_REDIS_URL`, `CAIRN_DATABASE_URL`, `CAIRN_WORKER_URL`, `CAIRN_NODE_ID`). */
+  distributed: { redisUrl: string | undefined; databaseUrl: string | undefined; workerUrls: string[]; nodeId: string | undefined };
 };
 
 export function readEnv(source: Record<string, string | undefined> = process.env): CliEnv {
@@ -73,6 +80,12 @@ export function readEnv(source: Record<string, string | undefined> = process.env
     contextWindow: env.CAIRN_CONTEXT_WINDOW,
     autoCompactPct: env.CAIRN_AUTOCOMPACT_PCT,
     autoCompact: !(env.CAIRN_DISABLE_AUTOCOMPACT === "1" || env.CAIRN_DISABLE_AUTOCOMPACT === "true"),
+    distributed: {
+      redisUrl: env.CAIRN_REDIS_URL,
+      databaseUrl: env.CAIRN_DATABASE_URL,
+      workerUrls: env.CAIRN_WORKER_URL === undefined ? [] : [env.CAIRN_WORKER_URL],
+      nodeId: env.CAIRN_NODE_ID,
+    },
   };
 }
 

@@ -5,7 +5,19 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { DEFAULT_HOST, DEFAULT_PORT, ensureSampleWorkspace, isWebAppBuilt, ServerConfigError, startServer, type CairnServer } from "@cairn/api";
+import { hostname } from "node:os";
+import {
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  DistributedConfigError,
+  ensureSampleWorkspace,
+  isWebAppBuilt,
+  resolveDistributedConfig,
+  ServerConfigError,
+  startServer,
+  type CairnServer,
+  type DistributedConfig,
+} from "@cairn/api";
 import { childProcessEnv, useProductionNodeEnv, type CliEnv } from "./env.ts";
 import { cliVersion } from "./version.ts";
 
@@ -19,6 +31,11 @@ open it once and the browser stays signed in for 30 days.
   --allowed-host <name[:port]>  another host name to answer to (a reverse proxy's, a LAN name); repeatable.
                       Requests under any other name are refused (DNS rebinding).
   --api-only          serve /api/trpc only, without the web app (for \`next dev\` against this server)
+Distributed mode (see "Running on several machines" in the README):
+  --redis-url <redis://…>        event fan-out over Redis Streams (CAIRN_REDIS_URL)
+  --database-url <postgres://…>  shared state in PostgreSQL (CAIRN_DATABASE_URL)
+  --worker-url <ws://…>          a \`cairn worker --listen\` host; repeatable or comma-separated (CAIRN_WORKER_URL)
+  --node-id <id>                 this node's id in leases and logs (CAIRN_NODE_ID; default <hostname>-<pid>)
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CAIRN_HOME, CAIRN_MODEL, CAIRN_TOKEN (fixed access token),
   CAIRN_ALLOWED_HOSTS (comma-separated, added to --allowed-host), CAIRN_SHARE_STREAMS (live-share streams open at
   once per address/per share/in total, default 4/20/100).
@@ -49,6 +66,19 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
     options = parsed;
   } catch (error) {
     io.stderr(`cairn serve: ${(error as Error).message}\n${SERVE_HELP}`);
+    return 2;
+  }
+  let distributed: DistributedConfig | undefined;
+  try {
+    distributed = resolveDistributedConfig(options.distributed, env.distributed, () => `${hostname()}-${process.pid}`);
+  } catch (error) {
+    if (!(error instanceof DistributedConfigError)) throw error;
+    io.stderr(`cairn serve: ${error.message}\n`);
+    return 2;
+  }
+  const unsupported = distributed ? unsupportedDistributedSettings(distributed) : [];
+  if (unsupported.length > 0) {
+    io.stderr(`cairn serve: not available in this version yet: ${unsupported.join(", ")}. Leave it out to run embedded.\n`);
     return 2;
   }
 
@@ -146,7 +176,23 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
   }
 }
 
-type ServeOptions = { host: string; port: number; workspace: string | undefined; apiOnly: boolean; allowedHosts: string[] };
+type ServeOptions = {
+  host: string;
+  port: number;
+  workspace: string | undefined;
+  apiOnly: boolean;
+  allowedHosts: string[];
+  distributed: { redisUrl: string | undefined; databaseUrl: string | undefined; workerUrls: string[]; nodeId: string | undefined };
+};
+
+/** Distributed settings this version accepts but cannot serve yet: refused at start rather than ignored. */
+function unsupportedDistributedSettings(config: DistributedConfig): string[] {
+  const missing: string[] = [];
+  if (config.redisUrl !== undefined) missing.push("--redis-url (CAIRN_REDIS_URL)");
+  if (config.databaseUrl !== undefined) missing.push("--database-url (CAIRN_DATABASE_URL)");
+  if (config.workerUrls.length > 0) missing.push("--worker-url (CAIRN_WORKER_URL)");
+  return missing;
+}
 
 function parseServeArgs(argv: string[]): "help" | ServeOptions {
   let values;
@@ -159,6 +205,10 @@ function parseServeArgs(argv: string[]): "help" | ServeOptions {
         workspace: { type: "string" },
         "allowed-host": { type: "string", multiple: true, default: [] },
         "api-only": { type: "boolean", default: false },
+        "redis-url": { type: "string" },
+        "database-url": { type: "string" },
+        "worker-url": { type: "string", multiple: true, default: [] },
+        "node-id": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -170,7 +220,14 @@ function parseServeArgs(argv: string[]): "help" | ServeOptions {
   if (values.help) return "help";
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ServeUsageError(`--port must be a port number, not "${values.port}"`);
-  return { host: values.host, port, workspace: values.workspace, apiOnly: values["api-only"], allowedHosts: values["allowed-host"] };
+  return {
+    host: values.host,
+    port,
+    workspace: values.workspace,
+    apiOnly: values["api-only"],
+    allowedHosts: values["allowed-host"],
+    distributed: { redisUrl: values["redis-url"], databaseUrl: values["database-url"], workerUrls: values["worker-url"], nodeId: values["node-id"] },
+  };
 }
 
 /** apps/web of this checkout: found by walking up from this file (works from src/ and from a dist bundle). */
