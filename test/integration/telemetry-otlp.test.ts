@@ -106,6 +106,14 @@ describe.each(["http/json", "http/protobuf"] as const)("OpenTelemetry over %s", 
     expect(tool.parentSpanId).toEqual(requests[0].spanId);
     expect(attr(tool, "decision.source")).toBe("config");
     expect(attr(tool, "success")).toBe(true);
+    // The permission decision is exported through the same provider, as a child of its tool call.
+    const permission = spans.find((span: any) => span.name === "cairn.permission");
+    expect(permission.parentSpanId).toEqual(tool.spanId);
+    expect([attr(permission, "permission.behavior"), attr(permission, "permission.reason"), attr(permission, "decision.source")]).toEqual([
+      "allow",
+      "mode",
+      "config",
+    ]);
     expect(hooks).toEqual([]);
 
     const metrics = metricsOf(items);

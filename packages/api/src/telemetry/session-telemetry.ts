@@ -82,6 +82,8 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
       let requestContext: Context = turnContext;
       let retries = 0;
       const inputs = new Map<string, unknown>();
+      /** Each call's permission decision, kept until its tool span exists to hold it. */
+      const decisions = new Map<string, { decidedAt: number; event: Extract<AgentEvent, { type: "permission-decision" }> }>();
       telemetry.emit("cairn.user_prompt", { ...common, prompt_length: prompt.length, ...(telemetry.logUserPrompts ? { prompt: clean(prompt) } : {}) });
       let ended = false;
 
@@ -132,6 +134,26 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
         }
       };
 
+      /** The decision as a child of the tool span, lasting as long as the wait for it (a person answering, or a hook). */
+      const permissionSpan = (record: Extract<AgentEvent, { type: "tool-end" }>["record"], parent: Context) => {
+        const decided = decisions.get(record.toolUseId);
+        decisions.delete(record.toolUseId);
+        if (!decided) return;
+        const { event, decidedAt } = decided;
+        const reason = event.reason;
+        const attributes: Attributes = {
+          ...common,
+          tool_name: event.toolName,
+          "permission.behavior": event.behavior,
+          "permission.reason": reason.type,
+          "decision.source": decisionReasonToOTelSource(reason, event.behavior),
+          wait_ms: event.waitedMs,
+          ...(reason.type === "rule" ? { "permission.rule": reason.rule, "permission.rule_source": reason.source } : {}),
+        };
+        const startTime = Math.max(record.startedAt, decidedAt - event.waitedMs);
+        tracer.startSpan("cairn.permission", { startTime, attributes }, parent).end(Math.max(startTime, decidedAt));
+      };
+
       const toolEnd = (record: Extract<AgentEvent, { type: "tool-end" }>["record"]) => {
         const source = record.decision ? decisionReasonToOTelSource(record.decision.reason, record.decision.behavior) : undefined;
         const attributes: Attributes = {
@@ -145,7 +167,9 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
         };
         const span = tracer.startSpan(`cairn.tool ${record.name}`, { startTime: record.startedAt, attributes }, requestContext);
         if (record.isError) span.setStatus({ code: SpanStatusCode.ERROR, ...(record.errorClass ? { message: record.errorClass } : {}) });
-        hookSpans(record.hooks ?? [], trace.setSpan(requestContext, span));
+        const toolContext = trace.setSpan(requestContext, span);
+        permissionSpan(record, toolContext);
+        hookSpans(record.hooks ?? [], toolContext);
         span.end(record.endedAt);
         const input = inputs.get(record.toolUseId);
         telemetry.emit("cairn.tool_result", {
@@ -169,6 +193,7 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
               if (telemetry.logToolDetails) inputs.set(event.toolUseId, event.input);
               return;
             case "permission-decision": {
+              decisions.set(event.toolUseId, { decidedAt: Date.now(), event });
               const source = decisionReasonToOTelSource(event.reason, event.behavior);
               const decision = event.behavior === "allow" ? "accept" : "reject";
               telemetry.emit("cairn.tool_decision", { ...common, tool_name: event.toolName, decision, source });

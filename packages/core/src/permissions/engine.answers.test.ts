@@ -1,4 +1,3 @@
-import type { Attributes, Span, Tracer } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createNodeShellParser } from "../node/shell-parser.ts";
 import type { ShellParser } from "./shell/shell-parser.ts";
@@ -109,42 +108,5 @@ describe("OpenTelemetry", () => {
     expect(decisionReasonToOTelSource({ type: "user", scope: "session" }, "allow")).toBe("user_temporary");
     expect(decisionReasonToOTelSource({ type: "user", scope: "always" }, "allow")).toBe("user_permanent");
     expect(decisionReasonToOTelSource({ type: "user", scope: "reject" }, "deny")).toBe("user_reject");
-  });
-
-  test("each decision and answer is a span carrying its source", async () => {
-    const spans: Array<{ name: string; attributes: Attributes; ended: boolean }> = [];
-    const tracer = {
-      startSpan(name: string, options?: { attributes?: Attributes }) {
-        const record = { name, attributes: { ...options?.attributes }, ended: false };
-        spans.push(record);
-        const span = {
-          setAttributes(attributes: Attributes) {
-            Object.assign(record.attributes, attributes);
-            return span;
-          },
-          recordException() {},
-          end() {
-            record.ended = true;
-          },
-        };
-        return span as unknown as Span;
-      },
-    } as unknown as Tracer;
-    const harness = createHarness({ parser, engine: { tracer }, layers: [{ source: "localSettings", settings: { permissions: { allow: ["Bash(ls:*)"] } } }] });
-    await harness.engine.check(harness.args(tools.Bash, { command: "ls -la" }));
-    await harness.engine.recordAnswer(harness.args(tools.Bash, { command: "rm x" }), { behavior: "deny" }, []);
-    expect(spans).toEqual([
-      {
-        name: "cairn.permission.check",
-        ended: true,
-        attributes: expect.objectContaining({
-          "cairn.tool.name": "Bash",
-          "cairn.permission.behavior": "allow",
-          "cairn.permission.source": "user_permanent",
-          "cairn.permission.rule": "Bash(ls:*)",
-        }),
-      },
-      { name: "cairn.permission.answer", ended: true, attributes: expect.objectContaining({ "cairn.permission.source": "user_reject" }) },
-    ]);
   });
 });

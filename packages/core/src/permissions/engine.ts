@@ -1,4 +1,3 @@
-import type { Tracer } from "@opentelemetry/api";
 import type { DecisionReason, PermissionAnswer } from "../schema/permissions.ts";
 import type { AppState } from "../state/app-state.ts";
 import { describeCall, type CallSubject } from "./call-subject.ts";
@@ -16,7 +15,6 @@ import type { ShellParser } from "./shell/shell-parser.ts";
 import type { ShellAnalysis, ShellWord, SimpleCommand } from "./shell/types.ts";
 import { describeWrites, shellWrites, type ShellWrite } from "./shell/write-targets.ts";
 import { DENIAL_SUGGESTION_THRESHOLDS, denialKey, suggestRules } from "./suggestions.ts";
-import { defaultPermissionTracer, traceDecision } from "./telemetry.ts";
 
 export type PermissionEngineOptions = {
   /** Read on every check, so reloaded settings apply at once. */
@@ -35,7 +33,6 @@ export type PermissionEngineOptions = {
   /** Writes an "always allow" rule (Node: into `.claude/settings.local.json`). */
   persistRule?(rule: string): Promise<void>;
   homeDir?: string;
-  tracer?: Tracer;
 };
 
 export type PermissionEngine = Required<Pick<PermissionGate, "recordAnswer" | "recordDenial">> &
@@ -52,7 +49,6 @@ const ruleReason = (rule: CompiledRule): DecisionReason => ({ type: "rule", rule
 
 export function createPermissionEngine(options: PermissionEngineOptions): PermissionEngine {
   const workspaceRoot = resolvePosix("/", options.workspaceRoot);
-  const tracer = options.tracer ?? defaultPermissionTracer();
   const ruleSetFor = createRuleSetCache({ projectRoot: workspaceRoot, ...(options.homeDir ? { homeDir: options.homeDir } : {}) });
 
   const current = () => {
@@ -263,20 +259,18 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     options.setAppState((state) => (state.sessionAllowRules.includes(rule) ? state : { ...state, sessionAllowRules: [...state.sessionAllowRules, rule] }));
 
   const engine: PermissionEngine = {
+    // Decisions reach OpenTelemetry as a `cairn.permission` span under the tool call's span (see
+    // the api's session telemetry), built from the `permission-decision` event, so nothing here traces.
     check(args) {
-      return traceDecision(tracer, "cairn.permission.check", { "cairn.tool.name": args.tool.name, "cairn.tool_use_id": args.toolUseId }, () => decide(args));
+      return decide(args);
     },
 
-    async recordAnswer(args, answer: PermissionAnswer, suggestions) {
-      const reason: DecisionReason = answer.behavior === "allow" ? { type: "user", scope: answer.scope } : { type: "user", scope: "reject" };
-      await traceDecision(tracer, "cairn.permission.answer", { "cairn.tool.name": args.tool.name }, async () => {
-        const rule = suggestions[0];
-        if (answer.behavior === "allow" && rule !== undefined && answer.scope !== "once") {
-          recordSession(rule);
-          if (answer.scope === "always") await options.persistRule?.(rule);
-        }
-        return { behavior: answer.behavior, reason };
-      });
+    async recordAnswer(_args, answer: PermissionAnswer, suggestions) {
+      const rule = suggestions[0];
+      if (answer.behavior === "allow" && rule !== undefined && answer.scope !== "once") {
+        recordSession(rule);
+        if (answer.scope === "always") await options.persistRule?.(rule);
+      }
     },
 
     recordDenial(args) {

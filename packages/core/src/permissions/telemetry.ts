@@ -1,4 +1,3 @@
-import { trace, type Attributes, type Tracer } from "@opentelemetry/api";
 import type { DecisionReason, PermissionBehavior } from "../schema/permissions.ts";
 
 /** OpenTelemetry's vocabulary for who decided, as Claude Code reports it. */
@@ -28,34 +27,5 @@ export function decisionReasonToOTelSource(reason: DecisionReason, behavior: Per
     case "headless":
     case "default":
       return "config";
-  }
-}
-
-export function defaultPermissionTracer(): Tracer {
-  return trace.getTracer("@cairn/core/permissions");
-}
-
-/** Runs `decide` inside a span (a no-op without a registered exporter) and records its outcome. */
-export async function traceDecision<T extends { behavior: PermissionBehavior; reason: DecisionReason }>(
-  tracer: Tracer,
-  name: string,
-  attributes: Attributes,
-  decide: () => Promise<T> | T,
-): Promise<T> {
-  const span = tracer.startSpan(name, { attributes });
-  try {
-    const result = await decide();
-    span.setAttributes({
-      "cairn.permission.behavior": result.behavior,
-      "cairn.permission.reason": result.reason.type,
-      "cairn.permission.source": decisionReasonToOTelSource(result.reason, result.behavior),
-      ...(result.reason.type === "rule" ? { "cairn.permission.rule": result.reason.rule, "cairn.permission.rule_source": result.reason.source } : {}),
-    });
-    return result;
-  } catch (error) {
-    span.recordException(error instanceof Error ? error : String(error));
-    throw error;
-  } finally {
-    span.end();
   }
 }

@@ -1,0 +1,114 @@
+import type { Attributes, Context, Span, SpanOptions, Tracer } from "@opentelemetry/api";
+import { trace } from "@opentelemetry/api";
+import type { AgentEvent } from "@cairn/core";
+import { describe, expect, test } from "vitest";
+import { createSessionTelemetry } from "./session-telemetry.ts";
+import type { Telemetry } from "./telemetry-port.ts";
+
+type Recorded = { name: string; id: string; parentId: string | undefined; attributes: Attributes; start: number; end: number | undefined };
+
+/** A tracer at the port that records names, parents and times (the OTLP export itself is covered by test/integration). */
+function recordingTelemetry() {
+  const spans: Recorded[] = [];
+  const tracer = {
+    startSpan(name: string, options: SpanOptions = {}, parent?: Context) {
+      const id = `span-${spans.length + 1}`;
+      const parentId = parent ? trace.getSpanContext(parent)?.spanId : undefined;
+      const record: Recorded = { name, id, parentId, attributes: { ...options.attributes }, start: Number(options.startTime ?? 0), end: undefined };
+      spans.push(record);
+      const span = {
+        spanContext: () => ({ traceId: "t".repeat(32), spanId: id, traceFlags: 1 }),
+        setAttributes(attributes: Attributes) {
+          Object.assign(record.attributes, attributes);
+          return span;
+        },
+        setStatus: () => span,
+        end(at?: number) {
+          record.end = Number(at ?? Date.now());
+        },
+      };
+      return span as unknown as Span;
+    },
+  } as unknown as Tracer;
+  const counter = { add: () => undefined };
+  const telemetry: Telemetry = {
+    tracer,
+    instruments: { sessionCount: counter, tokenUsage: counter, costUsage: counter, linesOfCode: counter, codeEditToolDecision: counter, activeTime: counter },
+    emit: () => undefined,
+    logUserPrompts: false,
+    logToolDetails: false,
+  } as unknown as Telemetry;
+  return { telemetry, spans };
+}
+
+const now = Date.now();
+const assistant: AgentEvent = {
+  type: "message",
+  message: {
+    type: "assistant",
+    modelCall: { model: "claude-sonnet-4-5", startedAt: now - 500, firstTokenAt: now - 450, endedAt: now - 400, attempts: 1 },
+    message: { model: "claude-sonnet-4-5", usage: { input_tokens: 10, output_tokens: 2 } },
+  },
+} as unknown as AgentEvent;
+
+describe("session telemetry", () => {
+  test("a permission decision becomes a span under its tool call, lasting as long as the wait", () => {
+    const { telemetry, spans } = recordingTelemetry();
+    const turn = createSessionTelemetry(telemetry, { sessionId: "s1" }).turn("run ls");
+    turn.observe(assistant);
+    turn.observe({
+      type: "permission-decision",
+      toolUseId: "toolu_1",
+      toolName: "Bash",
+      behavior: "allow",
+      reason: { type: "user", scope: "session" },
+      waitedMs: 250,
+    } as AgentEvent);
+    const decidedAt = Date.now();
+    turn.observe({
+      type: "tool-end",
+      record: {
+        toolUseId: "toolu_1",
+        name: "Bash",
+        startedAt: decidedAt - 300,
+        endedAt: decidedAt + 20,
+        durationMs: 320,
+        permissionWaitMs: 250,
+        isError: false,
+      },
+    } as unknown as AgentEvent);
+
+    const tool = spans.find((span) => span.name === "cairn.tool Bash");
+    const permission = spans.find((span) => span.name === "cairn.permission");
+    expect(tool).toBeDefined();
+    expect(permission?.parentId).toBe(tool?.id);
+    expect(permission?.attributes).toMatchObject({
+      "permission.behavior": "allow",
+      "permission.reason": "user",
+      "decision.source": "user_temporary",
+      wait_ms: 250,
+    });
+    expect(permission!.end! - permission!.start).toBeGreaterThanOrEqual(250);
+    expect(permission!.start).toBeGreaterThanOrEqual(tool!.start);
+  });
+
+  test("a call without a decision (unknown tool, invalid input) has no permission span", () => {
+    const { telemetry, spans } = recordingTelemetry();
+    const turn = createSessionTelemetry(telemetry, { sessionId: "s1" }).turn("x");
+    turn.observe(assistant);
+    turn.observe({
+      type: "tool-end",
+      record: {
+        toolUseId: "toolu_2",
+        name: "Nope",
+        startedAt: now,
+        endedAt: now + 1,
+        durationMs: 1,
+        permissionWaitMs: 0,
+        isError: true,
+        errorClass: "UnknownTool",
+      },
+    } as unknown as AgentEvent);
+    expect(spans.map((span) => span.name)).toEqual(["cairn.turn", "cairn.model_request", "cairn.tool Nope"]);
+  });
+});
