@@ -1,18 +1,9 @@
-import { randomUUID } from "node:crypto";
 import {
   BackgroundAgents,
   createInitialAppState,
   taskNotificationText,
   createStore,
-  dispatchNotification,
-  dispatchSessionEnd,
-  grantSkillTools,
-  productionDeps,
-  renderSkillPrompt,
-  renderSlashPrompt,
   repairForResume,
-  revokeSkillTools,
-  runPrompt,
   slashCommandList,
   type AgentEvent,
   type AppState,
@@ -27,13 +18,13 @@ import {
 import type { ConversationMessage, PermissionMode } from "@cairn/core/schema";
 import type { Runtime, SessionContext, SessionWiring } from "../runtime/create-runtime.ts";
 import { ApiError } from "../router/errors.ts";
-import { createSessionTelemetry, type SessionTelemetry } from "../telemetry/session-telemetry.ts";
 import type { CompactResult, MemoryView, SessionEvent, SessionSnapshot, SessionStateEvent } from "../router/types.ts";
 import type { EventBus } from "./event-bus.ts";
-import { checkpointingGate } from "./checkpointing-gate.ts";
 import { PermissionBroker } from "./permission-broker.ts";
-import { manualCompaction } from "./session-compaction.ts";
-import { contextTokensOf, lastContextTokens, sameState, shorten, subagentPermissionEvent, titleOf } from "./session-derive.ts";
+import { runManualCompaction } from "./session-compaction.ts";
+import { contextTokensOf, lastContextTokens, metaNote, permissionRequestOf, sameState, shorten, titleOf } from "./session-derive.ts";
+import { SessionHooks } from "./session-hooks.ts";
+import { runSessionPrompt, type PendingPrompt, type SessionRunState } from "./session-prompt-run.ts";
 
 export const DEFAULT_MAX_QUEUED_PROMPTS = 10;
 
@@ -57,8 +48,6 @@ export type LiveSessionOptions = {
 };
 
 type ActiveRun = { controller: AbortController; done: Promise<void> };
-/** A prompt as typed, or a slash-invoked skill (expanded, and its `allowed-tools` granted, when it starts). */
-type PendingPrompt = { text: string; skill?: { definition: SkillDefinition; args: string } };
 
 /**
  * One session held by the hub: its conversation, its own app state (mode, model, todos, session
@@ -91,10 +80,8 @@ export class LiveSession {
   /** Agents started with `run_in_background`; they outlive the prompt that started them. */
   private readonly backgroundAgents = new BackgroundAgents();
   /** SessionStart ran (with this session's first prompt here): SessionEnd runs when it closes. */
-  private started = false;
-  private telemetry: SessionTelemetry | undefined;
-  /** Cancels hooks run outside a prompt (Notification, SessionEnd) when the session closes. */
-  private readonly hooksController = new AbortController();
+  private readonly runState: SessionRunState = { started: false, telemetry: undefined };
+  private readonly hooks: SessionHooks;
 
   constructor(options: LiveSessionOptions) {
     this.options = options;
@@ -113,6 +100,12 @@ export class LiveSession {
       }),
     );
     this.gate = this.runtime.createGate(this.store);
+    this.hooks = new SessionHooks({
+      sessionId: this.sessionId,
+      bus: this.bus,
+      wiring: () => this.sessionWiring(),
+      existingWiring: () => this.wiring,
+    });
     this.contextTokens = lastContextTokens(this.history);
     this.unsubscribeStore = this.store.subscribe(() => this.publishStateIfChanged());
     // A background agent that finishes while the session is idle wakes it: its result becomes the next turn.
@@ -241,29 +234,17 @@ export class LiveSession {
     await this.idle();
     this.unsubscribeStore();
     this.broker.clear();
-    if (this.started && this.wiring) {
-      const ended = await dispatchSessionEnd(this.wiring.hooks, "other", { signal: this.hooksController.signal, now: Date.now }).catch(() => undefined);
-      for (const event of ended?.events ?? []) await this.record(event);
-    }
-    this.hooksController.abort();
+    if (this.runState.started) await this.hooks.sessionEnd();
+    this.hooks.abort();
     await this.wiring?.sink.close();
   }
 
   /**
    * Tells the user's `Notification` hooks that the session wants attention (a permission prompt is
-   * waiting, the session is idle, or anything else another part of Cairn wants to say). Their runs
-   * go to the transcript and the bus, like any hook's.
+   * waiting, the session is idle, or anything else another part of Cairn wants to say).
    */
-  async notify(notification: HookNotification): Promise<void> {
-    const hooks = this.sessionWiring().hooks;
-    const notified = await dispatchNotification(hooks, notification, { signal: this.hooksController.signal, now: Date.now }).catch(() => undefined);
-    for (const event of notified?.events ?? []) await this.record(event);
-  }
-
-  /** Keeps an event that happened outside a prompt run: hook runs in the transcript, every event on the bus. */
-  private async record(event: AgentEvent): Promise<void> {
-    if (event.type === "hook-runs") await this.wiring?.sink.appendHookRuns(event.event, event.runs).catch(() => undefined);
-    this.bus.publish(this.sessionId, event);
+  notify(notification: HookNotification): Promise<void> {
+    return this.hooks.notify(notification);
   }
 
   /** Makes the transcript on disk complete (for fork and rewind). */
@@ -278,14 +259,7 @@ export class LiveSession {
    */
   async recordNote(text: string): Promise<void> {
     if (this.active) throw new ApiError("session_busy", "Wait for the agent to finish (or interrupt it) first");
-    const message: ConversationMessage = {
-      type: "user",
-      uuid: randomUUID(),
-      timestamp: new Date().toISOString(),
-      parentUuid: this.history.at(-1)?.uuid ?? null,
-      isMeta: true,
-      message: { role: "user", content: `<system-reminder>${text}</system-reminder>` },
-    };
+    const message = metaNote(text, this.history.at(-1)?.uuid ?? null);
     await this.sessionWiring().sink.appendMessage(message);
     await this.sessionWiring().sink.flush();
     this.observe({ type: "message", message });
@@ -345,129 +319,45 @@ export class LiveSession {
 
   private async runCompaction(instructions: string | undefined, signal: AbortSignal): Promise<CompactResult | ApiError> {
     const wiring = this.sessionWiring();
-    const steps = manualCompaction({
-      compactor: wiring.compactor,
-      sink: wiring.sink,
-      messages: repairForResume(this.history),
-      model: this.store.getState().model,
-      systemPrompt: this.runtime.systemPrompt,
-      client: this.runtime.model.client,
-      lastInputTokens: this.contextTokens,
-      instructions,
-      signal,
-      readFileState: this.readFileState,
-    });
-    while (true) {
-      const step = await steps.next();
-      if (step.done) {
-        if (!(step.value instanceof ApiError)) this.contextTokens = step.value.postTokens;
-        return step.value;
-      }
-      this.observe(step.value);
-      this.bus.publish(this.sessionId, step.value);
-    }
+    const input = { compactor: wiring.compactor, sink: wiring.sink, messages: repairForResume(this.history), model: this.store.getState().model };
+    const outcome = await runManualCompaction(
+      { ...input, systemPrompt: this.runtime.systemPrompt, client: this.runtime.model.client, lastInputTokens: this.contextTokens },
+      { instructions, signal, readFileState: this.readFileState },
+      (event) => {
+        this.observe(event);
+        this.bus.publish(this.sessionId, event);
+      },
+    );
+    if (!(outcome instanceof ApiError)) this.contextTokens = outcome.postTokens;
+    return outcome;
   }
 
-  private async run(pending: PendingPrompt, signal: AbortSignal): Promise<void> {
-    const runtime = this.runtime;
-    const wiring = this.sessionWiring();
-    const { systemPrompt, memory } = await this.sessionContext();
-    let prompt = pending.text;
-    if (pending.skill) {
-      const { definition, args } = pending.skill;
-      const body = await memory.skillBody(definition);
-      if (body === null) {
-        this.bus.publish(this.sessionId, {
-          type: "error",
-          code: "skill_unreadable",
-          message: `/${definition.name}: could not read ${definition.path}`,
-          status: null,
-        });
-        return;
-      }
-      prompt = renderSlashPrompt(definition, args, renderSkillPrompt(definition, body, args));
-      grantSkillTools(definition, { getAppState: this.store.getState, setAppState: this.store.setState }, memory.grants);
-    }
-    const app = this.store.getState();
-    const history = repairForResume(this.history);
-    const deps: QueryDeps = { ...(this.options.deps ? this.options.deps(runtime) : productionDeps(runtime.model.client)), compactor: wiring.compactor };
-    let promptMessage: ConversationMessage | undefined;
-    let checkpointed: Promise<void> | undefined;
-    const takeCheckpoint = (): Promise<void> => {
-      const checkpoint = this.options.checkpoint;
-      if (!checkpoint || !promptMessage) return Promise.resolve();
-      checkpointed ??= checkpoint(this, promptMessage, signal).catch((error: unknown) => {
-        this.bus.publish(this.sessionId, {
-          type: "notice",
-          level: "warning",
-          code: "checkpoint_failed",
-          message: `No file checkpoint for this prompt: ${(error as Error).message}`,
-        });
-      });
-      return checkpointed;
-    };
-    const gate = checkpointingGate(this.gate, takeCheckpoint);
-    try {
-      const sessionStart = this.started ? undefined : history.length > 0 ? ("resume" as const) : ("startup" as const);
-      this.started = true;
-      if (runtime.telemetry && !this.telemetry) {
-        this.telemetry = createSessionTelemetry(runtime.telemetry, { sessionId: this.sessionId });
-        this.telemetry.started();
-      }
-      const turnTelemetry = this.telemetry?.turn(prompt);
-      const events = runPrompt({
-        history,
-        prompt,
-        sink: wiring.sink,
-        ...(sessionStart ? { sessionStart } : {}),
-        systemPrompt,
-        memory,
-        tools: runtime.toolsFor(history),
-        model: app.model,
-        ...(runtime.planModel ? { planModel: runtime.planModel } : {}),
-        ...(runtime.fallbackModel ? { fallbackModel: runtime.fallbackModel } : {}),
-        signal,
-        context: {
-          sessionId: this.sessionId,
-          cwd: runtime.workspaceRoot,
-          workspace: runtime.workspace,
-          readFileState: this.readFileState,
-          getAppState: this.store.getState,
-          setAppState: this.store.setState,
-          // Subagents (the Agent tool) ask through this session's gate and prompter, so their questions reach the tabs too.
-          services: runtime.sessionServices({ gate, prompter: this.broker, hooks: wiring.hooks, deps, backgroundAgents: this.backgroundAgents, memory }),
+  private run(pending: PendingPrompt, signal: AbortSignal): Promise<void> {
+    const checkpoint = this.options.checkpoint;
+    return runSessionPrompt(
+      {
+        sessionId: this.sessionId,
+        runtime: this.runtime,
+        bus: this.bus,
+        store: this.store,
+        gate: this.gate,
+        broker: this.broker,
+        backgroundAgents: this.backgroundAgents,
+        readFileState: this.readFileState,
+        history: this.history,
+        runState: this.runState,
+        wiring: this.sessionWiring(),
+        context: () => this.sessionContext(),
+        deps: this.options.deps,
+        checkpoint: checkpoint ? (message, runSignal) => checkpoint(this, message, runSignal) : undefined,
+        observe: (event) => this.observe(event),
+        setStreamingFromSeq: (seq) => {
+          this.streamingFromSeq = seq;
         },
-        gate,
-        prompter: this.broker,
-        hooks: wiring.hooks,
-        deps,
-        config: runtime.queryConfig,
-      });
-      for await (const event of events) {
-        // runPrompt yields the prompt's own message first.
-        if (!promptMessage && event.type === "message" && event.message.type === "user") promptMessage = event.message;
-        turnTelemetry?.observe(event);
-        this.observe(event);
-        const seq = this.bus.publish(this.sessionId, event);
-        // A subagent's permission questions come nested in the Agent tool's progress; lift them out so
-        // every tab handles them like the session's own (the answer goes to the same broker).
-        const nested = subagentPermissionEvent(event);
-        if (nested) {
-          this.observe(nested);
-          this.bus.publish(this.sessionId, nested);
-        }
-        if (event.type === "message-start") this.streamingFromSeq = seq - 1;
-        else if ((event.type === "message" && event.message.type === "assistant") || event.type === "tombstone" || event.type === "result")
-          this.streamingFromSeq = null;
-      }
-    } catch (error) {
-      this.bus.publish(this.sessionId, { type: "error", code: "internal_error", message: (error as Error).message, status: null });
-    } finally {
-      // A skill's allowed-tools hold while the prompt that used it runs.
-      revokeSkillTools(memory.releaseGrants(), this.store.setState);
-      this.streamingFromSeq = null;
-      await wiring.sink.flush().catch(() => undefined);
-    }
+      },
+      pending,
+      signal,
+    );
   }
 
   /** Keeps the conversation and the live numbers in step with the events. */
@@ -492,15 +382,7 @@ export class LiveSession {
       }
       case "permission-request":
         void this.notify({ notificationType: "permission_prompt", message: `Cairn needs your permission to use ${event.toolName}` });
-        this.broker.announce({
-          requestId: event.requestId,
-          toolUseId: event.toolUseId,
-          toolName: event.toolName,
-          input: event.input,
-          reason: event.reason,
-          suggestions: event.suggestions,
-          ...(event.message !== undefined ? { message: event.message } : {}),
-        });
+        this.broker.announce(permissionRequestOf(event));
         return;
       case "permission-resolved":
         this.broker.settle(event.requestId);

@@ -3,7 +3,7 @@ import type { ConversationMessage } from "@cairn/core/schema";
 import { ApiError } from "../router/errors.ts";
 import type { CompactResult } from "../router/types.ts";
 
-export type ManualCompactionInput = {
+type ManualCompactionInput = {
   compactor: CairnCompactor;
   sink: TranscriptSink;
   /** The conversation as the loop would see it (repaired, from the last boundary). */
@@ -22,7 +22,7 @@ export type ManualCompactionInput = {
  * `/compact [instructions]` for a live session: yields the compaction's events and, once each is
  * durable, a `message` event per line it adds; returns the token figures, or why nothing changed.
  */
-export async function* manualCompaction(input: ManualCompactionInput): AsyncGenerator<AgentEvent, CompactResult | ApiError> {
+async function* manualCompaction(input: ManualCompactionInput): AsyncGenerator<AgentEvent, CompactResult | ApiError> {
   const outcome = await input.compactor.compactNow(
     {
       messages: input.messages,
@@ -51,4 +51,18 @@ export async function* manualCompaction(input: ManualCompactionInput): AsyncGene
   const boundary = outcome.result.events.find((event) => event.type === "compact-boundary");
   if (boundary?.type !== "compact-boundary") return { preTokens: 0, postTokens: 0, summarizedCount: 0 };
   return { preTokens: boundary.preTokens, postTokens: boundary.postTokens, summarizedCount: boundary.summarizedCount };
+}
+
+/** Runs `manualCompaction` to its end, handing each event to `onEvent`; returns its outcome. */
+export async function runManualCompaction(
+  session: Omit<ManualCompactionInput, "instructions" | "signal" | "readFileState">,
+  run: Pick<ManualCompactionInput, "instructions" | "signal" | "readFileState">,
+  onEvent: (event: AgentEvent) => void,
+): Promise<CompactResult | ApiError> {
+  const steps = manualCompaction({ ...session, ...run });
+  while (true) {
+    const step = await steps.next();
+    if (step.done) return step.value;
+    onEvent(step.value);
+  }
 }

@@ -1,4 +1,5 @@
-import type { AgentEvent } from "@cairn/core";
+import { randomUUID } from "node:crypto";
+import type { AgentEvent, PermissionRequest } from "@cairn/core";
 import type { ConversationMessage } from "@cairn/core/schema";
 import type { SessionStateEvent } from "../router/types.ts";
 
@@ -51,4 +52,29 @@ export function subagentPermissionEvent(event: AgentEvent): AgentEvent | undefin
   const data = event.data as { type?: unknown; event?: AgentEvent };
   if (data.type !== "subagent" || !data.event) return undefined;
   return data.event.type === "permission-request" || data.event.type === "permission-resolved" ? data.event : undefined;
+}
+
+/** The question a `permission-request` event carries, as the broker keeps it. */
+export function permissionRequestOf(event: Extract<AgentEvent, { type: "permission-request" }>): PermissionRequest {
+  return {
+    requestId: event.requestId,
+    toolUseId: event.toolUseId,
+    toolName: event.toolName,
+    input: event.input,
+    reason: event.reason,
+    suggestions: event.suggestions,
+    ...(event.message !== undefined ? { message: event.message } : {}),
+  };
+}
+
+/** A meta user message (a note about something the user did outside the conversation), not shown as the user's words. */
+export function metaNote(text: string, parentUuid: string | null): ConversationMessage {
+  return {
+    type: "user",
+    uuid: randomUUID(),
+    timestamp: new Date().toISOString(),
+    parentUuid,
+    isMeta: true,
+    message: { role: "user", content: `<system-reminder>${text}</system-reminder>` },
+  };
 }

@@ -1,0 +1,158 @@
+import {
+  grantSkillTools,
+  productionDeps,
+  renderSkillPrompt,
+  renderSlashPrompt,
+  repairForResume,
+  revokeSkillTools,
+  runPrompt,
+  type AgentEvent,
+  type AppState,
+  type BackgroundAgents,
+  type QueryDeps,
+  type ReadFileState,
+  type SkillDefinition,
+  type Store,
+} from "@cairn/core";
+import type { ConversationMessage } from "@cairn/core/schema";
+import type { Runtime, SessionContext, SessionWiring } from "../runtime/create-runtime.ts";
+import { createSessionTelemetry, type SessionTelemetry } from "../telemetry/session-telemetry.ts";
+import type { EventBus } from "./event-bus.ts";
+import { checkpointingGate } from "./checkpointing-gate.ts";
+import type { PermissionBroker } from "./permission-broker.ts";
+import { subagentPermissionEvent } from "./session-derive.ts";
+
+/** A prompt as typed, or a slash-invoked skill (expanded, and its `allowed-tools` granted, when it starts). */
+export type PendingPrompt = { text: string; skill?: { definition: SkillDefinition; args: string } };
+
+/** What outlives one prompt: SessionStart ran (so SessionEnd runs on close), and the session's telemetry. */
+export type SessionRunState = { started: boolean; telemetry: SessionTelemetry | undefined };
+
+/** The parts of a live session one prompt run reads and feeds. */
+export type PromptRunHost = {
+  sessionId: string;
+  runtime: Runtime;
+  bus: EventBus;
+  store: Store<AppState>;
+  gate: ReturnType<Runtime["createGate"]>;
+  broker: PermissionBroker;
+  backgroundAgents: BackgroundAgents;
+  readFileState: ReadFileState;
+  /** The conversation so far (before this prompt). */
+  history: readonly ConversationMessage[];
+  runState: SessionRunState;
+  wiring: SessionWiring;
+  context: () => Promise<SessionContext>;
+  deps: ((runtime: Runtime) => QueryDeps) | undefined;
+  /** Takes the prompt's file checkpoint (see `LiveSessionOptions.checkpoint`). */
+  checkpoint: ((message: ConversationMessage, signal: AbortSignal) => Promise<void>) | undefined;
+  /** Applies an event to the session's conversation and live numbers. */
+  observe: (event: AgentEvent) => void;
+  /** While a response streams: the seq just before its `message-start`; null otherwise. */
+  setStreamingFromSeq: (seq: number | null) => void;
+};
+
+/**
+ * Runs one prompt of a live session: expands a slash-invoked skill, wires the checkpointing gate,
+ * SessionStart and telemetry, and passes every event of `runPrompt` to the session and the bus.
+ */
+export async function runSessionPrompt(host: PromptRunHost, pending: PendingPrompt, signal: AbortSignal): Promise<void> {
+  const { runtime, wiring, bus, sessionId, store } = host;
+  const { systemPrompt, memory } = await host.context();
+  let prompt = pending.text;
+  if (pending.skill) {
+    const { definition, args } = pending.skill;
+    const body = await memory.skillBody(definition);
+    if (body === null) {
+      bus.publish(sessionId, {
+        type: "error",
+        code: "skill_unreadable",
+        message: `/${definition.name}: could not read ${definition.path}`,
+        status: null,
+      });
+      return;
+    }
+    prompt = renderSlashPrompt(definition, args, renderSkillPrompt(definition, body, args));
+    grantSkillTools(definition, { getAppState: store.getState, setAppState: store.setState }, memory.grants);
+  }
+  const app = store.getState();
+  const history = repairForResume(host.history);
+  const deps: QueryDeps = { ...(host.deps ? host.deps(runtime) : productionDeps(runtime.model.client)), compactor: wiring.compactor };
+  let promptMessage: ConversationMessage | undefined;
+  let checkpointed: Promise<void> | undefined;
+  const takeCheckpoint = (): Promise<void> => {
+    const checkpoint = host.checkpoint;
+    if (!checkpoint || !promptMessage) return Promise.resolve();
+    checkpointed ??= checkpoint(promptMessage, signal).catch((error: unknown) => {
+      bus.publish(sessionId, {
+        type: "notice",
+        level: "warning",
+        code: "checkpoint_failed",
+        message: `No file checkpoint for this prompt: ${(error as Error).message}`,
+      });
+    });
+    return checkpointed;
+  };
+  const gate = checkpointingGate(host.gate, takeCheckpoint);
+  try {
+    const sessionStart = host.runState.started ? undefined : history.length > 0 ? ("resume" as const) : ("startup" as const);
+    host.runState.started = true;
+    if (runtime.telemetry && !host.runState.telemetry) {
+      host.runState.telemetry = createSessionTelemetry(runtime.telemetry, { sessionId });
+      host.runState.telemetry.started();
+    }
+    const turnTelemetry = host.runState.telemetry?.turn(prompt);
+    const events = runPrompt({
+      history,
+      prompt,
+      sink: wiring.sink,
+      ...(sessionStart ? { sessionStart } : {}),
+      systemPrompt,
+      memory,
+      tools: runtime.toolsFor(history),
+      model: app.model,
+      ...(runtime.planModel ? { planModel: runtime.planModel } : {}),
+      ...(runtime.fallbackModel ? { fallbackModel: runtime.fallbackModel } : {}),
+      signal,
+      context: {
+        sessionId,
+        cwd: runtime.workspaceRoot,
+        workspace: runtime.workspace,
+        readFileState: host.readFileState,
+        getAppState: store.getState,
+        setAppState: store.setState,
+        // Subagents (the Agent tool) ask through this session's gate and prompter, so their questions reach the tabs too.
+        services: runtime.sessionServices({ gate, prompter: host.broker, hooks: wiring.hooks, deps, backgroundAgents: host.backgroundAgents, memory }),
+      },
+      gate,
+      prompter: host.broker,
+      hooks: wiring.hooks,
+      deps,
+      config: runtime.queryConfig,
+    });
+    for await (const event of events) {
+      // runPrompt yields the prompt's own message first.
+      if (!promptMessage && event.type === "message" && event.message.type === "user") promptMessage = event.message;
+      turnTelemetry?.observe(event);
+      host.observe(event);
+      const seq = bus.publish(sessionId, event);
+      // A subagent's permission questions come nested in the Agent tool's progress; lift them out so
+      // every tab handles them like the session's own (the answer goes to the same broker).
+      const nested = subagentPermissionEvent(event);
+      if (nested) {
+        host.observe(nested);
+        bus.publish(sessionId, nested);
+      }
+      if (event.type === "message-start") host.setStreamingFromSeq(seq - 1);
+      else if ((event.type === "message" && event.message.type === "assistant") || event.type === "tombstone" || event.type === "result")
+        host.setStreamingFromSeq(null);
+    }
+  } catch (error) {
+    bus.publish(sessionId, { type: "error", code: "internal_error", message: (error as Error).message, status: null });
+  } finally {
+    // A skill's allowed-tools hold while the prompt that used it runs.
+    revokeSkillTools(memory.releaseGrants(), store.setState);
+    host.setStreamingFromSeq(null);
+    await wiring.sink.flush().catch(() => undefined);
+  }
+}
