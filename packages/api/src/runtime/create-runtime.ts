@@ -57,6 +57,7 @@ import { createLocalWorkspace } from "@cairn/worker";
 import { createMcpSandboxLauncher } from "./mcp-sandbox.ts";
 import { resolveModelSource, type ModelSource } from "./model-source.ts";
 import { takeGitSnapshot } from "./git-snapshot.ts";
+import { compactorContextOptions } from "./context-options.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Telemetry } from "../telemetry/telemetry-port.ts";
 
@@ -281,6 +282,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
       ...(options.autoCompactPct ? { autoCompactPct: options.autoCompactPct } : {}),
       ...(options.autoCompact === false ? { autoCompact: false } : {}),
+      ...compactorContextOptions(settings.merged.context),
     });
   await mcpStarted;
   return {

@@ -6,6 +6,7 @@ import type { TodoItem } from "../schema/events.ts";
 import type { AppState } from "../state/app-state.ts";
 import type { ReadFileForCompaction, RecentFilesPolicy } from "./attachments.ts";
 import { CompactionError } from "./errors.ts";
+import { DEFAULT_PROMPT_CACHE_TTL_MS } from "./prompt-cache.ts";
 import type { KeepPolicy } from "./split.ts";
 import { contextLimitOptionsSchema, type ContextLimits } from "./tokens.ts";
 import { DEFAULT_CLEARABLE_TOOLS } from "./tool-result-pruning.ts";
@@ -38,9 +39,28 @@ export const compactorSettingsSchema = contextLimitOptionsSchema.extend({
         minSavingsTokens: count.default(2_000),
         minResultTokens: count.default(50),
         tools: z.array(z.string()).default([...DEFAULT_CLEARABLE_TOOLS]),
+        /**
+         * Also clear near the threshold while the prompt cache is warm (each pass then breaks it once).
+         * Off by default: with a warm cache nothing is rewritten; once it has expired, the time-based pass clears.
+         */
+        whileWarm: z.boolean().default(false),
       }),
     ])
-    .default({ triggerRatio: 0.75, keepRecentTurns: 5, minSavingsTokens: 2_000, minResultTokens: 50, tools: [...DEFAULT_CLEARABLE_TOOLS] }),
+    .default({ triggerRatio: 0.75, keepRecentTurns: 5, minSavingsTokens: 2_000, minResultTokens: 50, tools: [...DEFAULT_CLEARABLE_TOOLS], whileWarm: false }),
+  /**
+   * Time-based micro-compact: once the prompt cache has certainly expired (no request for longer than its
+   * TTL), old tool results are cleared, since there is no cached prefix left to protect.
+   */
+  timeBasedMicrocompact: z
+    .union([
+      z.literal(false),
+      z.object({
+        cacheTtlMs: z.number().int().positive().default(DEFAULT_PROMPT_CACHE_TTL_MS),
+        /** Results of calls made in the last this-many responses stay as they are. */
+        keepRecentTurns: count.default(5),
+      }),
+    ])
+    .default({ cacheTtlMs: DEFAULT_PROMPT_CACHE_TTL_MS, keepRecentTurns: 5 }),
   keep: z
     .object({
       /** Recent responses kept verbatim after the summary. */

@@ -13,7 +13,8 @@ import {
   type ContextUsage,
   type TokenCount,
 } from "./tokens.ts";
-import { microcompactToolResults, snipToolResults, type PruneOutcome } from "./tool-result-pruning.ts";
+import { DEFAULT_PROMPT_CACHE_TTL_MS, promptCacheState } from "./prompt-cache.ts";
+import { DEFAULT_CLEARABLE_TOOLS, microcompactToolResults, snipToolResults, type PruneOutcome } from "./tool-result-pruning.ts";
 import type { CompactTrigger } from "./types.ts";
 
 export type CompactorState = CompactionStatus & {
@@ -40,7 +41,8 @@ export interface CairnCompactor extends Compactor {
 /**
  * Cairn's compaction stages for the loop (`QueryDeps.compactor`), plus `/compact`:
  * - snip drops the oldest bulky tool results once they pass their budget;
- * - micro-compact clears stale tool results when the context nears the threshold;
+ * - micro-compact clears stale tool results once the prompt cache has expired (idle past its TTL); while the
+ *   cache is warm it rewrites nothing (unless `whileWarm`, then near the threshold);
  * - auto-compact replaces the older conversation with a model-written summary past the threshold;
  * - reactive does the same, forced, after the API said the prompt was too long.
  * Failed auto-compactions are counted; after `maxConsecutiveFailures` in a row the breaker pauses
@@ -149,7 +151,28 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
 
     async microcompact(input) {
       const micro = settings.microcompact;
+      const timed = settings.timeBasedMicrocompact;
+      const cache = promptCacheState(input.messages, deps.now(), timed === false ? DEFAULT_PROMPT_CACHE_TTL_MS : timed.cacheTtlMs);
+      if (cache.state === "cold" && timed !== false) {
+        const minutes = Math.floor(cache.idleMs / 60_000);
+        const outcome = microcompactToolResults(input.messages, {
+          keepRecentTurns: timed.keepRecentTurns,
+          minSavingsTokens: 0,
+          minResultTokens: micro === false ? 50 : micro.minResultTokens,
+          tools: micro === false ? DEFAULT_CLEARABLE_TOOLS : micro.tools,
+        });
+        const cleared = prune(
+          input,
+          outcome,
+          (count, tokens) =>
+            `The prompt cache has expired (idle ${minutes} min): cleared ${count} old tool result${count === 1 ? "" : "s"} (about ${tokens.toLocaleString("en-US")} tokens).`,
+          "compact_micro_time",
+        );
+        if (cleared) return cleared;
+      }
       if (micro === false) return null;
+      // A warm cache is worth more than the tokens: rewriting an old result would make the next request pay for the whole prefix again.
+      if (cache.state === "warm" && !micro.whileWarm) return null;
       const limits = limitsFor(input.model);
       if (measure(input).tokens < limits.threshold * micro.triggerRatio) return null;
       const outcome = microcompactToolResults(input.messages, micro);

@@ -1,5 +1,6 @@
 import type { HookEventName } from "../hooks/port.ts";
 import type { PermissionBehavior, PermissionMode, PermissionRuleSource } from "../schema/permissions.ts";
+import { mergeContextSettings, type ContextSettings } from "./context-settings.ts";
 import { resolvePosix } from "./posix-path.ts";
 import { compileRule, type CompiledRule, type PathRuleRoots } from "./rule-matcher.ts";
 import { splitToolListFlag } from "./rule-parser.ts";
@@ -41,6 +42,8 @@ export type MergedSettings = {
   planModel?: string;
   sandbox: SandboxSettings;
   mcpServers: Record<string, { config: McpServerConfig; source: SettingsSource }>;
+  /** The context pipeline's settings (prompt-cache TTL, budgets). */
+  context: ContextSettings;
   problems: SettingsProblem[];
 };
 
@@ -161,6 +164,7 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
     ...(planModel === undefined ? {} : { planModel }),
     sandbox,
     mcpServers,
+    context: mergeContextSettings(ordered),
     problems,
   };
 }

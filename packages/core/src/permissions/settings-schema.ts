@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { hookEventNames } from "../hooks/port.ts";
 import { permissionModeSchema } from "../schema/permissions.ts";
+import { contextSettingsShape } from "./context-settings.ts";
 
 // Claude Code's settings.json format. Objects are loose: keys Cairn does not use (statusLine,
 // includeCoAuthoredBy, …) survive a load and a rewrite untouched.
@@ -78,6 +79,7 @@ export const settingsFileSchema = z
     mcpServers: z.record(z.string(), mcpServerConfigSchema).optional(),
     /** Policy only: ignore hooks from every other source. */
     allowManagedHooksOnly: z.boolean().optional(),
+    ...contextSettingsShape,
   })
   .loose();
 export type SettingsFile = z.infer<typeof settingsFileSchema>;

@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+/**
+ * The context pipeline's settings in settings.json (top-level keys, each taken from the
+ * highest-priority file that sets it).
+ */
+export const contextSettingsShape = {
+  /** Minutes the prompt cache lives without a request (default 5); past it, old tool results are cleared. */
+  promptCacheTtlMinutes: z
+    .number()
+    .positive()
+    .max(24 * 60)
+    .optional(),
+};
+
+const contextSettingsSchema = z.object(contextSettingsShape);
+export type ContextSettings = z.infer<typeof contextSettingsSchema>;
+
+export function mergeContextSettings(layers: ReadonlyArray<{ settings: ContextSettings }>): ContextSettings {
+  const merged: Record<string, unknown> = {};
+  for (const key of Object.keys(contextSettingsShape) as Array<keyof ContextSettings>) {
+    const layer = layers.find((candidate) => candidate.settings[key] !== undefined);
+    if (layer) merged[key] = layer.settings[key];
+  }
+  return merged as ContextSettings;
+}
