@@ -194,4 +194,54 @@ describe("every hook event through cairn -p", () => {
     expect(result.stderr).toContain("printed output that is not JSON; it was treated as plain output");
     expect(JSON.stringify(toolResults(before + 1))).toContain("hello");
   });
+
+  it("/compact runs PreCompact (trigger manual, the instructions) before the summary and SessionStart (source compact) after it", async () => {
+    const workspace = await workspaceWith(
+      {
+        PreCompact: [{ matcher: "manual", command: script("pre-compact.sh") }],
+        SessionStart: [{ matcher: "compact", command: script("after-compact.sh") }],
+      },
+      {
+        "pre-compact.sh": `cat > "$CAIRN_PROJECT_DIR/pre-compact.json"; printf '%s' '{"hookSpecificOutput":{"hookEventName":"PreCompact","additionalContext":"Keep every file path that was edited."}}'`,
+        "after-compact.sh": `cat > "$CAIRN_PROJECT_DIR/after-compact.json"; printf '%s' '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"After compaction: the release freeze still holds."}}'`,
+      },
+    );
+    sim.setScenario({ turns: [text("noted: the API lives in src/api")] });
+    const first = await run(workspace, [], "remember that the API lives in src/api");
+    expect(first.code).toBe(0);
+    const sessionId = first.lines.at(-1)!.session_id as string;
+
+    const beforeCompact = sim.requests.length;
+    sim.setScenario({ turns: [text("Summary: the API lives in src/api.")] });
+    const compacted = await run(workspace, ["--resume", sessionId], "/compact focus on the API");
+    expect(compacted.stderr).toBe("");
+    expect(compacted.code).toBe(0);
+    expect(sim.requests.length - beforeCompact).toBe(1);
+    // The summary request carries the user's instructions and what the PreCompact hook added.
+    const summaryRequest = JSON.stringify(sim.requests[beforeCompact]!.body);
+    expect(summaryRequest).toContain("focus on the API");
+    expect(summaryRequest).toContain("Keep every file path that was edited.");
+    expect(JSON.parse(await readFile(join(workspace, "pre-compact.json"), "utf8"))).toMatchObject({
+      hook_event_name: "PreCompact",
+      trigger: "manual",
+      custom_instructions: "focus on the API",
+      session_id: sessionId,
+    });
+    const afterCompact = JSON.parse(await readFile(join(workspace, "after-compact.json"), "utf8")) as Line;
+    expect(afterCompact).toMatchObject({ hook_event_name: "SessionStart", source: "compact", session_id: sessionId });
+
+    // The next prompt sees the summary and the SessionStart context, not the compacted-away turn.
+    const beforeNext = sim.requests.length;
+    sim.setScenario({ turns: [text("on it")] });
+    const next = await run(workspace, ["--resume", sessionId], "what next?");
+    expect(next.code).toBe(0);
+    const sent = sentText(beforeNext);
+    expect(sent).toContain("Summary: the API lives in src/api.");
+    expect(sent).toContain("After compaction: the release freeze still holds.");
+    expect(sent).not.toContain("remember that the API lives in src/api");
+
+    const recorded = await hookLines(afterCompact.transcript_path as string);
+    expect(recorded.map((line) => line.event)).toEqual(expect.arrayContaining(["PreCompact", "SessionStart"]));
+    expect(recorded.find((line) => line.event === "PreCompact")!.runs[0]).toMatchObject({ event: "PreCompact", outcome: "ok" });
+  });
 });

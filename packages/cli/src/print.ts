@@ -14,7 +14,7 @@ import {
   type ConversationMessage,
 } from "@cairn/core";
 import { assertSessionId, createCheckpointStore, listTranscriptFiles, loadTranscript, sessionTranscriptPath } from "@cairn/core/node";
-import { checkpointingGate, createRuntime, type Runtime, type SessionWiring } from "@cairn/api/runtime";
+import { checkpointingGate, createRuntime, sessionStartAfterCompaction, type Runtime, type SessionWiring } from "@cairn/api/runtime";
 import type { PrintArgs } from "./args.ts";
 import { createSessionTelemetry, type Telemetry, type TurnTelemetry } from "@cairn/api/telemetry";
 import type { CliEnv } from "./env.ts";
@@ -329,6 +329,10 @@ async function runManualCompaction(options: {
   }
   for (const event of outcome.result.events) if (event.type === "hook-runs") await wiring.sink.appendHookRuns(event.event, event.runs);
   for (const message of outcome.result.added) await wiring.sink.appendMessage(message);
+  const context = { hooks: wiring.hooks, sink: wiring.sink, signal: io.signal, model: runtime.model.model };
+  for await (const event of sessionStartAfterCompaction(context, outcome.result.added.at(-1)?.uuid ?? null)) {
+    if (event.type === "notice" && args.verbose) io.stderr(`cairn: ${event.message}\n`);
+  }
   await wiring.sink.close();
   const boundary = outcome.result.events.find((event) => event.type === "compact-boundary");
   const summary =

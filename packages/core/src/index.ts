@@ -216,7 +216,7 @@ export { dangerousCommandReason, unwrapCommand } from "./permissions/shell/comma
 export { evaluateBashCommands, findBashRuleHit } from "./permissions/shell/bash-rules.ts";
 export { denyCandidateArgvs } from "./permissions/shell/deny-candidates.ts";
 export { createHookDispatcher, DEFAULT_HOOK_TIMEOUT_MS } from "./hooks/dispatcher.ts";
-export { dispatchNotification, dispatchSessionEnd } from "./hooks/session-events.ts";
+export { dispatchNotification, dispatchSessionEnd, dispatchSessionStart } from "./hooks/session-events.ts";
 export type { HookNotification, SessionEndReason, SessionStartSource } from "./hooks/session-events.ts";
 export type { HookDispatcherOptions } from "./hooks/dispatcher.ts";
 export { compileHookMatcher } from "./hooks/matcher.ts";

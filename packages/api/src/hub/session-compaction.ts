@@ -1,6 +1,15 @@
-import { forgetUnseenFiles, type AgentEvent, type CairnCompactor, type ModelClient, type ReadFileState, type TranscriptSink } from "@cairn/core";
+import {
+  forgetUnseenFiles,
+  type AgentEvent,
+  type CairnCompactor,
+  type HookDispatcher,
+  type ModelClient,
+  type ReadFileState,
+  type TranscriptSink,
+} from "@cairn/core";
 import type { ConversationMessage } from "@cairn/core/schema";
 import { ApiError } from "../router/errors.ts";
+import { sessionStartAfterCompaction } from "./session-start-after-compaction.ts";
 import type { CompactResult } from "../router/types.ts";
 
 type ManualCompactionInput = {
@@ -16,6 +25,8 @@ type ManualCompactionInput = {
   signal: AbortSignal;
   /** The session's read state: files the model no longer sees are forgotten. */
   readFileState: ReadFileState;
+  /** The session's hooks: `SessionStart` (source `compact`) runs once the summary is written. */
+  hooks?: HookDispatcher;
 };
 
 /**
@@ -47,6 +58,7 @@ async function* manualCompaction(input: ManualCompactionInput): AsyncGenerator<A
     await input.sink.appendMessage(message);
     yield { type: "message", message };
   }
+  if (input.hooks) yield* sessionStartAfterCompaction({ ...input, hooks: input.hooks }, outcome.result.added.at(-1)?.uuid ?? null);
   await input.sink.flush();
   const boundary = outcome.result.events.find((event) => event.type === "compact-boundary");
   if (boundary?.type !== "compact-boundary") return { preTokens: 0, postTokens: 0, summarizedCount: 0 };
