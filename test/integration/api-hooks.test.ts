@@ -81,4 +81,49 @@ describe("session hooks in the server", () => {
     await fixture.server.hub.close();
     expect(await inputs(join(fixture.root, "end.log"))).toMatchObject([{ hook_event_name: "SessionEnd", reason: "other" }]);
   });
+
+  it("/clear ends the session with SessionEnd (reason clear) and the new session's first prompt runs SessionStart (source clear), its context reaching the model", async () => {
+    const log = (name: string) => `(cat; echo) >> "$CAIRN_PROJECT_DIR/${name}.log"`;
+    await using fixture = await startApiFixture({
+      settings: {
+        hooks: {
+          SessionStart: [
+            { hooks: [{ type: "command", command: log("start") }] },
+            { matcher: "clear", hooks: [{ type: "command", command: "echo 'Fresh start after /clear: re-read TODO.md'" }] },
+          ],
+          SessionEnd: [{ hooks: [{ type: "command", command: log("end") }] }],
+        },
+      },
+    });
+    await fixture.client.meta.trust.mutate();
+    const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
+    fixture.sim.setScenario({ turns: [text("first answer"), text("second answer")] });
+    const { sessionId } = await fixture.client.session.create.mutate();
+    await fixture.client.session.send.mutate({ sessionId, prompt: "hello" });
+    await eventually(async () => expect((await fixture.client.session.get.query({ sessionId })).messages.length).toBeGreaterThanOrEqual(2));
+    await fixture.server.hub.liveSession(sessionId)!.idle();
+
+    const cleared = await fixture.client.session.send.mutate({ sessionId, prompt: "/clear" });
+    expect(cleared.command).toMatchObject({ name: "clear" });
+    const newSessionId = cleared.command!.sessionId!;
+    expect(newSessionId).not.toBe(sessionId);
+    expect(await inputs(join(fixture.root, "end.log"))).toMatchObject([{ hook_event_name: "SessionEnd", reason: "clear", session_id: sessionId }]);
+
+    const before = fixture.sim.requests.length;
+    await fixture.client.session.send.mutate({ sessionId: newSessionId, prompt: "what now?" });
+    await eventually(() => expect(fixture.sim.requests.length).toBe(before + 1));
+    const sent = JSON.stringify((fixture.sim.requests[before]!.body as { messages: unknown }).messages);
+    expect(sent).toContain("Fresh start after /clear: re-read TODO.md");
+    expect(sent).not.toContain("first answer");
+    expect((await inputs(join(fixture.root, "start.log"))).map((input) => [input.source, input.session_id])).toEqual([
+      ["startup", sessionId],
+      ["clear", newSessionId],
+    ]);
+    await fixture.server.hub.close();
+    // The old session's SessionEnd ran once, at /clear; closing the server ends only the new one.
+    expect((await inputs(join(fixture.root, "end.log"))).map((input) => [input.reason, input.session_id])).toEqual([
+      ["clear", sessionId],
+      ["other", newSessionId],
+    ]);
+  });
 });

@@ -38,6 +38,8 @@ export type LiveSessionOptions = {
   updatedAt?: string;
   model?: string;
   permissionMode?: PermissionMode;
+  /** `clear`: the session was started by `/clear`, which its first prompt's SessionStart hooks are told. */
+  startSource?: "clear";
   maxQueuedPrompts?: number;
   /**
    * Takes the file checkpoint for a prompt (`message` is its user message). Called once per prompt,
@@ -80,7 +82,7 @@ export class LiveSession {
   /** Agents started with `run_in_background`; they outlive the prompt that started them. */
   private readonly backgroundAgents = new BackgroundAgents();
   /** SessionStart ran (with this session's first prompt here): SessionEnd runs when it closes. */
-  private readonly runState: SessionRunState = { started: false, telemetry: undefined };
+  private readonly runState: SessionRunState;
   private readonly hooks: SessionHooks;
 
   constructor(options: LiveSessionOptions) {
@@ -92,6 +94,7 @@ export class LiveSession {
     this.title = options.title ?? titleOf(this.history) ?? "New session";
     this.updatedAt = options.updatedAt ?? new Date().toISOString();
     this.maxQueued = options.maxQueuedPrompts ?? DEFAULT_MAX_QUEUED_PROMPTS;
+    this.runState = { started: false, telemetry: undefined, ...(options.startSource ? { startSource: options.startSource } : {}) };
     const base = this.runtime.store.getState();
     this.store = createStore(
       createInitialAppState({
@@ -229,6 +232,13 @@ export class LiveSession {
     this.store.setState((state) => (state.model === model ? state : { ...state, model }));
   }
 
+  /** `/clear` left this session for a new one: its SessionEnd hooks run now (reason `clear`), once. */
+  async endForClear(): Promise<void> {
+    if (!this.runState.started) return;
+    this.runState.started = false;
+    await this.hooks.sessionEnd("clear");
+  }
+
   async close(): Promise<void> {
     this.interrupt();
     await this.idle();
@@ -319,7 +329,13 @@ export class LiveSession {
 
   private async runCompaction(instructions: string | undefined, signal: AbortSignal): Promise<CompactResult | ApiError> {
     const wiring = this.sessionWiring();
-    const input = { compactor: wiring.compactor, sink: wiring.sink, messages: repairForResume(this.history), model: this.store.getState().model };
+    const input = {
+      compactor: wiring.compactor,
+      sink: wiring.sink,
+      messages: repairForResume(this.history),
+      model: this.store.getState().model,
+      hooks: wiring.hooks,
+    };
     const outcome = await runManualCompaction(
       { ...input, systemPrompt: this.runtime.systemPrompt, client: this.runtime.model.client, lastInputTokens: this.contextTokens },
       { instructions, signal, readFileState: this.readFileState },

@@ -1,4 +1,4 @@
-import { dispatchNotification, dispatchSessionEnd, type AgentEvent, type HookNotification } from "@cairn/core";
+import { dispatchNotification, dispatchSessionEnd, type AgentEvent, type HookNotification, type SessionEndReason } from "@cairn/core";
 import type { SessionWiring } from "../runtime/create-runtime.ts";
 import type { EventBus } from "./event-bus.ts";
 
@@ -34,10 +34,10 @@ export class SessionHooks {
   }
 
   /** Runs SessionEnd (only if the session was wired). */
-  async sessionEnd(): Promise<void> {
+  async sessionEnd(reason: SessionEndReason = "other"): Promise<void> {
     const wiring = this.options.existingWiring();
     if (!wiring) return;
-    const ended = await dispatchSessionEnd(wiring.hooks, "other", { signal: this.controller.signal, now: Date.now }).catch(() => undefined);
+    const ended = await dispatchSessionEnd(wiring.hooks, reason, { signal: this.controller.signal, now: Date.now }).catch(() => undefined);
     for (const event of ended?.events ?? []) await this.record(event);
   }
 

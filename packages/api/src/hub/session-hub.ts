@@ -89,7 +89,7 @@ export class SessionHub implements SessionsPort {
     return evicted;
   }
 
-  async create(options: { model?: string; permissionMode?: PermissionMode }): Promise<{ sessionId: string }> {
+  async create(options: { model?: string; permissionMode?: PermissionMode; startSource?: "clear" }): Promise<{ sessionId: string }> {
     if (options.permissionMode === "bypassPermissions") this.assertBypassAllowed();
     const session = this.adopt(randomUUID(), options);
     return { sessionId: session.sessionId };
@@ -146,7 +146,9 @@ export class SessionHub implements SessionsPort {
           }
           case "clear": {
             const state = session.store.getState();
-            const created = await this.create({ model: state.model, permissionMode: state.permissionMode });
+            // As Claude Code's /clear: SessionEnd (reason clear) for this session, SessionStart (source clear) for the new one.
+            await session.endForClear();
+            const created = await this.create({ model: state.model, permissionMode: state.permissionMode, startSource: "clear" });
             return done({ name: "clear", message: "Started a new session.", sessionId: created.sessionId });
           }
           case "model":
@@ -308,7 +310,7 @@ export class SessionHub implements SessionsPort {
 
   private adopt(
     sessionId: string,
-    seed: { model?: string; permissionMode?: PermissionMode; history?: ConversationMessage[]; title?: string; updatedAt?: string },
+    seed: { model?: string; permissionMode?: PermissionMode; startSource?: "clear"; history?: ConversationMessage[]; title?: string; updatedAt?: string },
   ): LiveSession {
     const checkpoints = this.checkpointStore;
     const session = new LiveSession({

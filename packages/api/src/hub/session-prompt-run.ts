@@ -26,7 +26,7 @@ import { subagentPermissionEvent } from "./session-derive.ts";
 export type PendingPrompt = { text: string; skill?: { definition: SkillDefinition; args: string } };
 
 /** What outlives one prompt: SessionStart ran (so SessionEnd runs on close), and the session's telemetry. */
-export type SessionRunState = { started: boolean; telemetry: SessionTelemetry | undefined };
+export type SessionRunState = { started: boolean; telemetry: SessionTelemetry | undefined; startSource?: "clear" };
 
 /** The parts of a live session one prompt run reads and feeds. */
 export type PromptRunHost = {
@@ -95,7 +95,7 @@ export async function runSessionPrompt(host: PromptRunHost, pending: PendingProm
   };
   const gate = checkpointingGate(host.gate, takeCheckpoint);
   try {
-    const sessionStart = host.runState.started ? undefined : history.length > 0 ? ("resume" as const) : ("startup" as const);
+    const sessionStart = host.runState.started ? undefined : history.length > 0 ? ("resume" as const) : (host.runState.startSource ?? ("startup" as const));
     host.runState.started = true;
     if (runtime.telemetry && !host.runState.telemetry) {
       host.runState.telemetry = createSessionTelemetry(runtime.telemetry, { sessionId });
