@@ -180,7 +180,7 @@ export {
   protectedDirectoryNames,
 } from "./permissions/modes.ts";
 export type { BypassCheckInput } from "./permissions/modes.ts";
-export { commandPrefix, suggestRules, DENIAL_SUGGESTION_THRESHOLDS } from "./permissions/suggestions.ts";
+export { commandPrefix, suggestRules } from "./permissions/suggestions.ts";
 export { decisionReasonToOTelSource } from "./permissions/telemetry.ts";
 export type { OTelDecisionSource } from "./permissions/telemetry.ts";
 export {

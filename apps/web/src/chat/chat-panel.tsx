@@ -45,6 +45,7 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
   const compact = useMutation(trpc.session.compact.mutationOptions());
   const fork = useMutation(trpc.session.fork.mutationOptions());
   const respond = useMutation(trpc.permission.respond.mutationOptions());
+  const addRule = useMutation(trpc.settings.addRule.mutationOptions());
 
   /** Sessions made here are read from their first event (see useSessionChat). */
   const startNew = async (): Promise<string> => {
@@ -156,6 +157,7 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
         onOpenFile={onOpenFile}
         onFork={sessionId ? forkAt : undefined}
         onRewind={sessionId ? setRewindAt : undefined}
+        onAllowRule={sessionId ? async (rule) => void (await addRule.mutateAsync({ scope: "session", sessionId, behavior: "allow", rule })) : undefined}
         empty={<p className="muted">Ask the agent to read, search, edit or run code in this workspace.</p>}
       />
       <TodoList todos={state.todos} />

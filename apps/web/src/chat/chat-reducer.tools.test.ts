@@ -128,3 +128,10 @@ describe("tool-call cards", () => {
     expect(state.toolCalls.t_read?.status).toBe("error");
   });
 });
+
+describe("rule suggestions after repeated denials", () => {
+  it("become an item the chat can offer for this session", () => {
+    const state = applyEvents(initialChatState(), numbered([{ type: "permission-suggestion", toolName: "Bash", rule: "Bash(npm test:*)", denials: 3 }]));
+    expect(state.items).toEqual([{ kind: "rule-suggestion", id: expect.stringMatching(/^event:/), toolName: "Bash", rule: "Bash(npm test:*)", denials: 3 }]);
+  });
+});

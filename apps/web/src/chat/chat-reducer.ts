@@ -115,13 +115,7 @@ function reduce(state: ChatState, event: SessionEvent, key: string): ChatState {
         decision: { behavior: event.behavior, reason: event.reason, waitedMs: event.waitedMs },
       }));
     case "permission-suggestion":
-      return pushItem(state, {
-        kind: "notice",
-        id: `event:${key}`,
-        level: "info",
-        code: "permission-suggestion",
-        message: `${event.toolName} was denied ${event.denials} times. A rule such as ${event.rule} would stop the questions.`,
-      });
+      return pushItem(state, { kind: "rule-suggestion", id: `event:${key}`, toolName: event.toolName, rule: event.rule, denials: event.denials });
     case "retry":
       return pushItem(state, {
         kind: "retry",

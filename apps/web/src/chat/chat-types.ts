@@ -60,6 +60,8 @@ export type ChatItem =
   | { kind: "assistant"; id: string; uuid?: string; model: string; streaming: boolean; partial: boolean; blocks: AssistantBlockView[]; usage?: UsageTotals }
   | { kind: "compact"; id: string; trigger: string; preTokens: number; postTokens: number | undefined; summarizedCount: number | undefined }
   | { kind: "notice"; id: string; level: "info" | "warning" | "error"; code: string; message: string }
+  /** Repeated denials: a rule that would stop the questions, offered for this session. */
+  | { kind: "rule-suggestion"; id: string; toolName: string; rule: string; denials: number }
   | { kind: "retry"; id: string; attempt: number; maxAttempts: number; delayMs: number; status: number | null; message: string }
   | { kind: "error"; id: string; code: string; message: string }
   | {

@@ -12,6 +12,8 @@ type Props = {
   onOpenFile?: (path: string) => void;
   onFork?: (messageUuid: string) => void;
   onRewind?: (messageUuid: string) => void;
+  /** Adds a rule for this session (absent in read-only views). */
+  onAllowRule?: (rule: string) => Promise<void>;
   empty: React.ReactNode;
 };
 
@@ -19,7 +21,7 @@ type Props = {
 const STICK_THRESHOLD = 48;
 
 /** The conversation, virtualised (long sessions hold thousands of entries), following the stream while at the bottom. */
-export function MessageList({ items, toolCalls, onOpenFile, onFork, onRewind, empty }: Props) {
+export function MessageList({ items, toolCalls, onOpenFile, onFork, onRewind, onAllowRule, empty }: Props) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
   const virtualizer = useVirtualizer({
@@ -71,6 +73,7 @@ export function MessageList({ items, toolCalls, onOpenFile, onFork, onRewind, em
                   {...(onOpenFile ? { onOpenFile } : {})}
                   {...(onFork ? { onFork } : {})}
                   {...(onRewind ? { onRewind } : {})}
+                  {...(onAllowRule ? { onAllowRule } : {})}
                 />
               </div>
             );

@@ -6,6 +6,7 @@ import { estimateCostUsd } from "@cairn/core/timeline";
 import { formatDuration, formatTokens } from "./describe";
 import { formatCost } from "./session-cost";
 import { MarkdownText } from "./markdown-lazy";
+import { RuleSuggestion } from "../permission/rule-suggestion";
 import { ToolCallCard } from "./tool-call-card";
 
 type Props = {
@@ -14,10 +15,12 @@ type Props = {
   onOpenFile?: (path: string) => void;
   onFork?: (messageUuid: string) => void;
   onRewind?: (messageUuid: string) => void;
+  /** Absent in read-only views: a rule suggestion is then only shown. */
+  onAllowRule?: (rule: string) => Promise<void>;
 };
 
 /** One entry of the conversation. Everything from the model or a tool renders as text, never as HTML. */
-export function MessageView({ item, toolCalls, onOpenFile, onFork, onRewind }: Props) {
+export function MessageView({ item, toolCalls, onOpenFile, onFork, onRewind, onAllowRule }: Props) {
   switch (item.kind) {
     case "user":
       return (
@@ -75,6 +78,8 @@ export function MessageView({ item, toolCalls, onOpenFile, onFork, onRewind }: P
           {item.message}
         </div>
       );
+    case "rule-suggestion":
+      return <RuleSuggestion toolName={item.toolName} rule={item.rule} denials={item.denials} {...(onAllowRule ? { onAllow: onAllowRule } : {})} />;
     case "retry":
       return (
         <div className="message-marker retry" data-testid="chat-retry">

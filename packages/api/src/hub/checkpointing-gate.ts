@@ -13,6 +13,6 @@ export function checkpointingGate(gate: PermissionGate, checkpoint: () => Promis
       return decision;
     },
     ...(gate.recordAnswer ? { recordAnswer: (args, answer, suggestions) => gate.recordAnswer!(args, answer, suggestions) } : {}),
-    ...(gate.recordDenial ? { recordDenial: (args) => gate.recordDenial!(args) } : {}),
+    ...(gate.recordDenial ? { recordDenial: (args, reason) => gate.recordDenial!(args, reason) } : {}),
   };
 }

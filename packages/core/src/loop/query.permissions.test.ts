@@ -72,6 +72,22 @@ describe("query: permissions", () => {
     expect(lastResult(model).content).toContain("not granted");
   });
 
+  it("a print-mode denial carries the reason headless, and no rule suggestion follows it", async () => {
+    const write = createTestTool({ name: "Write", safe: false });
+    const denied: string[] = [];
+    const gate: PermissionGate = {
+      ...askGate,
+      async recordDenial(_args, reason) {
+        denied.push(reason.type);
+        return reason.type === "headless" ? undefined : { rule: "Write(/src/**)", denials: 1 };
+      },
+    };
+    const { events } = await collectEvents(query(baseParams({ deps: testDeps(scripted()), tools: [write], gate })));
+    expect(eventsOf(events, "permission-decision")[0]).toMatchObject({ behavior: "deny", reason: { type: "headless" } });
+    expect(denied).toEqual(["headless"]);
+    expect(eventsOf(events, "permission-suggestion")).toEqual([]);
+  });
+
   it("a blocking PreToolUse hook stops the call and its reason reaches the model", async () => {
     let ran = false;
     const write = createTestTool({ name: "Write", safe: false, run: () => ((ran = true), "written") });

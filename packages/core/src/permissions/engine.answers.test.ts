@@ -79,25 +79,6 @@ describe("recordAnswer", () => {
   });
 });
 
-describe("recordDenial", () => {
-  test("suggests a rule at the 1st, 3rd and 5th denial of the same tool and pattern", () => {
-    const harness = createHarness({ parser });
-    const rm = harness.args(tools.Bash, { command: "rm -rf build" });
-    const results = Array.from({ length: 6 }, () => harness.engine.recordDenial(rm));
-    expect(results).toEqual([
-      { rule: "Bash(rm:*)", denials: 1 },
-      undefined,
-      { rule: "Bash(rm:*)", denials: 3 },
-      undefined,
-      { rule: "Bash(rm:*)", denials: 5 },
-      undefined,
-    ]);
-    expect(harness.store.getState().denials).toEqual({ "Bash:Bash(rm:*)": 6 });
-    expect(harness.engine.recordDenial(harness.args(tools.Bash, { command: "rm other" }))).toBeUndefined();
-    expect(harness.engine.recordDenial(harness.args(tools.Write, { file_path: "/ws/a/b.ts" }))).toEqual({ rule: "Edit(/a/**)", denials: 1 });
-  });
-});
-
 describe("OpenTelemetry", () => {
   test("decisionReasonToOTelSource follows the reference mapping", () => {
     expect(decisionReasonToOTelSource({ type: "rule", rule: "Bash", source: "session", behavior: "allow" }, "allow")).toBe("user_temporary");

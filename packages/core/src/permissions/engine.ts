@@ -1,6 +1,7 @@
 import type { DecisionReason, PermissionAnswer } from "../schema/permissions.ts";
 import type { AppState } from "../state/app-state.ts";
 import { describeCall, type CallSubject } from "./call-subject.ts";
+import { denialRulesCannotLift, withAllow, withDenial } from "./denial-tracking.ts";
 import { isProtectedPath } from "./modes.ts";
 import type { PermissionCheckArgs, PermissionCheckResult, PermissionGate } from "./port.ts";
 import { isWithin, resolvePosix } from "./posix-path.ts";
@@ -14,7 +15,7 @@ import { isReadOnlyAnalysis } from "./shell/read-only.ts";
 import type { ShellParser } from "./shell/shell-parser.ts";
 import type { ShellAnalysis, ShellWord, SimpleCommand } from "./shell/types.ts";
 import { describeWrites, shellWrites, type ShellWrite } from "./shell/write-targets.ts";
-import { DENIAL_SUGGESTION_THRESHOLDS, denialKey, suggestRules } from "./suggestions.ts";
+import { denialKey, suggestRules } from "./suggestions.ts";
 
 export type PermissionEngineOptions = {
   /** Read on every check, so reloaded settings apply at once. */
@@ -51,10 +52,11 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
   const workspaceRoot = resolvePosix("/", options.workspaceRoot);
   const ruleSetFor = createRuleSetCache({ projectRoot: workspaceRoot, ...(options.homeDir ? { homeDir: options.homeDir } : {}) });
 
-  const current = () => {
+  /** `extraAllowRules`: a what-if, to check that a suggested rule would really allow the call. */
+  const current = (extraAllowRules: readonly string[] = []) => {
     const permissions = options.getSettings().permissions;
     const state = options.getAppState();
-    const rules: RuleSet = ruleSetFor(permissions.rules, state.sessionAllowRules);
+    const rules: RuleSet = ruleSetFor(permissions.rules, extraAllowRules.length ? [...state.sessionAllowRules, ...extraAllowRules] : state.sessionAllowRules);
     const roots = [
       workspaceRoot,
       ...(options.additionalDirectories ?? []).map((directory) => resolvePosix(workspaceRoot, directory)),
@@ -90,12 +92,12 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     writes: readonly ShellWrite[] = [],
   ) => suggestRules(subject, analysis, { roots, ...(options.homeDir ? { homeDir: options.homeDir } : {}) }, uncovered, writes);
 
-  const decide = async (args: PermissionCheckArgs): Promise<Decision> => {
+  const decide = async (args: PermissionCheckArgs, extraAllowRules: readonly string[] = []): Promise<Decision> => {
     const { tool, input, context } = args;
     const cwd = context.cwd || workspaceRoot;
     const subject = describeCall(tool, input, cwd);
     if (subject.command !== undefined && parserLoading) await parserLoading;
-    const { rules, roots, mode, autoAllowSandboxed } = current();
+    const { rules, roots, mode, autoAllowSandboxed } = current(extraAllowRules);
     const analysis = subject.command === undefined ? undefined : analyse(subject.command);
     // Every file the Bash line writes (redirections, tee, dd of=): judged as an Edit of that file.
     const writes = analysis ? shellWrites(analysis, cwd) : [];
@@ -258,31 +260,48 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
   const recordSession = (rule: string) =>
     options.setAppState((state) => (state.sessionAllowRules.includes(rule) ? state : { ...state, sessionAllowRules: [...state.sessionAllowRules, rule] }));
 
+  // An allowed call ends a run of denials (no state update when there was none).
+  const recordAllow = () => {
+    const denials = options.getAppState().denials;
+    if (withAllow(denials) !== denials) options.setAppState((state) => ({ ...state, denials: withAllow(state.denials) }));
+  };
+
   const engine: PermissionEngine = {
     // Decisions reach OpenTelemetry as a `cairn.permission` span under the tool call's span (see
     // the api's session telemetry), built from the `permission-decision` event, so nothing here traces.
-    check(args) {
-      return decide(args);
+    async check(args) {
+      const decision = await decide(args);
+      if (decision.behavior === "allow") recordAllow();
+      return decision;
     },
 
     async recordAnswer(_args, answer: PermissionAnswer, suggestions) {
       const rule = suggestions[0];
+      if (answer.behavior === "allow") recordAllow();
       if (answer.behavior === "allow" && rule !== undefined && answer.scope !== "once") {
         recordSession(rule);
         if (answer.scope === "always") await options.persistRule?.(rule);
       }
     },
 
-    recordDenial(args) {
+    async recordDenial(args, reason) {
       const suggestions = engine.suggest(args);
       const key = denialKey(args.tool.name, suggestions);
       let count = 0;
       options.setAppState((state) => {
-        count = (state.denials[key] ?? 0) + 1;
-        return { ...state, denials: { ...state.denials, [key]: count } };
+        const next = withDenial(state.denials, key, reason);
+        count = next.count;
+        return { ...state, denials: next.denials };
       });
-      if (!DENIAL_SUGGESTION_THRESHOLDS.includes(count)) return undefined;
-      return { rule: suggestions[0] ?? describeCall(args.tool, args.input, args.context.cwd || workspaceRoot).toolName, denials: count };
+      const rule = suggestions[0];
+      if (rule === undefined || denialRulesCannotLift(reason)) return undefined;
+      if (!options.getSettings().permissions.denialLimits.suggestAfter.includes(count)) return undefined;
+      // Only a rule that would really allow this call (no deny or ask rule overriding it, no mode
+      // refusing it) is worth suggesting; the what-if skips hooks, which decide per call.
+      const { hookDecision: _hook, ...withoutHook } = args;
+      const whatIf = await decide(withoutHook, [rule]);
+      if (whatIf.behavior !== "allow") return undefined;
+      return { rule, denials: count };
     },
 
     suggest({ tool, input, context }) {

@@ -28,8 +28,11 @@ export interface PermissionGate {
   check(args: PermissionCheckArgs): Promise<Exclude<PermissionCheckResult, { behavior: "passthrough" }>>;
   /** Called after a person answered an `ask`: persist session or permanent rules. */
   recordAnswer?(args: PermissionCheckArgs, answer: PermissionAnswer, suggestions: readonly string[]): Promise<void>;
-  /** Called on each denial; returns a rule suggestion when the denial count reaches a threshold. */
-  recordDenial?(args: PermissionCheckArgs): { rule: string; denials: number } | undefined;
+  /**
+   * Called on each denial with its reason; counts it, and returns a rule suggestion when the count
+   * for this tool and pattern reaches a threshold and the rule would really allow the call.
+   */
+  recordDenial?(args: PermissionCheckArgs, reason: DecisionReason): Promise<{ rule: string; denials: number } | undefined>;
 }
 
 export type PermissionRequest = {
@@ -45,6 +48,8 @@ export type PermissionRequest = {
 /** How an `ask` reaches a person: the web UI, an interactive CLI, or print mode (which denies). */
 export interface PermissionPrompter {
   ask(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer>;
+  /** Nobody can answer (print mode): its denials carry the reason `headless` and never suggest a rule. */
+  readonly headless?: boolean;
 }
 
 export const allowAllGate: PermissionGate = {
@@ -54,6 +59,7 @@ export const allowAllGate: PermissionGate = {
 };
 
 export const headlessPrompter: PermissionPrompter = {
+  headless: true,
   async ask(request) {
     // The question goes back to the model as the reason, so it knows what was refused (e.g. the files a command writes).
     const why = request.message ? ` It would have asked: ${request.message}` : "";

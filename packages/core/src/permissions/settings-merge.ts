@@ -1,4 +1,5 @@
 import type { HookEventName } from "../hooks/port.ts";
+import { defaultDenialLimits, type DenialLimits } from "./denial-tracking.ts";
 import type { PermissionBehavior, PermissionMode, PermissionRuleSource } from "../schema/permissions.ts";
 import { mergeContextSettings, type ContextSettings } from "./context-settings.ts";
 import { resolvePosix } from "./posix-path.ts";
@@ -33,6 +34,8 @@ export type MergedSettings = {
     defaultMode: PermissionMode;
     additionalDirectories: string[];
     disableBypassPermissionsMode: boolean;
+    /** `permissions.denialTracking`, each key from the highest-priority file that sets it. */
+    denialLimits: DenialLimits;
   };
   hooks: HookGroup[];
   allowManagedHooksOnly: boolean;
@@ -91,6 +94,7 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
   let disabledBy: SettingsLayer | undefined;
   let model: string | undefined;
   let planModel: string | undefined;
+  const denialLimits: Partial<DenialLimits> = {};
 
   const addRule = (rule: string, behavior: PermissionBehavior, source: PermissionRuleSource, where: Pick<SettingsProblem, "source" | "file" | "path">) => {
     const compiled = compileRule(rule, behavior, source, options.roots);
@@ -118,6 +122,9 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
       );
     }
     defaultMode ??= permissions?.defaultMode;
+    denialLimits.suggestAfter ??= permissions?.denialTracking?.suggestAfter;
+    denialLimits.maxConsecutive ??= permissions?.denialTracking?.maxConsecutive;
+    denialLimits.maxTotal ??= permissions?.denialTracking?.maxTotal;
     if (permissions?.disableBypassPermissionsMode === "disable") disabledBy ??= layer;
     for (const directory of permissions?.additionalDirectories ?? []) additionalDirectories.push(resolveDirectory(directory, options.roots));
     model ??= layer.settings.model;
@@ -156,7 +163,17 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
   }
   const policy = ordered.find((layer) => layer.source === "policySettings");
   return {
-    permissions: { rules: sortRulesBySource(rules), defaultMode: mode, additionalDirectories, disableBypassPermissionsMode: disabledBy !== undefined },
+    permissions: {
+      rules: sortRulesBySource(rules),
+      defaultMode: mode,
+      additionalDirectories,
+      disableBypassPermissionsMode: disabledBy !== undefined,
+      denialLimits: {
+        suggestAfter: denialLimits.suggestAfter ?? defaultDenialLimits.suggestAfter,
+        maxConsecutive: denialLimits.maxConsecutive ?? defaultDenialLimits.maxConsecutive,
+        maxTotal: denialLimits.maxTotal ?? defaultDenialLimits.maxTotal,
+      },
+    },
     hooks,
     allowManagedHooksOnly: policy?.settings.allowManagedHooksOnly === true,
     env,

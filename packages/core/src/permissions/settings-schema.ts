@@ -35,6 +35,14 @@ export const permissionsSettingsSchema = z
     defaultMode: permissionModeSchema.optional(),
     additionalDirectories: z.array(z.string()).optional(),
     disableBypassPermissionsMode: z.literal("disable").optional(),
+    /** Cairn: when repeated denials suggest a rule, and when auto mode stops trusting its classifier. */
+    denialTracking: z
+      .object({
+        suggestAfter: z.array(z.number().int().positive()).optional(),
+        maxConsecutive: z.number().int().positive().optional(),
+        maxTotal: z.number().int().positive().optional(),
+      })
+      .optional(),
   })
   .loose();
 

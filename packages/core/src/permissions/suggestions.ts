@@ -133,5 +133,3 @@ export function suggestRules(
 export function denialKey(toolName: string, suggestions: readonly string[]): string {
   return `${toolName}:${suggestions[0] ?? toolName}`;
 }
-
-export const DENIAL_SUGGESTION_THRESHOLDS: readonly number[] = [1, 3, 5];

@@ -9,14 +9,29 @@ export type McpServerStatus =
   | { state: "failed"; reason: string }
   | { state: "disabled" };
 
+/**
+ * Denials in this session: `consecutive` since the last allowed call and `total`; the same two for
+ * the auto-mode classifier alone (its fallback to asking); and per tool-and-pattern key, for rule
+ * suggestions.
+ */
+export type DenialTracking = {
+  consecutive: number;
+  total: number;
+  classifierConsecutive: number;
+  classifierTotal: number;
+  byPattern: Record<string, number>;
+};
+
+export const initialDenialTracking: DenialTracking = { consecutive: 0, total: 0, classifierConsecutive: 0, classifierTotal: 0, byPattern: {} };
+
 export type AppState = DeepImmutable<{
   model: string;
   permissionMode: PermissionMode;
   todos: TodoItem[];
   /** Rules the user allowed for this session only, e.g. `Bash(npm test:*)`. */
   sessionAllowRules: string[];
-  /** Denials per tool-and-pattern key, for rule suggestions. */
-  denials: Record<string, number>;
+  /** Per-session denial counters (permissions/denial-tracking.ts). */
+  denials: DenialTracking;
   mcp: { servers: Record<string, McpServerStatus> };
   compaction: { consecutiveFailures: number; breakerTripped: boolean };
 }>;
@@ -26,7 +41,7 @@ export function createInitialAppState(overrides: Partial<AppState> & { model: st
     permissionMode: "default",
     todos: [],
     sessionAllowRules: [],
-    denials: {},
+    denials: initialDenialTracking,
     mcp: { servers: {} },
     compaction: { consecutiveFailures: 0, breakerTripped: false },
     ...overrides,

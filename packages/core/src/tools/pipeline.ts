@@ -130,7 +130,7 @@ export async function* runToolUse(
     asked: permission.asked,
   };
   if (permission.behavior === "deny") {
-    const suggestion = services.gate.recordDenial?.(checkArgs);
+    const suggestion = await services.gate.recordDenial?.(checkArgs, permission.reason);
     if (suggestion) yield { type: "permission-suggestion", toolName: tool.name, rule: suggestion.rule, denials: suggestion.denials };
     return finish(permission.message, true, { errorClass: "PermissionDenied", decision, denied: true, ...(permission.stop ? { stop: permission.stop } : {}) });
   }
@@ -308,7 +308,9 @@ async function* decide(args: PermissionCheckArgs, services: PipelineServices, di
   }
   return {
     behavior: "deny",
-    reason: { type: "user", scope: "reject", ...(feedback ? { feedback } : {}) },
+    reason: services.prompter.headless
+      ? { type: "headless", reason: feedback ?? "running non-interactively" }
+      : { type: "user", scope: "reject", ...(feedback ? { feedback } : {}) },
     waitedMs,
     asked: true,
     message: args.tool.rejectionMessage?.(feedback) ?? (feedback ? `${REJECTED_MESSAGE}\nThe user said: ${feedback}` : REJECTED_MESSAGE),
