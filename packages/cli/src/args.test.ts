@@ -20,6 +20,8 @@ describe("parsePrintArgs", () => {
         "Read,Grep",
         "--max-turns",
         "3",
+        "--task-budget",
+        "400000",
         "--resume",
         "abc-123",
       ],
@@ -34,6 +36,7 @@ describe("parsePrintArgs", () => {
       disallowedTools: ["Bash(rm:*)"],
       tools: ["Read", "Grep"],
       maxTurns: 3,
+      taskBudget: 400_000,
       resume: "abc-123",
     });
   });
@@ -46,6 +49,7 @@ describe("parsePrintArgs", () => {
     expect(() => parsePrintArgs(["-p", "x", "--output-format", "xml"], undefined)).toThrow(UsageError);
     expect(() => parsePrintArgs(["-p", "x", "--permission-mode", "yolo"], undefined)).toThrow(/--permission-mode must be one of/);
     expect(() => parsePrintArgs(["-p", "x", "--max-turns", "0"], undefined)).toThrow(/positive integer/);
+    expect(() => parsePrintArgs(["-p", "x", "--task-budget", "lots"], undefined)).toThrow(/--task-budget must be a positive number of tokens/);
     expect(() => parsePrintArgs(["-p", "x", "--no-such-flag"], undefined)).toThrow(UsageError);
     expect(() => parsePrintArgs(["-p"], "")).toThrow(/No prompt given/);
   });

@@ -20,6 +20,7 @@ const printOptions = {
   "plan-model": { type: "string" },
   "fallback-model": { type: "string" },
   "max-turns": { type: "string" },
+  "task-budget": { type: "string" },
   resume: { type: "string", short: "r" },
   continue: { type: "boolean", short: "c", default: false },
   "fork-session": { type: "boolean", default: false },
@@ -44,6 +45,8 @@ export type PrintArgs = {
   planModel: string | undefined;
   fallbackModel: string | undefined;
   maxTurns: number | undefined;
+  /** `--task-budget <tokens>`: sent as the API's task_budget. */
+  taskBudget: number | undefined;
   resume: string | undefined;
   continueLast: boolean;
   forkSession: boolean;
@@ -104,6 +107,8 @@ export function parsePrintArgs(argv: string[], stdinPrompt: string | undefined):
   if (mode && !mode.success) throw new UsageError(`--permission-mode must be one of ${permissionModeSchema.options.join(", ")}`);
   const maxTurns = values["max-turns"] === undefined ? undefined : Number(values["max-turns"]);
   if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1)) throw new UsageError("--max-turns must be a positive integer");
+  const taskBudget = values["task-budget"] === undefined ? undefined : Number(values["task-budget"]);
+  if (taskBudget !== undefined && (!Number.isInteger(taskBudget) || taskBudget < 1)) throw new UsageError("--task-budget must be a positive number of tokens");
   return {
     prompt: text,
     outputFormat: format.data,
@@ -118,6 +123,7 @@ export function parsePrintArgs(argv: string[], stdinPrompt: string | undefined):
     planModel: values["plan-model"],
     fallbackModel: values["fallback-model"],
     maxTurns,
+    taskBudget,
     resume: values.resume,
     continueLast: values.continue,
     forkSession: values["fork-session"],

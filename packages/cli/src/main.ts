@@ -15,7 +15,7 @@ Print mode options:
   --output-format text|json|stream-json   --verbose   --model <name>   --fallback-model <name>
   --permission-mode default|acceptEdits|plan|bypassPermissions   --plan-model <name> (model while planning)
   --allowedTools "Read Bash(git status:*)"   --disallowedTools "Bash(rm:*)"   --tools "Read,Grep"
-  --settings <file or JSON>   --mcp-config <file or JSON>   --max-turns <n>
+  --settings <file or JSON>   --mcp-config <file or JSON>   --max-turns <n>   --task-budget <tokens>
   --resume <session-id>   --continue   --fork-session   --version
 
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CAIRN_HOME (default ~/.cairn), CAIRN_MODEL,

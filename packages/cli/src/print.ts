@@ -72,6 +72,7 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
       autoCompactPct: env.autoCompactPct,
       autoCompact: env.autoCompact,
       mcpConfig: args.mcpConfig,
+      taskBudget: args.taskBudget,
     });
   } catch (error) {
     io.stderr(`cairn: could not start: ${(error as Error).message}\n`);

@@ -91,6 +91,8 @@ export type RuntimeOptions = {
   autoCompactPct?: number | undefined;
   /** False turns auto-compaction off (manual and reactive compaction still work). */
   autoCompact?: boolean | undefined;
+  /** `--task-budget`: the task budget in tokens (default: the `taskBudget` setting). */
+  taskBudget?: number | undefined;
   /** `--mcp-config` values: files or inline JSON in the `.mcp.json` format. */
   mcpConfig?: readonly string[] | undefined;
   /** Where sessions record traces, metrics and log events (CAIRN_ENABLE_TELEMETRY); undefined records nothing. */
@@ -282,7 +284,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
       ...(options.autoCompactPct ? { autoCompactPct: options.autoCompactPct } : {}),
       ...(options.autoCompact === false ? { autoCompact: false } : {}),
-      ...compactorContextOptions(settings.merged.context),
+      ...compactorContextOptions(settings.merged.context, {
+        taskBudget: sessionStore ? (options.taskBudget ?? settings.merged.context.taskBudget) : undefined,
+      }),
     });
   await mcpStarted;
   return {

@@ -33,6 +33,7 @@ export interface CairnCompactor extends Compactor {
   /** Compacts now, whatever the size (trigger "manual"); `instructions` are added to the summary prompt. */
   compactNow(input: CompactionInput, options?: { instructions?: string }): Promise<ManualCompaction>;
   blockingLimit(input: CompactionInput): BlockingLimit | null;
+  taskBudget(): { total: number; remaining: number | undefined } | undefined;
   /** For the context meter. */
   contextUsage(input: ContextUsageInput): ContextUsage;
   getState(): CompactorState;
@@ -246,6 +247,10 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
 
     contextUsage(input) {
       return usageFromCount(measure(input), limitsFor(input.model));
+    },
+
+    taskBudget() {
+      return settings.taskBudget ? { total: settings.taskBudget.total, remaining: taskBudgetRemaining } : undefined;
     },
 
     getState() {

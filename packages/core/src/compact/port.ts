@@ -44,6 +44,11 @@ export interface Compactor {
    * off or paused) and the conversation is over the hard limit, so the request would surely fail.
    */
   blockingLimit?(input: CompactionInput): BlockingLimit | null;
+  /**
+   * The task budget (reference design §1.6), when one is set: its total and, once a compaction has
+   * happened, what is left of it (the context compacted away was spent, though the server no longer sees it).
+   */
+  taskBudget?(): { total: number; remaining: number | undefined } | undefined;
 }
 
 export type BlockingLimit = { tokens: number; limit: number; message: string };

@@ -22,6 +22,7 @@ import { discardedAttemptEvents } from "./discarded-attempt.ts";
 import type { QueryState } from "./query-state.ts";
 import { modelForMode } from "./plan-mode.ts";
 import { mapModelEvent } from "./stream-events.ts";
+import { taskBudgetForRequest, taskBudgetIgnoredNotice } from "./task-budget.ts";
 import { turnNotes } from "./turn-notes.ts";
 
 export type QueryParams = {
@@ -171,6 +172,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
     const prefetched = await prefetch;
     for (const notice of prefetched?.notices ?? []) yield { type: "notice", level: "warning", code: notice.code, message: notice.message };
     const messagesForQuery = withUserContext(messagesAfterCompactBoundary(messages), prefetched?.reminder ?? null, services.timestamp());
+    const taskBudget = taskBudgetForRequest(deps.compactor, requestModel);
     const request = buildModelRequest({
       model: requestModel,
       maxOutputTokens: state.maxOutputTokensOverride ?? config.maxOutputTokens,
@@ -182,7 +184,12 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       ...(params.thinking ? { thinking: params.thinking } : {}),
       ...(params.betas ? { betas: params.betas } : {}),
       ...(params.metadata ? { metadata: params.metadata } : {}),
+      ...(taskBudget ? { taskBudget } : {}),
     });
+    if (state.turnCount === 1 && state.transition === undefined) {
+      const ignored = taskBudgetIgnoredNotice(deps.compactor, requestModel);
+      if (ignored) yield ignored;
+    }
     yield { type: "request-start", model: requestModel, turn: state.turnCount };
 
     const context: ToolUseContext = { ...state.context, messages: messagesForQuery };

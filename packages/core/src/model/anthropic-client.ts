@@ -1,7 +1,8 @@
 // The base client without the resource classes (`messages`, `beta`, …): with the package's
 // `sideEffects: false`, a bundle then leaves out most of the SDK, which `cairn -p` would load at start.
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, BaseAnthropic } from "@anthropic-ai/sdk";
-import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
+import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/beta/messages";
+import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import { ModelError, type ModelClient, type ModelErrorCode, type ModelRequest, type ModelStreamPart } from "./port.ts";
 import type { ContentBlock } from "../schema/content.ts";
 import { SseDecoder } from "./sse.ts";
@@ -155,7 +156,8 @@ class SdkPartIterator implements AsyncIterator<ModelStreamPart> {
     const { betas, ...body } = this.request;
     let response: Response;
     try {
-      // What `messages.create` sends for a streamed request, without its resource class.
+      // What `beta.messages.create` sends for a streamed request (betas as the `anthropic-beta` header,
+      // beta fields such as `output_config.task_budget` in the body), without its resource class.
       const streamed = { ...body, stream: true } as MessageCreateParamsStreaming;
       response = await this.client
         .post("/v1/messages", {

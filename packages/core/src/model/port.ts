@@ -1,5 +1,6 @@
 import type { ContentBlock } from "../schema/content.ts";
 import type { Usage } from "../schema/usage.ts";
+import type { TaskBudget } from "./task-budget.ts";
 
 /** A system prompt block; `cache_control` marks a prompt-cache breakpoint. */
 export type SystemBlock = { type: "text"; text: string; cache_control?: { type: "ephemeral" } };
@@ -28,6 +29,8 @@ export type ModelRequest = {
   thinking?: ThinkingConfig;
   metadata?: { user_id?: string };
   temperature?: number;
+  /** The beta messages API's output settings: the task budget (`task-budgets-2026-03-13`). */
+  output_config?: { task_budget?: TaskBudget };
   /** Sent as the `anthropic-beta` header. */
   betas?: string[];
 };

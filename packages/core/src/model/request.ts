@@ -4,6 +4,7 @@ import type { Tool } from "../tools/tool.ts";
 import { applyCacheBreakpoints } from "./cache-control.ts";
 import { normalizeMessagesForAPI } from "./normalize.ts";
 import type { ApiTool, ModelRequest, SystemBlock, ThinkingConfig } from "./port.ts";
+import { TASK_BUDGET_BETA, type TaskBudget } from "./task-budget.ts";
 
 const schemaCache = new WeakMap<Tool, Record<string, unknown>>();
 
@@ -33,6 +34,8 @@ export type BuildRequestOptions = {
   thinking?: ThinkingConfig;
   betas?: readonly string[];
   metadata?: { user_id?: string };
+  /** Sent as `output_config.task_budget` with its beta header (only for a model that accepts it). */
+  taskBudget?: TaskBudget;
   promptCaching: boolean;
 };
 
@@ -42,6 +45,8 @@ export function buildModelRequest(options: BuildRequestOptions): ModelRequest {
   const tools = options.tools.map(toApiTool);
   const cached = options.promptCaching ? applyCacheBreakpoints({ system, messages, tools }) : { system, messages, tools };
   const thinkingOn = options.thinking?.type === "enabled";
+  const betas = [...(options.betas ?? [])];
+  if (options.taskBudget && !betas.includes(TASK_BUDGET_BETA)) betas.push(TASK_BUDGET_BETA);
   return {
     model: options.model,
     // With thinking on, max_tokens must exceed the thinking budget.
@@ -51,6 +56,7 @@ export function buildModelRequest(options: BuildRequestOptions): ModelRequest {
     ...(cached.tools.length > 0 ? { tools: cached.tools } : {}),
     ...(options.thinking ? { thinking: options.thinking } : {}),
     ...(options.metadata ? { metadata: options.metadata } : {}),
-    ...(options.betas?.length ? { betas: [...options.betas] } : {}),
+    ...(options.taskBudget ? { output_config: { task_budget: options.taskBudget } } : {}),
+    ...(betas.length ? { betas } : {}),
   };
 }

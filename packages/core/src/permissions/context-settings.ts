@@ -11,6 +11,8 @@ export const contextSettingsShape = {
     .positive()
     .max(24 * 60)
     .optional(),
+  /** The task budget in tokens, sent as the API's `task_budget` to models that take it (`--task-budget`). */
+  taskBudget: z.number().int().positive().optional(),
 };
 
 const contextSettingsSchema = z.object(contextSettingsShape);
