@@ -11,9 +11,9 @@ import { build } from "esbuild";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Loaded from node_modules at run time: native addons, packages that locate files beside themselves, Next.js, and the OpenTelemetry SDK (loaded only with telemetry on; bundled, its CommonJS interop breaks). */
+/** Loaded from node_modules at run time: native addons, packages that locate files beside themselves, Next.js. */
 const KEEP_EXTERNAL =
-  /^(@opentelemetry\/[a-z-]+|node-pty|better-sqlite3|@anthropic-ai\/sandbox-runtime|web-tree-sitter|tree-sitter-bash|next|react|react-dom|typescript|esbuild|tsx|ioredis|postgres)(\/|$)/;
+  /^(node-pty|better-sqlite3|@anthropic-ai\/sandbox-runtime|web-tree-sitter|tree-sitter-bash|next|react|react-dom|typescript|esbuild|tsx|ioredis|postgres)(\/|$)/;
 
 /**
  * Bundles `@cairn/*` and pure-JavaScript packages; keeps the rest external. A deep import into a package
@@ -34,6 +34,25 @@ const externals = {
       const manifestPath = (require.resolve.paths(packageName) ?? []).map((dir) => join(dir, packageName, "package.json")).find((file) => existsSync(file));
       if (!manifestPath || JSON.parse(readFileSync(manifestPath, "utf8")).exports) return { path: args.path, external: true };
       return { path: require.resolve(args.path), external: true };
+    });
+  },
+};
+
+/**
+ * OpenTelemetry's packages (loaded only with telemetry on, in their own chunks) have no `exports` map, so
+ * esbuild would take their CommonJS `main`, and a dynamic `import()` of a CommonJS chunk exposes only
+ * `default`. Their `module` field points at the ES module build, which keeps the named exports.
+ */
+const openTelemetryEsm = {
+  name: "opentelemetry-esm",
+  setup(builder) {
+    builder.onResolve({ filter: /^@opentelemetry\/[a-z-]+$/ }, (args) => {
+      const require = createRequire(args.importer || join(here, "package.json"));
+      const manifestPath = (require.resolve.paths(args.path) ?? []).map((dir) => join(dir, args.path, "package.json")).find((file) => existsSync(file));
+      if (!manifestPath) return undefined;
+      const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+      if (manifest.exports || typeof manifest.module !== "string") return undefined;
+      return { path: join(dirname(manifestPath), manifest.module) };
     });
   },
 };
@@ -86,7 +105,7 @@ const result = await build({
   // Less to read and compile at every start; names stay (error classes and stack traces keep them).
   minify: true,
   keepNames: true,
-  plugins: [externals, ownUrl, zodEnglishOnly],
+  plugins: [openTelemetryEsm, externals, ownUrl, zodEnglishOnly],
   logLevel: "warning",
   banner: { js: "import { createRequire as __cairnCreateRequire } from 'node:module'; const require = __cairnCreateRequire(import.meta.url);" },
   chunkNames: "chunks/[name]-[hash]",

@@ -38,6 +38,8 @@ export const TARGETS: readonly Target[] = [
   { label: "memory + skills: first turn in 10,000 directories", metric: "memory.first_turn_ms", comparison: "<=", limit: 200, unit: "ms" },
   { label: "memory + skills: per-turn check (p99)", metric: "memory.per_turn_ms", comparison: "<=", limit: 5, unit: "ms" },
   { label: "30-turn session: wall vs bare SDK loop", metric: "cli30.wall_vs_bare_loop", comparison: "<=", limit: 1.2, unit: "x" },
+  { label: "telemetry on vs off, 30-turn session (wall)", metric: "telemetry.on_vs_off_wall", comparison: "<=", limit: 1.05, unit: "x" },
+  { label: "telemetry on vs off, 30-turn session (CPU)", metric: "telemetry.on_vs_off_cpu", comparison: "<=", limit: 1.05, unit: "x" },
 ];
 
 const BENCH_LINE = /^BENCH (\S+) (-?[\d.]+(?:e[+-]?\d+)?|NaN) (\S+)$/;

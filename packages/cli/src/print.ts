@@ -32,25 +32,34 @@ export type CliIo = {
  * directory, as `claude -p` does. A permission `ask` becomes a denial the model is told about.
  */
 export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, version: string): Promise<number> {
-  // Telemetry (CAIRN_ENABLE_TELEMETRY=1): the SDK is loaded only then, and flushed before exit.
-  const telemetry = env.telemetry
-    ? await (await import("@cairn/api/telemetry")).startTelemetry(env.telemetry, {
-        serviceVersion: version,
-        warn: (message) => io.stderr(`cairn: ${message}\n`),
-      })
-    : undefined;
+  // Telemetry (CAIRN_ENABLE_TELEMETRY=1): the SDK is loaded only then, while the runtime starts, and
+  // flushed before exit. A failure to start it costs the run a warning, not the run.
+  const { telemetry: config } = env;
+  const starting = config
+    ? import("@cairn/api/telemetry")
+        .then(({ startTelemetry }) => startTelemetry(config, { serviceVersion: version, warn: (message) => io.stderr(`cairn: ${message}\n`) }))
+        .catch((error: unknown) => {
+          io.stderr(`cairn: telemetry: could not start: ${(error as Error).message}\n`);
+          return undefined;
+        })
+    : Promise.resolve(undefined);
   try {
-    return await runWithRuntime(args, env, io, version, telemetry?.telemetry);
+    return await runWithRuntime(
+      args,
+      env,
+      io,
+      version,
+      starting.then((handle) => handle?.telemetry),
+    );
   } finally {
-    await telemetry?.shutdown();
+    await (await starting)?.shutdown();
   }
 }
 
-async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: string, telemetry: Telemetry | undefined): Promise<number> {
+async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: string, telemetryStarting: Promise<Telemetry | undefined>): Promise<number> {
   let runtime: Runtime;
   try {
     runtime = await createRuntime({
-      telemetry,
       workspaceRoot: io.cwd,
       cairnHome: env.cairnHome,
       version,
@@ -188,6 +197,7 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
     let finalText = "";
     let result: Extract<AgentEvent, { type: "result" }> | undefined;
     let turnTelemetry: TurnTelemetry | undefined;
+    const telemetry = await telemetryStarting;
     if (telemetry) {
       const sessionTelemetry = createSessionTelemetry(telemetry, { sessionId });
       sessionTelemetry.started();
