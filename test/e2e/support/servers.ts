@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,31 +30,40 @@ export async function startModelSim(): Promise<ModelSimProcess> {
 }
 
 /**
- * `cairn serve` on 127.0.0.1 and a free port, with a temporary CAIRN_HOME and a fixed token. Without `modelUrl`
- * no API key is set, so the offline demo model answers.
+ * `cairn serve` on 127.0.0.1 and a free port (or `port`), with a fixed token and a temporary HOME of its own
+ * (CAIRN_HOME is its `.cairn`): the machine's ~/.claude memory and skills, ~/.cairn settings and git config stay
+ * out of the test. Without `modelUrl` no API key is set, so the offline demo model answers. `stop()` also removes
+ * the temporary HOME.
  */
-export async function startCairn(options: { workspace: string; modelUrl?: string }): Promise<CairnProcess> {
+export async function startCairn(options: { workspace: string; modelUrl?: string; port?: number }): Promise<CairnProcess> {
   assertFreshBuild();
-  const cairnHome = tempDir("cairn-e2e-home-");
+  const home = tempDir("cairn-e2e-home-");
+  const cairnHome = join(home, ".cairn");
   const token = randomBytes(24).toString("hex");
-  const env: NodeJS.ProcessEnv = { ...process.env, CAIRN_HOME: cairnHome, CAIRN_TOKEN: token, NEXT_TELEMETRY_DISABLED: "1" };
-  delete env.ANTHROPIC_API_KEY;
-  delete env.ANTHROPIC_BASE_URL;
+  const env = hermeticEnv({ HOME: home, CAIRN_HOME: cairnHome, CAIRN_TOKEN: token, NEXT_TELEMETRY_DISABLED: "1" });
   if (options.modelUrl) {
     env.ANTHROPIC_BASE_URL = options.modelUrl;
     env.ANTHROPIC_API_KEY = "test";
   }
+  const port = String(options.port ?? 0);
   const { started, match } = await startNode({
     name: "cairn serve",
-    args: [join(repoRoot, "packages", "cli", "bin", "cairn.js"), "serve", "--host", "127.0.0.1", "--port", "0", "--workspace", options.workspace],
+    args: [join(repoRoot, "packages", "cli", "bin", "cairn.js"), "serve", "--host", "127.0.0.1", "--port", port, "--workspace", options.workspace],
     cwd: repoRoot,
     env,
     ready: /Cairn is running at (http:\/\/cairn-[0-9a-f]{16}\.localhost:(\d+))\/\?token=(\S+)/,
     timeoutMs: 120_000,
+  }).catch((error: unknown) => {
+    rmSync(home, { recursive: true, force: true });
+    throw error;
   });
   const url = match[1]!;
   return {
     ...started,
+    stop: async () => {
+      await started.stop();
+      rmSync(home, { recursive: true, force: true });
+    },
     url,
     loopbackUrl: `http://127.0.0.1:${match[2]!}`,
     loginUrl: `${url}/?token=${match[3]!}`,
@@ -62,6 +71,15 @@ export async function startCairn(options: { workspace: string; modelUrl?: string
     workspace: options.workspace,
     cairnHome,
   };
+}
+
+/**
+ * The environment of a server under test: PATH and the test's own settings, nothing of the machine's user (HOME,
+ * XDG folders, CAIRN_* and ANTHROPIC_* variables) that could change what the server reads or which model answers.
+ */
+function hermeticEnv(own: Record<string, string>): NodeJS.ProcessEnv {
+  const kept = Object.entries(process.env).filter(([name]) => !/^(HOME|XDG_.*|CAIRN_.*|ANTHROPIC_.*|CLAUDE_.*)$/.test(name));
+  return { ...Object.fromEntries(kept), ...own };
 }
 
 /**

@@ -33,6 +33,7 @@ import { TerminalManager } from "../terminal/terminal-manager.ts";
 import { loadTimelineSource } from "../timeline/source.ts";
 import { TimelineService } from "../timeline/timeline-service.ts";
 import { McpService } from "./mcp-service.ts";
+import { StartupGate } from "./startup-gate.ts";
 import { MetaService, sandboxStatus } from "./meta-service.ts";
 import { loadNextHandler, type WebHandler } from "./next-handler.ts";
 import { SettingsService } from "./settings-service.ts";
@@ -238,19 +239,22 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       maxBodySize: 64 * 1024,
     });
 
-    server = createServer();
+    // Attached before the port opens: until the server is ready every request is answered "starting" (503).
+    const gate = new StartupGate();
+    server = createServer(gate.listener);
     const sockets = new Set<Socket>();
     server.on("connection", (socket: Socket) => {
       sockets.add(socket);
       socket.once("close", () => sockets.delete(socket));
     });
     const port = await listen(server, host, options.port ?? DEFAULT_PORT);
-    if (webDir !== null) web = await loadNextHandler({ webDir, hostname: host, port });
     const ideHost = isLoopbackHost(host) ? ideHostName(sessionStore) : undefined;
     const hosts = new HostPolicy({ boundHost: host, port, ideHost, allowedHosts });
+    gate.restrictHosts((header) => hosts.allowsHost(header));
     const guard = new AccessGuard({ token, port, sessions: sessionStore, hosts });
+    if (webDir !== null) web = await loadNextHandler({ webDir, hostname: host, port });
     const webHandler = web;
-    server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    gate.open((request, response) => {
       route(request, response, {
         hosts,
         guard,
