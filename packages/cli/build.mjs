@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
@@ -112,10 +112,3 @@ const result = await build({
   metafile: true,
 });
 if (process.env.CAIRN_METAFILE) writeFileSync(process.env.CAIRN_METAFILE, JSON.stringify(result.metafile));
-// The workspace sources the bundle was built from: bin/cairn.js compares their mtimes with the bundle's
-// to decide whether it is fresh (a few hundred stats, instead of walking every package's tree).
-const sources = Object.keys(result.metafile.inputs)
-  .filter((input) => !input.includes("node_modules") && !input.includes(":") && input.endsWith(".ts"))
-  .map((input) => relative(here, resolve(process.cwd(), input)))
-  .sort();
-writeFileSync(join(here, "dist", "sources.json"), `${JSON.stringify(sources)}\n`);

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { buildCliBundle } from "../support/cli-bundle.ts";
 import { checkTargets, formatTargetTable, parseBenchLine, type BenchFigure } from "./targets.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -16,6 +17,8 @@ const files = readdirSync(here)
   .filter((file) => only.length === 0 || only.some((name) => file.startsWith(name)))
   .sort();
 
+// Benchmarks that spawn `cairn` measure its bundle, built once here from today's sources.
+buildCliBundle();
 const loadAverage = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const figures = new Map<string, BenchFigure>();
 let failed = 0;

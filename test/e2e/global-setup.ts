@@ -1,13 +1,16 @@
 import { realpathSync, rmSync } from "node:fs";
 import type { FullConfig } from "@playwright/test";
+import { buildCliBundle } from "../support/cli-bundle.ts";
 import { startCairn, startModelSim, tempDir } from "./support/servers.ts";
 import { writeWorkspace } from "./support/workspace-fixture.ts";
 
 /**
- * One model simulator and one `cairn serve` (production build, temporary CAIRN_HOME and workspace, fixed
+ * One model simulator and one `cairn serve` (production build, temporary HOME, CAIRN_HOME and workspace, fixed
  * token) for the whole run; tests read where they are from the environment and script the simulator per test.
  */
 export default async function globalSetup(_config: FullConfig): Promise<() => Promise<void>> {
+  // `cairn` runs its bundle only: build it from today's sources (the web app is built by the e2e task's own build).
+  buildCliBundle();
   const workspace = realpathSync(tempDir("cairn-e2e-ws-"));
   writeWorkspace(workspace);
   const sim = await startModelSim();
