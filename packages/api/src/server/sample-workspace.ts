@@ -1,49 +1,38 @@
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 
+// Plain JavaScript run by Node's built-in test runner: `npm test` works as created, offline, with nothing to install.
 const SAMPLE_FILES: Record<string, string> = {
   "README.md": `# Sample project
 
-A tiny TypeScript project to try Cairn with. Things to ask the agent:
+A tiny JavaScript project to try Cairn with. Things to ask the agent:
 
 - "search TODO": find what is left to do
-- "read src/math.ts"
-- "Implement the TODO in src/math.ts and make the tests pass"
+- "read src/math.js"
+- "run \`npm test\`": run the tests
+- "Implement the TODO in src/math.js and add a test for it" (needs a real model: set ANTHROPIC_API_KEY)
 
-Run the tests with \`npm install && npm test\` (Node's test runner through tsx).
+Run the tests with \`npm test\` (Node's built-in test runner; nothing to install).
 `,
-  "package.json": `${JSON.stringify(
-    {
-      name: "cairn-sample",
-      private: true,
-      type: "module",
-      scripts: { test: "tsx --test test/*.test.ts" },
-      devDependencies: { tsx: "4.23.15" },
-    },
-    null,
-    2,
-  )}\n`,
-  "src/math.ts": `export function add(a: number, b: number): number {
+  "package.json": `${JSON.stringify({ name: "cairn-sample", private: true, type: "module", scripts: { test: "node --test" } }, null, 2)}\n`,
+  "src/math.js": `/** The sum of two numbers. */
+export function add(a, b) {
   return a + b;
 }
 
-// TODO: implement factorial: n! for whole numbers n >= 0; throw a RangeError for anything else.
-export function factorial(n: number): number {
+// TODO: implement factorial: n! for whole numbers n >= 0; throw a RangeError for anything else. Then test it in
+// test/math.test.js.
+export function factorial(n) {
   throw new Error(\`factorial(\${n}) is not implemented yet\`);
 }
 `,
-  "test/math.test.ts": `import assert from "node:assert/strict";
+  "test/math.test.js": `import assert from "node:assert/strict";
 import { test } from "node:test";
-import { add, factorial } from "../src/math.ts";
+import { add } from "../src/math.js";
 
 test("add", () => {
   assert.equal(add(2, 3), 5);
-});
-
-test("factorial", () => {
-  assert.equal(factorial(0), 1);
-  assert.equal(factorial(5), 120);
-  assert.throws(() => factorial(-1), RangeError);
+  assert.equal(add(-1, 1), 0);
 });
 `,
 };
