@@ -20,6 +20,11 @@ export type ModelSimOptions = {
   chunkDelayMs?: number;
   /** Characters per text/thinking delta. Default 16. */
   textChunkSize?: number;
+  /**
+   * Test instruments: the request log (`requests`, `GET /_sim/requests`) and the `/_sim/*` control routes. Default
+   * true; the offline demo model that runs inside Cairn turns them off, so it keeps no conversation and none can be read back.
+   */
+  instruments?: boolean;
 };
 
 export type RecordedRequest = {
@@ -68,9 +73,12 @@ export async function startModelSim(options: ModelSimOptions = {}): Promise<Mode
     demoTurnCount = 0;
   };
 
+  const instruments = options.instruments ?? true;
+
   const route = async (request: IncomingMessage, response: ServerResponse, signal: AbortSignal): Promise<void> => {
     const path = new URL(request.url ?? "/", "http://model-sim").pathname;
     const method = request.method ?? "GET";
+    if (!instruments && path.startsWith("/_sim/")) return sendError(response, 404, "not_found_error", `model-sim: no route ${method} ${path}`);
     if (method === "GET" && path === "/_sim/requests") return sendJson(response, 200, requests);
     if (method !== "POST") return sendError(response, 404, "not_found_error", `model-sim: no route ${method} ${path}`);
 
@@ -87,7 +95,7 @@ export async function startModelSim(options: ModelSimOptions = {}): Promise<Mode
     }
     const receivedAt = Date.now();
     const record = (turnIndex: number | null, attempt: number): void => {
-      requests.push({ path, method, headers: flattenHeaders(request), body, receivedAt, turnIndex, attempt });
+      if (instruments) requests.push({ path, method, headers: flattenHeaders(request), body, receivedAt, turnIndex, attempt });
     };
     const isApiPath = path === "/v1/messages" || path === "/v1/messages/count_tokens";
     if (isApiPath && !parsedBody.ok) {

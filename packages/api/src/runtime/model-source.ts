@@ -1,5 +1,5 @@
 import { createAnthropicModelClient, type ModelClient } from "@cairn/core";
-import { startModelSim } from "@cairn/model-sim";
+import { startDemoModel } from "@cairn/model-sim/demo";
 
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
 export const DEMO_MODEL = "cairn-demo";
@@ -15,7 +15,9 @@ export type ModelSource = {
 
 /**
  * The real API when a key or base URL is given; otherwise the offline demo model, started in-process
- * on a random loopback port and spoken to through the same SDK client, so the whole path is real.
+ * on a random loopback port and spoken to through the same SDK client, so the whole path is real. The demo model is
+ * the simulator's demo mode (`@cairn/model-sim/demo`, a runtime dependency on purpose: one implementation of the
+ * Messages wire format, shared with the tests).
  */
 export async function resolveModelSource(options: {
   apiKey: string | undefined;
@@ -31,7 +33,7 @@ export async function resolveModelSource(options: {
       close: async () => undefined,
     };
   }
-  const sim = await startModelSim({ mode: "demo", host: "127.0.0.1", port: 0 });
+  const sim = await startDemoModel();
   return {
     client: createAnthropicModelClient({ apiKey: "cairn-demo", baseURL: sim.url }),
     model: options.model ?? DEMO_MODEL,
