@@ -25,7 +25,8 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
     return async () => {
       await cairn.stop();
       await sim.stop();
-      for (const dir of [workspace, cairn.cairnHome]) rmSync(dir, { recursive: true, force: true });
+      // stop() also removes the server's temporary HOME (and CAIRN_HOME in it).
+      rmSync(workspace, { recursive: true, force: true });
     };
   } catch (error) {
     await sim.stop();

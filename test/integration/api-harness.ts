@@ -39,8 +39,11 @@ export async function startApiFixture(
   const parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-api-")));
   const root = join(parent, "ws");
   const cairnHome = join(parent, "home");
+  // The user's home of the run (~/.claude memory and skills): empty, never the machine's.
+  const homeDir = join(parent, "user-home");
   await mkdir(root);
   await mkdir(cairnHome);
+  await mkdir(homeDir);
   for (const [name, content] of Object.entries(options.files ?? { "README.md": "# test\n" })) {
     await mkdir(join(root, name, ".."), { recursive: true });
     await writeFile(join(root, name), content);
@@ -58,6 +61,7 @@ export async function startApiFixture(
     server = await startServer({
       workspace: root,
       cairnHome,
+      homeDir,
       version: "0.0.0-test",
       apiKey: "test",
       baseURL: sim.url,

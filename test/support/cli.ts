@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -10,12 +11,20 @@ export const cairnBin = join(repoRoot, "packages", "cli", "bin", "cairn.js");
 // Lines are parsed JSON from the child: loosely typed on purpose, the assertions check their shape.
 export type CliRun = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; lines: Array<Record<string, any>> };
 
-/** Runs `cairn` as a child process, as a user would, with a clean environment of our choosing. */
+/**
+ * Runs `cairn` as a child process, as a user would, with a clean environment of our choosing: PATH, and a HOME of
+ * its own (an empty temporary folder, removed afterwards, unless `env.HOME` names one), never the machine's
+ * ~/.claude or ~/.cairn.
+ */
 export function runCairn(args: string[], options: { cwd: string; env?: Record<string, string>; stdin?: string; timeoutMs?: number }): Promise<CliRun> {
   return new Promise((resolvePromise, reject) => {
+    const ownHome = options.env?.HOME === undefined ? mkdtempSync(join(tmpdir(), "cairn-cli-home-")) : undefined;
+    const removeHome = () => {
+      if (ownHome !== undefined) rmSync(ownHome, { recursive: true, force: true });
+    };
     const child = spawn(process.execPath, [cairnBin, ...args], {
       cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...options.env },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...(ownHome !== undefined ? { HOME: ownHome } : {}), ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -23,9 +32,13 @@ export function runCairn(args: string[], options: { cwd: string; env?: Record<st
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
-    child.once("error", reject);
+    child.once("error", (error) => {
+      removeHome();
+      reject(error);
+    });
     child.once("close", (code, signal) => {
       clearTimeout(timer);
+      removeHome();
       const lines = stdout
         .split("\n")
         .filter((line) => line.startsWith("{"))

@@ -10,7 +10,8 @@ const webDir = join(repoRoot, "apps", "web");
 
 export type ModelSimProcess = Started & { url: string };
 /** `url` is the IDE's own name (`http://cairn-<random>.localhost:<port>`, as printed); `loopbackUrl` the bound address. */
-export type CairnProcess = Started & { url: string; loopbackUrl: string; loginUrl: string; token: string; workspace: string; cairnHome: string };
+/** `home` is the server's own temporary HOME (user-level `~/.claude` files go there); `cairnHome` is `<home>/.cairn`. */
+export type CairnProcess = Started & { url: string; loopbackUrl: string; loginUrl: string; token: string; workspace: string; home: string; cairnHome: string };
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -69,6 +70,7 @@ export async function startCairn(options: { workspace: string; modelUrl?: string
     loginUrl: `${url}/?token=${match[3]!}`,
     token,
     workspace: options.workspace,
+    home,
     cairnHome,
   };
 }
