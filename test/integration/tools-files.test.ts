@@ -40,7 +40,10 @@ describe("file tools against the real worker", () => {
     const edited = await fixture.run("Edit", { file_path: join(fixture.root, "new/dir/a.txt"), old_string: "alpha", new_string: "beta" });
     expect(edited.isError).toBe(false);
     const refused = await fixture.run("Write", { file_path: join(fixture.root, "keep.txt"), content: "clobbered" });
-    expect(refused).toMatchObject({ stage: "validation", text: "File has not been read yet. Read it first before writing to it." });
+    expect(refused).toMatchObject({ isError: true, errorClass: "file_not_read", text: "File has not been read yet. Read it first before writing to it." });
+    // Refused by the tool's own check, before the permission step: the call's record carries no decision.
+    expect(refused.outcome.record.decision).toBeUndefined();
+    expect(created.outcome.record.decision).toMatchObject({ behavior: "allow", asked: false });
     expect(await readFile(join(fixture.root, "keep.txt"), "utf8")).toBe("original\n");
   });
 
@@ -53,7 +56,8 @@ describe("file tools against the real worker", () => {
     await utimes(path, later, later);
     const run = await fixture.run("Edit", { file_path: path, old_string: "one", new_string: "two" });
     expect(run).toMatchObject({
-      stage: "validation",
+      isError: true,
+      errorClass: "file_modified",
       text: "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.",
     });
   });
@@ -73,9 +77,7 @@ describe("file tools against the real worker", () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
     await writeFile(join(fixture.root, "logo.png"), png);
     const run = await fixture.run("Read", { file_path: join(fixture.root, "logo.png") });
-    expect(run.stage === "result" && run.content).toEqual([
-      { type: "image", source: { type: "base64", media_type: "image/png", data: png.toString("base64") } },
-    ]);
+    expect(run.content).toEqual([{ type: "image", source: { type: "base64", media_type: "image/png", data: png.toString("base64") } }]);
   });
 
   it("suggests the right file when the model drops the workspace root or guesses the extension", async () => {

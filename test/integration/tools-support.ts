@@ -1,20 +1,28 @@
+import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  allowAllGate,
   builtinTools,
   createInitialAppState,
   createStore,
-  findToolByName,
+  headlessPrompter,
+  noHooks,
+  runToolUse,
   type AnyTool,
-  type ToolResult,
+  type PipelineServices,
+  type ToolRunOutcome,
   type ToolUseContext,
   type Workspace,
 } from "@cairn/core";
-import type { AssistantMessage, ToolResultContent } from "@cairn/core/schema";
+import type { AgentEvent, AssistantMessage, ToolResultContent } from "@cairn/core/schema";
 import { createLocalWorkspace } from "@cairn/worker";
 
-/** Helpers for the tools-*.test.ts integration tests: a real worker workspace in a temp dir, and a runner shaped like the pipeline. */
+/**
+ * Helpers for the tools-*.test.ts integration tests: a real worker workspace in a temp dir, and calls run through the
+ * real tool pipeline (`runToolUse`: validation, hooks, permission decision, call, result budget) with an allow-all gate.
+ */
 
 export type ToolsFixture = {
   /** The temp directory holding the workspace and, beside it, files the tools must never reach. */
@@ -51,16 +59,12 @@ export async function createToolsFixture(
     workspace,
     tools,
     context: (overrides = {}) => ({ ...makeContext(workspace, tools), ...overrides }),
-    run: (name, input, context = defaultContext) => runTool(findToolByName(tools, name) ?? missingTool(name), input, context),
+    run: (name, input, context = defaultContext) => runTool(name, input, context),
     async dispose() {
       await workspace.dispose();
       await rm(parent, { recursive: true, force: true });
     },
   };
-}
-
-function missingTool(name: string): never {
-  throw new Error(`no built-in tool named ${name}`);
 }
 
 function makeContext(workspace: Workspace, tools: AnyTool[]): ToolUseContext {
@@ -86,30 +90,55 @@ const assistantMessage: AssistantMessage = {
   message: { id: "msg-1", role: "assistant", model: "test-model", content: [] },
 };
 
-export type ToolRun =
-  | { stage: "input" | "validation"; text: string; isError: true; progress: unknown[]; output: undefined }
-  | { stage: "result"; text: string; content: ToolResultContent; isError: boolean; progress: unknown[]; output: unknown };
+/** The pipeline's ports as a session without permission rules or hooks has them: every call allowed, no hook runs. */
+const allowAll: PipelineServices = {
+  gate: allowAllGate,
+  prompter: headlessPrompter,
+  hooks: noHooks,
+  uuid: randomUUID,
+  now: Date.now,
+  timestamp: () => new Date().toISOString(),
+};
 
-/** Parse → validateInput → call (draining progress) → render, as the execution pipeline does. */
-export async function runTool(tool: AnyTool, rawInput: unknown, context: ToolUseContext): Promise<ToolRun> {
-  const parsed = tool.inputSchema.safeParse(rawInput);
-  if (!parsed.success) return { stage: "input", text: parsed.error.message, isError: true, progress: [], output: undefined };
-  const validation = (await tool.validateInput?.(parsed.data, context)) ?? { ok: true };
-  if (!validation.ok) return { stage: "validation", text: validation.message, isError: true, progress: [], output: undefined };
-  const call = tool.call(parsed.data, context, { toolUseId: "toolu_1", assistantMessage });
-  const progress: unknown[] = [];
-  let result: ToolResult;
-  if (Symbol.asyncIterator in call) {
-    let step = await call.next();
-    while (!step.done) {
-      progress.push(step.value.data);
-      step = await call.next();
-    }
-    result = step.value;
-  } else {
-    result = await call;
+export type ToolRun = {
+  /** The `tool_result` content, as the model gets it (after hooks and the result budget). */
+  content: ToolResultContent;
+  /** `content` as text (JSON for block content). */
+  text: string;
+  isError: boolean;
+  /** Why the call failed, from the call's record: `InputValidationError`, a tool's validation code (`file_not_read`), … */
+  errorClass: string | undefined;
+  /** The tool's structured output (`toolUseResult`). */
+  output: unknown;
+  /** What the tool reported while running. */
+  progress: unknown[];
+  events: AgentEvent[];
+  outcome: ToolRunOutcome;
+};
+
+/** One call through the real execution pipeline (`runToolUse` from @cairn/core), as the query loop makes it. */
+async function runTool(name: string, input: unknown, context: ToolUseContext): Promise<ToolRun> {
+  const block = { type: "tool_use" as const, id: `toolu_${randomUUID()}`, name, input };
+  const generator = runToolUse(block, assistantMessage, context, allowAll, 0);
+  const events: AgentEvent[] = [];
+  let step = await generator.next();
+  while (!step.done) {
+    events.push(step.value);
+    step = await generator.next();
   }
-  const content = result.content ?? tool.renderResult?.(result.output, "toolu_1") ?? JSON.stringify(result.output);
-  const text = typeof content === "string" ? content : JSON.stringify(content);
-  return { stage: "result", text, content, isError: result.isError === true, progress, output: result.output };
+  const outcome = step.value;
+  const result = outcome.message.message.content;
+  const block0 = Array.isArray(result) ? result[0] : undefined;
+  if (block0?.type !== "tool_result") throw new Error(`the pipeline answered ${name} without a tool_result: ${JSON.stringify(result)}`);
+  const content = block0.content ?? "";
+  return {
+    content,
+    text: typeof content === "string" ? content : JSON.stringify(content),
+    isError: block0.is_error === true,
+    errorClass: outcome.record.errorClass,
+    output: outcome.message.toolUseResult,
+    progress: events.flatMap((event) => (event.type === "tool-progress" ? [event.data] : [])),
+    events,
+    outcome,
+  };
 }

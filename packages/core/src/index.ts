@@ -73,6 +73,8 @@ export { buildModelRequest, toApiTool } from "./model/request.ts";
 export { applyCacheBreakpoints, countCacheBreakpoints } from "./model/cache-control.ts";
 export { defaultRetryPolicy } from "./model/retry.ts";
 export type { RetryPolicy } from "./model/retry.ts";
+export { runToolUse } from "./tools/pipeline.ts";
+export type { PipelineServices, ToolRunOutcome } from "./tools/pipeline.ts";
 export { partitionToolCalls } from "./tools/partition.ts";
 export { classifyToolError } from "./tools/classify-error.ts";
 export { applyResultBudget } from "./tools/result-budget.ts";
