@@ -142,11 +142,13 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
       ...(env.token ? { token: env.token } : {}),
       allowedHosts: [...options.allowedHosts, ...env.allowedHosts],
       ...(env.shareStreams ? { share: { streams: env.shareStreams } } : {}),
+      distributed,
     });
     io.stdout(`Cairn is running at ${server.loginUrl}\n`);
     if (server.ideUrl !== server.url)
       io.stdout(`  also at ${server.url}/?token=${server.token} (for a browser or tool that does not resolve *.localhost names)\n`);
     io.stdout(`  workspace: ${server.runtime.workspaceRoot}\n`);
+    for (const line of server.distributed?.describe() ?? []) io.stdout(`  ${line}\n`);
     if (server.runtime.model.demo) io.stdout("  no ANTHROPIC_API_KEY is set: the offline demo model answers (it knows a few commands only)\n");
     for (const problem of server.runtime.settings.problems) {
       io.stderr(`cairn: settings problem in ${problem.file}${problem.path ? ` at ${problem.path}` : ""}: ${problem.message}\n`);
@@ -189,7 +191,6 @@ type ServeOptions = {
 function unsupportedDistributedSettings(config: DistributedConfig): string[] {
   const missing: string[] = [];
   if (config.redisUrl !== undefined) missing.push("--redis-url (CAIRN_REDIS_URL)");
-  if (config.databaseUrl !== undefined) missing.push("--database-url (CAIRN_DATABASE_URL)");
   if (config.workerUrls.length > 0) missing.push("--worker-url (CAIRN_WORKER_URL)");
   return missing;
 }

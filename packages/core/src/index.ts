@@ -229,6 +229,8 @@ export type { HookRunner, HookRunRequest, HookRunResult } from "./hooks/port.ts"
 export { INTERRUPTED_TOOL_RESULT, repairForResume, sinceLastCompactBoundary } from "./session/repair.ts";
 export type { RepairOptions } from "./session/repair.ts";
 export { TranscriptIndex, TranscriptIndexError } from "./session/transcript-index.ts";
+export { loadTranscriptLines } from "./session/load-lines.ts";
+export type { TranscriptContents } from "./session/load-lines.ts";
 export type { LoadReport, LoadScope, PlanOptions } from "./session/transcript-index.ts";
 export { summarizeHeadAndTail } from "./session/head-tail.ts";
 export type { HeadAndTailSample, SessionSummary } from "./session/head-tail.ts";

@@ -276,8 +276,9 @@ export class LiveSession {
     this.bus.publish(this.sessionId, { type: "message", message });
   }
 
-  get transcriptPath(): string {
-    return this.sessionWiring().transcriptPath;
+  /** The checkpoints recorded in this session's transcript, in order (undefined when nothing is written yet). */
+  async transcriptCheckpoints(): Promise<ReadonlyArray<{ commit: string; messageUuid: string }> | undefined> {
+    return (await this.runtime.transcripts.load(this.sessionId, { scope: "all" }))?.checkpoints;
   }
 
   sessionWiring(): SessionWiring {

@@ -10,7 +10,7 @@ import {
   type SessionMemory,
 } from "@cairn/core";
 import type { ConversationMessage, PermissionAnswer, PermissionBehavior, PermissionMode } from "@cairn/core/schema";
-import { CheckpointError, createCheckpointStore, listSessions, type CheckpointStore, type RestoreResult } from "@cairn/core/node";
+import { CheckpointError, createCheckpointStore, type CheckpointStore, type RestoreResult } from "@cairn/core/node";
 import type { Runtime } from "../runtime/create-runtime.ts";
 import type { SequencedEvent, SessionsPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
@@ -96,15 +96,15 @@ export class SessionHub implements SessionsPort {
   }
 
   async list(): Promise<SessionSummary[]> {
-    const onDisk = await listSessions(this.runtime.cairnHome, this.runtime.workspaceRoot);
+    const stored = await this.runtime.transcripts.list();
     const summaries = new Map<string, SessionSummary>();
-    for (const file of onDisk) {
-      summaries.set(file.sessionId, {
-        sessionId: file.sessionId,
-        title: file.title ?? file.firstPrompt ?? "Untitled session",
-        updatedAt: file.lastActivityAt,
+    for (const entry of stored) {
+      summaries.set(entry.sessionId, {
+        sessionId: entry.sessionId,
+        title: entry.title ?? entry.firstPrompt ?? "Untitled session",
+        updatedAt: entry.lastActivityAt,
         running: false,
-        messageCount: file.messageEstimate,
+        messageCount: entry.messageCount,
       });
     }
     for (const session of this.live.values()) {
@@ -190,7 +190,7 @@ export class SessionHub implements SessionsPort {
     const session = await this.require(sessionId);
     await session.flush();
     const forkedId = randomUUID();
-    await forkAt(this.runtime, session.transcriptPath, messageUuid, forkedId);
+    await forkAt(this.runtime, sessionId, messageUuid, forkedId);
     return { sessionId: forkedId };
   }
 
@@ -203,7 +203,7 @@ export class SessionHub implements SessionsPort {
     const result: RewindResult = { sessionId: null, restoredCheckpoint: null, backupCheckpoint: null, prompt: promptText(message) };
     if (mode !== "conversation") {
       if (!this.checkpointStore) throw new ApiError("not_implemented", "File checkpoints are turned off on this server");
-      const restored = await rewindFiles(this.checkpointStore, session.transcriptPath, messageUuid);
+      const restored = await rewindFiles(this.checkpointStore, this.runtime.transcripts, sessionId, messageUuid);
       result.restoredCheckpoint = restored?.restored ?? null;
       result.backupCheckpoint = restored?.backup ?? null;
     }
@@ -211,7 +211,7 @@ export class SessionHub implements SessionsPort {
       const forkedId = randomUUID();
       const parent = message.parentUuid ?? null;
       if (parent === null) this.adopt(forkedId, { model: session.store.getState().model });
-      else await forkAt(this.runtime, session.transcriptPath, parent, forkedId);
+      else await forkAt(this.runtime, sessionId, parent, forkedId);
       result.sessionId = forkedId;
     }
     return result;
@@ -222,7 +222,7 @@ export class SessionHub implements SessionsPort {
     const session = await this.require(sessionId);
     await session.flush();
     if (!this.checkpointStore) return { available: false, checkpoint: null, files: [] };
-    const preview = await rewindFilesPreview(this.checkpointStore, session.transcriptPath, messageUuid);
+    const preview = await rewindFilesPreview(this.checkpointStore, this.runtime.transcripts, sessionId, messageUuid);
     return { available: true, checkpoint: preview.checkpoint, files: await withoutSandboxPlaceholders(this.runtime.workspace, preview.files) };
   }
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Workspace } from "@cairn/core";
-import { loadTranscript, type CheckpointStore } from "@cairn/core/node";
+import type { CheckpointStore } from "@cairn/core/node";
 import { ApiError } from "../router/errors.ts";
 import { withoutSandboxPlaceholders } from "./sandbox-placeholders.ts";
 import { lineHunks, revertHunk } from "./line-hunks.ts";
@@ -12,7 +12,8 @@ const MAX_DIFF_FILE_BYTES = 1024 * 1024;
 
 /** What the service needs of a session: its transcript, whether it runs, and a way to tell the agent. */
 type ChangesSession = {
-  transcriptPath: string;
+  /** The checkpoints recorded in the session's transcript, in order (undefined: nothing written yet). */
+  transcriptCheckpoints(): Promise<ReadonlyArray<{ commit: string }> | undefined>;
   running: boolean;
   flush(): Promise<void>;
   recordNote(text: string): Promise<void>;
@@ -99,11 +100,8 @@ export class ChangesService {
     if (!store) throw new ApiError("not_implemented", "File checkpoints are turned off on this server, so there is no record of the session's changes");
     const session = await this.options.session(sessionId);
     await session.flush();
-    const transcript = await loadTranscript(session.transcriptPath, { scope: "all" }).catch((error: unknown) => {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw error;
-    });
-    return { baseline: transcript?.checkpoints[0]?.commit ?? null, store, session };
+    const checkpoints = await session.transcriptCheckpoints();
+    return { baseline: checkpoints?.[0]?.commit ?? null, store, session };
   }
 
   private async prepareRevert(sessionId: string): Promise<{ baseline: string; store: CheckpointStore; session: ChangesSession }> {

@@ -47,9 +47,7 @@ import {
   createPermissionRulePersister,
   createNodeMcpManager,
   loadSettings,
-  sessionTranscriptPath,
   subagentTranscriptPath,
-  type JsonlTranscriptStore,
   type LoadedSettings,
 } from "@cairn/core/node";
 import type { PermissionMode } from "@cairn/core/schema";
@@ -60,6 +58,8 @@ import { takeGitSnapshot } from "./git-snapshot.ts";
 import { compactorContextOptions } from "./context-options.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Telemetry } from "../telemetry/telemetry-port.ts";
+import { createJsonlSessionStore } from "../session-store/jsonl-session-store.ts";
+import type { SessionStore, SessionStoreFactory, SessionTranscriptSink } from "../session-store/session-store.ts";
 
 export type RuntimeOptions = {
   workspaceRoot: string;
@@ -97,6 +97,8 @@ export type RuntimeOptions = {
   mcpConfig?: readonly string[] | undefined;
   /** Where sessions record traces, metrics and log events (CAIRN_ENABLE_TELEMETRY); undefined records nothing. */
   telemetry?: Telemetry | undefined;
+  /** Where transcripts live (distributed mode: PostgreSQL); default one JSONL file per session under `$CAIRN_HOME/projects/`. */
+  sessionStore?: SessionStoreFactory | undefined;
   mcp?: {
     /** Per-call timeout of MCP tools (default 60 s). */
     toolTimeoutMs?: number;
@@ -112,13 +114,15 @@ export type RuntimeOptions = {
 /** What one conversation starts with: its system prompt (with the git snapshot of that moment) and its memory and skills. */
 export type SessionContext = { systemPrompt: string[]; memory: SessionMemory };
 
-export type SessionWiring = { sink: JsonlTranscriptStore; hooks: HookDispatcher; transcriptPath: string; compactor: CairnCompactor };
+export type SessionWiring = { sink: SessionTranscriptSink; hooks: HookDispatcher; transcriptPath: string; compactor: CairnCompactor };
 
 /** Everything a session needs, built once: the composition root shared by `cairn -p` and the server. */
 export type Runtime = {
   workspaceRoot: string;
   cairnHome: string;
   version: string;
+  /** The workspace's session transcripts: append, load, list. */
+  transcripts: SessionStore;
   workspace: Workspace;
   /** The tools of a new conversation: built-ins, Agent, and the MCP tools (or ToolSearch in front of them). */
   readonly tools: AnyTool[];
@@ -289,10 +293,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       }),
     });
   await mcpStarted;
+  const transcripts = (options.sessionStore ?? createJsonlSessionStore)({
+    cairnHome: options.cairnHome,
+    workspaceRoot: workspace.root,
+    version: options.version,
+  });
   return {
     workspaceRoot: workspace.root,
     cairnHome: options.cairnHome,
     version: options.version,
+    transcripts,
     workspace,
     get tools() {
       return toolsFor([]);
@@ -361,8 +371,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     gate,
     createGate,
     session(sessionId, sessionStore = store) {
-      const transcriptPath = sessionTranscriptPath({ cairnHome: options.cairnHome, cwd: workspace.root, sessionId });
-      const sink = createJsonlTranscriptStore({ cairnHome: options.cairnHome, cwd: workspace.root, sessionId, version: options.version });
+      const transcriptPath = transcripts.transcriptPath(sessionId);
+      const sink = transcripts.openTranscript(sessionId);
       const hooks = createHookDispatcher({
         getSettings: () => settings.merged,
         runner,
@@ -379,6 +389,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await mcp.close();
       await workspace.dispose();
       await model.close();
+      await transcripts.close();
     },
   };
 }

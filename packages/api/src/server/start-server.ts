@@ -39,6 +39,8 @@ import { loadNextHandler, type WebHandler } from "./next-handler.ts";
 import { SettingsService } from "./settings-service.ts";
 import { TrustStore } from "./trust-store.ts";
 import { WorkspaceFiles } from "./workspace-files.ts";
+import type { DistributedConfig } from "../distributed/distributed-config.ts";
+import type { DistributedNode } from "../distributed/start-distributed.ts";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 3000;
@@ -77,6 +79,8 @@ export type StartServerOptions = Omit<RuntimeOptions, "workspaceRoot" | "trusted
   browserSessionTtlMs?: number;
   /** Share links: clock, environment whose secret-looking values are redacted (default the process's), limits (tests). */
   share?: ShareOptions;
+  /** Distributed mode (`--database-url` …); undefined runs embedded and loads none of it. */
+  distributed?: DistributedConfig | undefined;
 };
 
 export type ShareOptions = {
@@ -110,6 +114,8 @@ export type CairnServer = {
   shares: ShareStore;
   /** Open HTTP connections (SSE streams included). */
   connectionCount(): number;
+  /** Distributed mode's services (undefined when embedded). */
+  distributed: DistributedNode | undefined;
   close(): Promise<void>;
 };
 
@@ -151,11 +157,20 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     share: shareOptions,
     browserSessionTtlMs,
     allowedHosts: _allowedHosts,
+    distributed: distributedConfig,
     ...runtimeOptions
   } = options;
   // Trust is decided before the runtime starts: project MCP servers start with it, or not at all.
   const trusted = await trustStore.isTrusted(await realpath(workspace));
-  const runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted });
+  // Distributed code (and its Redis/PostgreSQL clients) is loaded only when configured.
+  const distributed = distributedConfig ? await (await import("../distributed/start-distributed.ts")).startDistributedNode(distributedConfig) : undefined;
+  let runtime: Runtime;
+  try {
+    runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted, sessionStore: distributed?.sessionStore });
+  } catch (error) {
+    await distributed?.close().catch(() => undefined);
+    throw error;
+  }
   let web: WebHandler | undefined;
   let hub: SessionHub | undefined;
   let terminals: TerminalManager | undefined;
@@ -285,6 +300,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       terminals: openTerminals,
       files,
       shares: openShares,
+      distributed,
       connectionCount: () => sockets.size,
       close() {
         closing ??= shutdown({
@@ -295,12 +311,13 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
           runtime,
           shares: openShares,
           browserSessions: sessionStore,
+          distributed,
         });
         return closing;
       },
     };
   } catch (error) {
-    await shutdown({ server, hub, terminals, web, runtime, shares, browserSessions }).catch(() => undefined);
+    await shutdown({ server, hub, terminals, web, runtime, shares, browserSessions, distributed }).catch(() => undefined);
     throw error;
   }
 }
@@ -424,6 +441,7 @@ async function shutdown(parts: {
   runtime: Runtime;
   shares?: ShareStore | undefined;
   browserSessions?: BrowserSessionStore | undefined;
+  distributed?: DistributedNode | undefined;
 }): Promise<void> {
   const { server } = parts;
   const closed = server?.listening
@@ -439,4 +457,5 @@ async function shutdown(parts: {
   await closed;
   await parts.web?.close().catch(() => undefined);
   await parts.runtime.close();
+  await parts.distributed?.close().catch(() => undefined);
 }

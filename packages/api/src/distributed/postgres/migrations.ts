@@ -1,0 +1,69 @@
+import type { Database } from "./database.ts";
+
+/** One schema change. Versions only grow; an applied migration is never edited, a new one is added. */
+type Migration = { version: number; name: string; statements: readonly string[] };
+
+/**
+ * Cairn's schema, in order. Transcript lines are kept as the exact JSONL text (not jsonb, which
+ * would reorder keys), so an export is byte for byte what the JSONL store would have written.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "sessions and transcript lines",
+    statements: [
+      `create table cairn_sessions (
+         session_id text primary key,
+         workspace text not null,
+         title text,
+         prompt_title text,
+         first_prompt text,
+         created_at timestamptz not null default now(),
+         updated_at timestamptz not null default now(),
+         message_count integer not null default 0,
+         line_count bigint not null default 0
+       )`,
+      "create index cairn_sessions_by_workspace on cairn_sessions (workspace, updated_at desc)",
+      `create table cairn_transcript_lines (
+         session_id text not null references cairn_sessions (session_id) on delete cascade,
+         line_no bigint not null,
+         line text not null,
+         primary key (session_id, line_no)
+       )`,
+    ],
+  },
+];
+
+/** A lock id of Cairn's own: two nodes starting at once migrate one after the other. */
+const MIGRATION_LOCK = 0x63_61_69_72;
+
+/**
+ * Brings the schema up to date at start: each pending migration runs in one transaction with its
+ * version recorded in `cairn_migrations`, under an advisory lock. Returns the versions applied now.
+ * A database newer than this Cairn (an unknown version recorded) is refused rather than guessed at.
+ */
+export async function migrate(sql: Database, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  const applied: number[] = [];
+  await sql.begin(async (transaction) => {
+    await transaction`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await transaction`create table if not exists cairn_migrations (
+      version integer primary key,
+      name text not null,
+      applied_at timestamptz not null default now()
+    )`;
+    const rows = await transaction<{ version: number }[]>`select version from cairn_migrations order by version`;
+    const done = new Set(rows.map((row) => row.version));
+    const known = new Set(migrations.map((migration) => migration.version));
+    const unknown = [...done].filter((version) => !known.has(version));
+    if (unknown.length > 0) {
+      throw new Error(`The database has schema version ${Math.max(...unknown)}, newer than this Cairn knows (${Math.max(...known)}); upgrade Cairn`);
+    }
+    for (const migration of [...migrations].sort((left, right) => left.version - right.version)) {
+      if (done.has(migration.version)) continue;
+      for (const statement of migration.statements) await transaction.unsafe(statement);
+      await transaction`insert into cairn_migrations (version, name) values (${migration.version}, ${migration.name})`;
+      applied.push(migration.version);
+    }
+  });
+  return applied;
+}

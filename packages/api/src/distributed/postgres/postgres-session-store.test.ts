@@ -1,0 +1,172 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ConversationMessage } from "@cairn/core/schema";
+import { createJsonlTranscriptStore, sessionTranscriptPath } from "@cairn/core/node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createJsonlSessionStore } from "../../session-store/jsonl-session-store.ts";
+import { startPrivatePostgres, type PrivateService } from "../testing/private-services.ts";
+import { openDatabase, type Database } from "./database.ts";
+import { migrate, MIGRATIONS } from "./migrations.ts";
+import { createPostgresSessionStore } from "./postgres-session-store.ts";
+
+const workspaceRoot = "/work/project";
+const fixedNow = () => new Date("2026-12-01T10:00:00.000Z");
+
+function conversation(sessionId: string): ConversationMessage[] {
+  const prompt: ConversationMessage = {
+    type: "user",
+    uuid: `${sessionId}-u1`,
+    parentUuid: null,
+    timestamp: "2026-12-01T10:00:01.000Z",
+    message: { role: "user", content: "Fix the failing test in src/math.ts" },
+  };
+  const answer: ConversationMessage = {
+    type: "assistant",
+    uuid: `${sessionId}-a1`,
+    parentUuid: prompt.uuid,
+    timestamp: "2026-12-01T10:00:02.000Z",
+    message: {
+      id: `msg_${sessionId}`,
+      type: "message",
+      role: "assistant",
+      model: "sim-model",
+      content: [{ type: "text", text: "Done: the test passes." }],
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 5 },
+    },
+  };
+  const next: ConversationMessage = {
+    type: "user",
+    uuid: `${sessionId}-u2`,
+    parentUuid: answer.uuid,
+    timestamp: "2026-12-01T10:00:03.000Z",
+    message: { role: "user", content: "Thanks, now the README" },
+  };
+  return [prompt, answer, next];
+}
+
+describe("PostgreSQL session store (private PostgreSQL)", () => {
+  let database: PrivateService;
+  let sql: Database;
+  let home: string;
+
+  beforeAll(async () => {
+    database = await startPrivatePostgres();
+    sql = openDatabase(database.url);
+    home = await mkdtemp(join(tmpdir(), "cairn-pg-store-"));
+  }, 120_000);
+
+  afterAll(async () => {
+    await sql?.end();
+    await database?.stop();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it("migrates once, records the version, and two nodes migrating at once do not collide", async () => {
+    const [first, second] = await Promise.all([migrate(sql), migrate(openDatabase(database.url, { max: 1 }))]);
+    expect([...first, ...second]).toEqual(MIGRATIONS.map((migration) => migration.version));
+    expect(await migrate(sql)).toEqual([]);
+    const rows = await sql<{ version: number }[]>`select version from cairn_migrations`;
+    expect(rows.map((row) => row.version)).toEqual([1]);
+  });
+
+  it("refuses a database whose schema is newer than this Cairn", async () => {
+    const other = openDatabase(database.url, { max: 1 });
+    await other`create database newer`;
+    await other.end();
+    const newer = openDatabase(database.url.replace(/\/postgres$/, "/newer"), { max: 1 });
+    try {
+      await migrate(newer);
+      await newer`insert into cairn_migrations (version, name) values (99, 'from the future')`;
+      await expect(migrate(newer)).rejects.toThrow(/schema version 99, newer than this Cairn knows/);
+    } finally {
+      await newer.end();
+    }
+  });
+
+  it("stores each line as the exact text the JSONL store writes, in append order", async () => {
+    const store = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot, version: "1.2.3", now: fixedNow });
+    const sink = store.openTranscript("same-lines");
+    const file = createJsonlTranscriptStore({ cairnHome: home, cwd: workspaceRoot, sessionId: "same-lines", version: "1.2.3", fsync: "never", now: fixedNow });
+    for (const message of conversation("same-lines")) {
+      await sink.appendMessage(message);
+      await file.appendMessage(message);
+    }
+    await sink.appendTombstone("gone-uuid", "stream failed");
+    await file.appendTombstone("gone-uuid", "stream failed");
+    await sink.appendCheckpoint("same-lines-u1", "abc123");
+    await file.appendCheckpoint("same-lines-u1", "abc123");
+    await sink.close();
+    await file.close();
+    const rows = await sql<
+      { line_no: string; line: string }[]
+    >`select line_no, line from cairn_transcript_lines where session_id = 'same-lines' order by line_no`;
+    const fileText = await readFile(sessionTranscriptPath({ cairnHome: home, cwd: workspaceRoot, sessionId: "same-lines" }), "utf8");
+    expect(rows.map((row) => `${row.line}\n`).join("")).toBe(fileText);
+    expect(rows.map((row) => Number(row.line_no))).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("loads, lists and forks like the JSONL store does", async () => {
+    const postgresStore = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot, version: "1.2.3" });
+    const jsonlStore = createJsonlSessionStore({ cairnHome: home, workspaceRoot, version: "1.2.3" });
+    for (const store of [postgresStore, jsonlStore]) {
+      const sink = store.openTranscript("listed");
+      for (const message of conversation("listed")) await sink.appendMessage(message);
+      await sink.appendCheckpoint("listed-u1", "c0ffee");
+      await sink.close();
+    }
+    const [fromPostgres, fromFile] = await Promise.all([postgresStore.load("listed"), jsonlStore.load("listed")]);
+    expect(fromPostgres?.messages).toEqual(fromFile?.messages);
+    expect(fromPostgres?.messages.map((message) => message.uuid)).toEqual(["listed-u1", "listed-a1", "listed-u2"]);
+    const withoutTime = (checkpoints: ReadonlyArray<{ timestamp: string }> | undefined) => checkpoints?.map(({ timestamp: _time, ...rest }) => rest);
+    expect(withoutTime(fromPostgres?.checkpoints)).toEqual(withoutTime(fromFile?.checkpoints));
+    expect(fromPostgres?.checkpoints).toHaveLength(1);
+
+    const listed = (await postgresStore.list()).find((entry) => entry.sessionId === "listed");
+    const listedFile = (await jsonlStore.list()).find((entry) => entry.sessionId === "listed");
+    expect(listed).toEqual({ ...listedFile, lastActivityAt: listed?.lastActivityAt });
+    expect(listed).toMatchObject({ title: "Fix the failing test in src/math.ts", messageCount: 3 });
+    // The last line written (the checkpoint) dates the entry, as in the JSONL list.
+    expect(Math.abs(Date.parse(listed?.lastActivityAt ?? "") - Date.parse(listedFile?.lastActivityAt ?? ""))).toBeLessThan(5_000);
+
+    await postgresStore.fork("listed", "listed-a1", "forked");
+    const forked = await postgresStore.load("forked");
+    expect(forked?.messages.map((message) => message.uuid)).toEqual(["listed-u1", "listed-a1"]);
+    expect(forked?.meta?.forkedFrom).toEqual({ sessionId: "listed", messageUuid: "listed-a1" });
+    expect(forked?.checkpoints.map((checkpoint) => checkpoint.commit)).toEqual(["c0ffee"]);
+    await expect(postgresStore.fork("listed", "listed-a1", "forked")).rejects.toMatchObject({ code: "session-exists" });
+  });
+
+  it("keeps workspaces apart and answers undefined for an unknown session", async () => {
+    const here = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot, version: "1" });
+    const elsewhere = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot: "/work/other", version: "1" });
+    expect(await elsewhere.load("listed")).toBeUndefined();
+    expect((await elsewhere.list()).map((entry) => entry.sessionId)).not.toContain("listed");
+    expect(await here.load("no-such-session")).toBeUndefined();
+    expect(() => here.openTranscript("../escape")).toThrow(/Not a valid session id/);
+  });
+
+  it("lists the most recently active session first", async () => {
+    const store = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot: "/work/ordered", version: "1" });
+    for (const [sessionId, second] of [
+      ["older", "01"],
+      ["newer", "09"],
+      ["middle", "05"],
+    ] as const) {
+      const sink = store.openTranscript(sessionId);
+      const [prompt] = conversation(sessionId);
+      if (prompt) await sink.appendMessage({ ...prompt, timestamp: `2026-12-02T00:00:${second}.000Z` });
+      await sink.close();
+    }
+    expect((await store.list()).map((entry) => entry.sessionId)).toEqual(["newer", "middle", "older"]);
+  });
+
+  it("refuses an invalid message without writing anything", async () => {
+    const store = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot: "/work/invalid", version: "1" });
+    const sink = store.openTranscript("invalid");
+    await expect(sink.appendMessage({ type: "user" } as unknown as ConversationMessage)).rejects.toMatchObject({ code: "invalid-message" });
+    expect(await store.load("invalid")).toBeUndefined();
+  });
+});

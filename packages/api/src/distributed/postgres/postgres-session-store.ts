@@ -1,0 +1,169 @@
+import { linearize, loadTranscriptLines, summarizeHeadAndTail } from "@cairn/core";
+import { assertSessionId, TranscriptStoreError } from "@cairn/core/node";
+import type { SessionStore, SessionStoreLocation, SessionTranscriptSink, StoredSessionSummary } from "../../session-store/session-store.ts";
+import { transcriptLineText } from "../../session-store/transcript-line-text.ts";
+import type { Database, Executor } from "./database.ts";
+
+export type PostgresSessionStoreOptions = SessionStoreLocation & {
+  sql: Database;
+  now?: () => Date;
+};
+
+/** What one line adds to its session's list entry. */
+type LineFacts = { timestamp: string; conversation: number; title: string | null; promptTitle: string | null; firstPrompt: string | null };
+
+/**
+ * Transcripts as rows: `cairn_transcript_lines (session_id, line_no, line)`, each line the exact
+ * JSONL text, numbered in append order per session by the same statement that counts it in
+ * `cairn_sessions` (the session index the list reads). An append resolves once its transaction has
+ * committed, so an acknowledged line survives the node.
+ */
+export function createPostgresSessionStore(options: PostgresSessionStoreOptions): SessionStore {
+  const { sql, workspaceRoot, version } = options;
+  const now = options.now ?? (() => new Date());
+
+  const openTranscript = (sessionId: string): SessionTranscriptSink => {
+    assertSessionId(sessionId);
+    const text = transcriptLineText({ sessionId, cwd: workspaceRoot, version }, now);
+    let queue: Promise<unknown> = Promise.resolve();
+    let created = false;
+    let closed = false;
+    const ensureSession = async (): Promise<void> => {
+      if (created) return;
+      const inserted = await sql`
+        insert into cairn_sessions (session_id, workspace, updated_at)
+        values (${sessionId}, ${workspaceRoot}, ${now()})
+        on conflict (session_id) do nothing
+        returning session_id`;
+      if (inserted.length > 0) await appendLine(sql, sessionId, text.meta());
+      created = true;
+    };
+    const write = (build: () => string): Promise<void> => {
+      if (closed) return Promise.reject(new TranscriptStoreError("closed", `Transcript of ${sessionId} is closed`));
+      let line: string;
+      try {
+        line = build();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const run = queue.then(async () => {
+        try {
+          await ensureSession();
+          await appendLine(sql, sessionId, line);
+        } catch (error) {
+          if (error instanceof TranscriptStoreError) throw error;
+          throw new TranscriptStoreError("write-failed", `Could not append to the transcript of ${sessionId}`, { cause: error });
+        }
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    };
+    return {
+      sessionId,
+      appendMessage: (message) => write(() => text.message(message)),
+      appendTombstone: (tombstoneOf, reason) => write(() => text.tombstone(tombstoneOf, reason)),
+      appendHookRuns: (event, runs) => write(() => text.hookRuns(event, runs)),
+      appendCheckpoint: (messageUuid, commit) => write(() => text.checkpoint(messageUuid, commit)),
+      // Every append has committed by the time its promise resolves: flushing is waiting for the queue.
+      flush: () => queue.then(() => undefined),
+      close() {
+        closed = true;
+        return queue.then(() => undefined);
+      },
+    };
+  };
+
+  const appendLine = async (executor: Executor, sessionId: string, line: string): Promise<void> => {
+    const facts = lineFacts(line, now);
+    const rows = await executor`
+      with counted as (
+        update cairn_sessions set
+          line_count = line_count + 1,
+          updated_at = ${facts.timestamp}::timestamptz,
+          message_count = message_count + ${facts.conversation},
+          title = coalesce(${facts.title}, title),
+          prompt_title = coalesce(prompt_title, ${facts.promptTitle}),
+          first_prompt = coalesce(first_prompt, ${facts.firstPrompt})
+        where session_id = ${sessionId}
+        returning line_count
+      )
+      insert into cairn_transcript_lines (session_id, line_no, line)
+      select ${sessionId}, line_count, ${line} from counted
+      returning line_no`;
+    if (rows.length === 0) throw new TranscriptStoreError("session-not-found", `Session ${sessionId} is not in the database`);
+  };
+
+  const linesOf = async (sessionId: string): Promise<string[] | undefined> => {
+    const session = await sql`select 1 from cairn_sessions where session_id = ${sessionId} and workspace = ${workspaceRoot}`;
+    if (session.length === 0) return undefined;
+    const rows = await sql<{ line: string }[]>`select line from cairn_transcript_lines where session_id = ${sessionId} order by line_no`;
+    return rows.map((row) => row.line);
+  };
+
+  return {
+    kind: "postgres",
+    openTranscript,
+    async load(sessionId, loadOptions = {}) {
+      assertSessionId(sessionId);
+      const lines = await linesOf(sessionId);
+      if (lines === undefined) return undefined;
+      loadOptions.signal?.throwIfAborted();
+      return loadTranscriptLines(lines, { scope: loadOptions.scope ?? "all", ...(loadOptions.leafUuid ? { leafUuid: loadOptions.leafUuid } : {}) });
+    },
+    async list() {
+      const rows = await sql<
+        { session_id: string; title: string | null; prompt_title: string | null; first_prompt: string | null; updated_at: Date; message_count: number }[]
+      >`
+        select session_id, title, prompt_title, first_prompt, updated_at, message_count
+        from cairn_sessions where workspace = ${workspaceRoot}
+        order by updated_at desc`;
+      return rows.map(
+        (row): StoredSessionSummary => ({
+          sessionId: row.session_id,
+          title: row.title ?? row.prompt_title ?? undefined,
+          firstPrompt: row.first_prompt ?? undefined,
+          lastActivityAt: row.updated_at.toISOString(),
+          messageCount: row.message_count,
+        }),
+      );
+    },
+    async fork(sourceSessionId, atUuid, newSessionId) {
+      assertSessionId(newSessionId);
+      const lines = await linesOf(sourceSessionId);
+      if (lines === undefined) throw new TranscriptStoreError("session-not-found", `No session ${sourceSessionId}`);
+      const source = loadTranscriptLines(lines, { scope: "all", leafUuid: atUuid });
+      const text = transcriptLineText({ sessionId: newSessionId, cwd: workspaceRoot, version }, now);
+      const kept = new Set<string>();
+      const written = [text.meta({ ...(source.title ? { title: source.title } : {}), forkedFrom: { sessionId: sourceSessionId, messageUuid: atUuid } })];
+      for (const message of linearize(source.messages)) {
+        written.push(text.message({ ...message, sessionId: newSessionId }));
+        kept.add(message.uuid);
+      }
+      for (const checkpoint of source.checkpoints)
+        if (kept.has(checkpoint.messageUuid)) written.push(text.checkpoint(checkpoint.messageUuid, checkpoint.commit));
+      // One transaction: a half-written fork is worse than none.
+      await sql.begin(async (transaction) => {
+        const inserted = await transaction`
+          insert into cairn_sessions (session_id, workspace, updated_at) values (${newSessionId}, ${workspaceRoot}, ${now()})
+          on conflict (session_id) do nothing returning session_id`;
+        if (inserted.length === 0) throw new TranscriptStoreError("session-exists", `Session ${newSessionId} already exists`);
+        for (const line of written) await appendLine(transaction, newSessionId, line);
+      });
+    },
+    transcriptPath: (sessionId) => `postgres:cairn_transcript_lines/${sessionId}`,
+    async close() {},
+  };
+}
+
+/** A line's contribution to the session index, read with the same summariser the JSONL list uses. */
+function lineFacts(line: string, now: () => Date): LineFacts {
+  const summary = summarizeHeadAndTail({ head: line, headCoversFile: true, tail: "", sizeBytes: line.length });
+  const isPrompt = summary.firstPrompt !== undefined;
+  return {
+    timestamp: summary.lastActivityAt ?? now().toISOString(),
+    conversation: summary.messageEstimate,
+    title: isPrompt ? null : (summary.title ?? null),
+    promptTitle: isPrompt ? (summary.title ?? null) : null,
+    firstPrompt: summary.firstPrompt ?? null,
+  };
+}

@@ -1,0 +1,53 @@
+import type { SessionStoreFactory } from "../session-store/session-store.ts";
+import { redactUrl, type DistributedConfig } from "./distributed-config.ts";
+import { openDatabase, type Database } from "./postgres/database.ts";
+import { migrate } from "./postgres/migrations.ts";
+import { createPostgresSessionStore } from "./postgres/postgres-session-store.ts";
+
+/** What a node in distributed mode adds to the server: shared stores, and what to close at the end. */
+export type DistributedNode = {
+  nodeId: string;
+  /** Transcripts and the session index in PostgreSQL (undefined without `--database-url`). */
+  sessionStore: SessionStoreFactory | undefined;
+  /** One line per service, for the start banner. */
+  describe(): string[];
+  close(): Promise<void>;
+};
+
+export class DistributedStartError extends Error {
+  override readonly name = "DistributedStartError";
+  readonly code = "distributed_unavailable";
+}
+
+/**
+ * Connects this node to the configured services and brings the database schema up to date.
+ * Loaded only when distributed mode is configured: the embedded default never imports it (or its
+ * clients). A service that cannot be reached at start stops the start with its (password-free) URL.
+ */
+export async function startDistributedNode(config: DistributedConfig): Promise<DistributedNode> {
+  let sql: Database | undefined;
+  const lines: string[] = [`node id: ${config.nodeId}`];
+  try {
+    if (config.databaseUrl !== undefined) {
+      sql = openDatabase(config.databaseUrl, { applicationName: `cairn ${config.nodeId}` });
+      try {
+        const applied = await migrate(sql);
+        lines.push(`PostgreSQL: ${redactUrl(config.databaseUrl)} (${applied.length > 0 ? `migrated to schema ${applied.at(-1)}` : "schema up to date"})`);
+      } catch (error) {
+        throw new DistributedStartError(`PostgreSQL at ${redactUrl(config.databaseUrl)}: ${(error as Error).message}`, { cause: error });
+      }
+    }
+  } catch (error) {
+    await sql?.end({ timeout: 1 }).catch(() => undefined);
+    throw error;
+  }
+  const database = sql;
+  return {
+    nodeId: config.nodeId,
+    sessionStore: database ? (location) => createPostgresSessionStore({ ...location, sql: database }) : undefined,
+    describe: () => [...lines],
+    async close() {
+      await database?.end({ timeout: 5 });
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import type { LoadScope, TranscriptContents, TranscriptSink } from "@cairn/core";
+
+/** The append side of one session's transcript: conversation lines, tombstones, hook runs and checkpoints, in order. */
+export type SessionTranscriptSink = TranscriptSink & {
+  /** Records that the workspace checkpoint `commit` was taken when `messageUuid` was written. */
+  appendCheckpoint(messageUuid: string, commit: string): Promise<void>;
+};
+
+/** A session's list entry. */
+export type StoredSessionSummary = {
+  sessionId: string;
+  title: string | undefined;
+  firstPrompt: string | undefined;
+  /** ISO time of the last line written. */
+  lastActivityAt: string;
+  /** Conversation lines written (an estimate of the messages: a response may span lines). */
+  messageCount: number;
+};
+
+export type LoadOptions = { scope?: LoadScope; leafUuid?: string; signal?: AbortSignal };
+
+/**
+ * Where the transcripts of one workspace's sessions live: append lines, load, list. The line format
+ * is the JSONL envelope wherever they are kept (Claude Code's, plus Cairn's extra line types), so a
+ * session moves between stores as its JSONL lines. Embedded: one JSONL file per session under
+ * `$CAIRN_HOME/projects/`; distributed: rows in PostgreSQL, appended in order per session.
+ */
+export interface SessionStore {
+  readonly kind: "jsonl" | "postgres";
+  /** The sink for a session's lines; the first line appended creates the session. */
+  openTranscript(sessionId: string): SessionTranscriptSink;
+  /** The session read back with the tolerant loader, or undefined when there is no such session. */
+  load(sessionId: string, options?: LoadOptions): Promise<TranscriptContents | undefined>;
+  /** The workspace's sessions, most recently active first. */
+  list(options?: { signal?: AbortSignal }): Promise<StoredSessionSummary[]>;
+  /** A new session holding the conversation up to `atUuid` (inclusive), with its checkpoints; the meta line records `forkedFrom`. */
+  fork(sourceSessionId: string, atUuid: string, newSessionId: string): Promise<void>;
+  /** The path hooks are given as `transcript_path` (a file only in the JSONL store). */
+  transcriptPath(sessionId: string): string;
+  close(): Promise<void>;
+}
+
+/** Where a store keeps a workspace's sessions, and the version written on every line. */
+export type SessionStoreLocation = { cairnHome: string; workspaceRoot: string; version: string };
+
+export type SessionStoreFactory = (location: SessionStoreLocation) => SessionStore;
