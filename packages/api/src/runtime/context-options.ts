@@ -10,5 +10,6 @@ export function compactorContextOptions(context: MergedSettings["context"], opti
   return {
     ...(ttlMinutes === undefined ? {} : { timeBasedMicrocompact: { cacheTtlMs: Math.round(ttlMinutes * 60_000) } }),
     ...(taskBudget === undefined ? {} : { taskBudget: { total: taskBudget } }),
+    ...(context.contextCollapse === true ? { collapse: {} } : {}),
   };
 }

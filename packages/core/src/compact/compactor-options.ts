@@ -61,6 +61,18 @@ export const compactorSettingsSchema = contextLimitOptionsSchema.extend({
       }),
     ])
     .default({ cacheTtlMs: DEFAULT_PROMPT_CACHE_TTL_MS, keepRecentTurns: 5 }),
+  /** Context collapse (off unless asked for): older spans summarised and staged, committed when the context is nearly full. */
+  collapse: z
+    .union([
+      z.literal(false),
+      z.object({
+        stageRatio: fraction.default(0.85),
+        commitRatio: fraction.default(0.95),
+        keepRecentTurns: count.default(3),
+        minSpanTokens: count.default(500),
+      }),
+    ])
+    .default(false),
   keep: z
     .object({
       /** Recent responses kept verbatim after the summary. */

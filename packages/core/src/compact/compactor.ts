@@ -2,6 +2,7 @@ import type { AgentEvent } from "../schema/events.ts";
 import { appStateStatusStore, localStatusStore, type CompactionStatus } from "./compaction-status.ts";
 import { compactConversation, type CompactionOutcome } from "./compact-conversation.ts";
 import { compactorDeps, parseCompactorSettings, type CompactorOptions } from "./compactor-options.ts";
+import { createContextCollapse, type CollapseOutcome } from "./context-collapse.ts";
 import type { CompactionError, CompactionErrorCode } from "./errors.ts";
 import type { BlockingLimit, CompactionInput, CompactionResult, Compactor } from "./port.ts";
 import {
@@ -22,6 +23,8 @@ export type CompactorState = CompactionStatus & {
   taskBudgetRemaining: number | undefined;
   compactions: number;
   lastError: { code: CompactionErrorCode; message: string } | null;
+  /** Context collapse: spans summarised and waiting, and spans replaced by their summaries. */
+  collapses: { staged: number; committed: number };
 };
 
 /** `/compact`: either the compaction to apply and persist, or why it did not happen (the conversation is unchanged). */
@@ -44,6 +47,8 @@ export interface CairnCompactor extends Compactor {
  * - snip drops the oldest bulky tool results once they pass their budget;
  * - micro-compact clears stale tool results once the prompt cache has expired (idle past its TTL); while the
  *   cache is warm it rewrites nothing (unless `whileWarm`, then near the threshold);
+ * - collapse (when on) stages short summaries of older spans and commits them when the context is
+ *   nearly full; `drainCollapses` commits them at once after a prompt-too-long answer;
  * - auto-compact replaces the older conversation with a model-written summary past the threshold;
  * - reactive does the same, forced, after the API said the prompt was too long.
  * Failed auto-compactions are counted; after `maxConsecutiveFailures` in a row the breaker pauses
@@ -55,7 +60,7 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
   const status = options.getAppState && options.setAppState ? appStateStatusStore(options.getAppState, options.setAppState) : localStatusStore();
   /** Tokens snip and micro-compact removed from what the latest response's usage counted. */
   let freed: { anchorUuid: string; tokens: number } | undefined;
-  /** Tool results already pruned once: pruning them again (a reloaded history) frees nothing the usage counted. */
+  /** Tool results pruned and collapses applied once: doing it again (a reloaded history) frees nothing the usage counted. */
   const pruned = new Set<string>();
   let taskBudgetRemaining: number | undefined;
   let compactions = 0;
@@ -79,6 +84,16 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
     return limits;
   };
 
+  /** Counts tokens removed from messages the last response's usage counted; `key`s seen before (a reloaded history) free nothing new. */
+  const addFreed = (input: CompactionInput, removed: ReadonlyArray<{ key: string; freedTokens: number }>) => {
+    const anchorUuid = measure(input).anchorUuid;
+    const fresh = removed.filter((entry) => !pruned.has(entry.key));
+    for (const entry of removed) pruned.add(entry.key);
+    if (anchorUuid === null) return;
+    const before = freed?.anchorUuid === anchorUuid ? freed.tokens : 0;
+    freed = { anchorUuid, tokens: before + fresh.reduce((sum, entry) => sum + entry.freedTokens, 0) };
+  };
+
   const prune = (
     input: CompactionInput,
     outcome: PruneOutcome | null,
@@ -86,13 +101,10 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
     code: string,
   ): CompactionResult | null => {
     if (!outcome) return null;
-    const anchorUuid = measure(input).anchorUuid;
-    const fresh = outcome.pruned.filter((entry) => !pruned.has(entry.toolUseId));
-    for (const entry of outcome.pruned) pruned.add(entry.toolUseId);
-    if (anchorUuid !== null) {
-      const before = freed?.anchorUuid === anchorUuid ? freed.tokens : 0;
-      freed = { anchorUuid, tokens: before + fresh.reduce((sum, entry) => sum + entry.freedTokens, 0) };
-    }
+    addFreed(
+      input,
+      outcome.pruned.map((entry) => ({ key: entry.toolUseId, freedTokens: entry.freedTokens })),
+    );
     const message = notice(outcome.pruned.length, outcome.freedTokens);
     return { messages: outcome.messages, added: [], events: [{ type: "notice", level: "info", code, message }] };
   };
@@ -130,6 +142,30 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
   };
 
   const unchanged = (input: CompactionInput, events: AgentEvent[]): CompactionResult => ({ messages: input.messages, added: [], events });
+
+  const collapses = settings.collapse === false ? null : createContextCollapse(settings.collapse, deps.uuid);
+  const collapsed = (input: CompactionInput, outcome: CollapseOutcome | null, drained: boolean): CompactionResult | null => {
+    if (!outcome) return null;
+    addFreed(
+      input,
+      outcome.applied.map((entry) => ({ key: entry.collapse.id, freedTokens: entry.freedTokens })),
+    );
+    const fresh = outcome.applied.slice(outcome.applied.length - outcome.newlyCommitted);
+    const tokens = fresh.reduce((sum, entry) => sum + entry.freedTokens, 0);
+    const spans = fresh.length;
+    const events: AgentEvent[] =
+      spans === 0
+        ? []
+        : [
+            {
+              type: "notice",
+              level: "info",
+              code: drained ? "compact_collapse_drain" : "compact_collapse",
+              message: `${drained ? "The request was too long: c" : "C"}ollapsed ${spans} older span${spans === 1 ? "" : "s"} of the conversation into short summaries (about ${tokens.toLocaleString("en-US")} tokens freed).`,
+            },
+          ];
+    return { messages: outcome.messages, added: [], events };
+  };
 
   return {
     async snip(input) {
@@ -183,6 +219,16 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
         (count, tokens) => `Cleared ${count} stale tool result${count === 1 ? "" : "s"} from older turns (about ${tokens.toLocaleString("en-US")} tokens).`,
         "compact_micro",
       );
+    },
+
+    async collapse(input) {
+      if (!collapses) return null;
+      const limits = limitsFor(input.model);
+      return collapsed(input, collapses.run(input.messages, measure(input).tokens, limits.threshold), false);
+    },
+
+    async drainCollapses(input) {
+      return collapses ? collapsed(input, collapses.drain(input.messages), true) : null;
     },
 
     async autocompact(input) {
@@ -254,7 +300,7 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
     },
 
     getState() {
-      return { ...status.get(), taskBudgetRemaining, compactions, lastError };
+      return { ...status.get(), taskBudgetRemaining, compactions, lastError, collapses: collapses?.state() ?? { staged: 0, committed: 0 } };
     },
   };
 }

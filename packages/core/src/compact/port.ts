@@ -30,14 +30,18 @@ export type CompactionResult = {
 };
 
 /**
- * The loop's compaction stages, run in order before each request: snip → micro-compact → auto-compact;
- * `reactive` runs when the API rejected a request as too long. A stage returns null to leave the
+ * The loop's compaction stages, run in order before each request: snip → micro-compact → collapse →
+ * auto-compact; when the API rejected a request as too long, `drainCollapses` and then `reactive` run. A stage returns null to leave the
  * conversation as it is.
  */
 export interface Compactor {
   snip(input: CompactionInput): Promise<CompactionResult | null>;
   microcompact(input: CompactionInput): Promise<CompactionResult | null>;
+  /** Context collapse, between micro-compact and auto-compact (optional). */
+  collapse?(input: CompactionInput): Promise<CompactionResult | null>;
   autocompact(input: CompactionInput): Promise<CompactionResult | null>;
+  /** After a prompt-too-long answer, before `reactive`: commits the staged collapses, if there are any. */
+  drainCollapses?(input: CompactionInput): Promise<CompactionResult | null>;
   reactive(input: CompactionInput): Promise<CompactionResult | null>;
   /**
    * Checked after the stages, before the request: non-null when nothing will make room (auto-compaction

@@ -7,6 +7,7 @@ export type Transition =
   | { reason: "max_tokens_escalate" }
   | { reason: "max_tokens_resume"; attempt: number }
   | { reason: "stream_cut_resume"; attempt: number }
+  | { reason: "collapse_drain" }
   | { reason: "reactive_compact" }
   | { reason: "stop_hook_blocking" }
   | { reason: "background_agent" };
@@ -21,6 +22,8 @@ export type QueryState = {
   maxOutputTokensRecoveryCount: number;
   streamCutRecoveryCount: number;
   hasAttemptedReactiveCompact: boolean;
+  /** The staged context collapses were committed after a prompt-too-long answer (once per prompt). */
+  hasDrainedCollapses: boolean;
   stopHookActive: boolean;
   batchesUsed: number;
   lastInputTokens: number | null;

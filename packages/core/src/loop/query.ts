@@ -127,6 +127,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
     maxOutputTokensRecoveryCount: 0,
     streamCutRecoveryCount: 0,
     hasAttemptedReactiveCompact: false,
+    hasDrainedCollapses: false,
     stopHookActive: false,
     batchesUsed: 0,
     lastInputTokens: null,
@@ -147,8 +148,8 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       client: deps.model,
       lastInputTokens: state.lastInputTokens,
     });
-    for (const stage of ["snip", "microcompact", "autocompact"] as const) {
-      const compacted = await deps.compactor[stage](compactionInput(messages));
+    for (const stage of ["snip", "microcompact", "collapse", "autocompact"] as const) {
+      const compacted = await deps.compactor[stage]?.(compactionInput(messages));
       if (!compacted) continue;
       yield* emitCompaction(compacted);
       forgetUnseenFiles(state.context.readFileState, compacted);
@@ -287,6 +288,15 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
     if (result.kind === "failed") {
       for await (const item of executor.remaining()) yield* drain([item]);
       if (result.error.code === "aborted") return yield* end({ reason: "aborted_streaming", turnCount: state.turnCount });
+      if (result.error.code === "prompt_too_long" && !state.hasDrainedCollapses) {
+        // Withheld: committing the staged collapses may make room without summarising the conversation.
+        const drained = await deps.compactor.drainCollapses?.(compactionInput(messages));
+        if (drained) {
+          yield* emitCompaction(drained);
+          state = { ...state, messages: drained.messages, hasDrainedCollapses: true, transition: { reason: "collapse_drain" } };
+          continue;
+        }
+      }
       if (result.error.code === "prompt_too_long" && !state.hasAttemptedReactiveCompact) {
         // Withheld: the user sees the error only if compaction cannot make room.
         const compacted = await deps.compactor.reactive(compactionInput(messages));

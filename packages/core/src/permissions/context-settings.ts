@@ -11,6 +11,8 @@ export const contextSettingsShape = {
     .positive()
     .max(24 * 60)
     .optional(),
+  /** Context collapse: older spans summarised and staged, committed when the context is nearly full (off by default). */
+  contextCollapse: z.boolean().optional(),
   /** The task budget in tokens, sent as the API's `task_budget` to models that take it (`--task-budget`). */
   taskBudget: z.number().int().positive().optional(),
 };
