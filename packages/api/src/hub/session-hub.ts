@@ -15,7 +15,6 @@ import type { Runtime } from "../runtime/create-runtime.ts";
 import type { SequencedEvent, SessionsPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
 import type { CompactResult, MemoryView, RewindMode, RewindPreview, RewindResult, SendResult, SessionSnapshot, SessionSummary } from "../router/types.ts";
-import { withoutSandboxPlaceholders } from "../review/sandbox-placeholders.ts";
 import { MemoryEventBus, type EventBus } from "./event-bus.ts";
 import { streamEvents } from "./event-stream.ts";
 import { LiveSession } from "./live-session.ts";
@@ -223,7 +222,7 @@ export class SessionHub implements SessionsPort {
     await session.flush();
     if (!this.checkpointStore) return { available: false, checkpoint: null, files: [] };
     const preview = await rewindFilesPreview(this.checkpointStore, this.runtime.transcripts, sessionId, messageUuid);
-    return { available: true, checkpoint: preview.checkpoint, files: await withoutSandboxPlaceholders(this.runtime.workspace, preview.files) };
+    return { available: true, checkpoint: preview.checkpoint, files: preview.files };
   }
 
   /** Puts the files back as a checkpoint holds them (undoing a rewind with its backup); keeps a backup of the present too. */

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import type { Workspace } from "@cairn/core";
 import type { CheckpointStore } from "@cairn/core/node";
 import { ApiError } from "../router/errors.ts";
-import { withoutSandboxPlaceholders } from "./sandbox-placeholders.ts";
 import { lineHunks, revertHunk } from "./line-hunks.ts";
 import type { ChangedFileView, ChangesView, RevertResult } from "./review-types.ts";
 
@@ -40,7 +39,7 @@ export class ChangesService {
   async list(sessionId: string): Promise<ChangesView> {
     const { baseline, store } = await this.baselineOf(sessionId);
     if (baseline === null) return { baseline: null, files: [] };
-    const changed = await withoutSandboxPlaceholders(this.options.workspace, await store.changedSince(baseline));
+    const changed = await store.changedSince(baseline);
     const files = await Promise.all(
       changed
         .sort((left, right) => left.path.localeCompare(right.path))

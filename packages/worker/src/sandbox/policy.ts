@@ -1,5 +1,5 @@
-import { statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { lstatSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
 import type { SandboxFilesystemPolicy } from "./sandbox-host.ts";
 
 export type PolicyInput = {
@@ -24,7 +24,7 @@ export type PolicyInput = {
  * host). sandbox-runtime protects these relative to the process's working directory only, which is the
  * workspace for a worker process but not for an in-process workspace, so they are listed per root.
  */
-export const protectedNames = [
+const protectedNames = [
   ".gitconfig",
   ".gitmodules",
   ".bashrc",
@@ -42,19 +42,65 @@ export const protectedNames = [
   ".claude/settings.local.json",
 ];
 
+/** Claude Code / Cairn settings: their hooks run on the host, so they stay uncreatable even where that takes an empty directory. */
+const settingsNames = [".claude/commands", ".claude/agents", ".claude/settings.json", ".claude/settings.local.json"];
+/** Read only from a home directory: harmless in a workspace unless the workspace is the server's home. */
+const homeOnlyNames = [".gitconfig", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".ripgreprc"];
+
 function protectedPaths(root: string): string[] {
-  const paths = protectedNames.map((name) => join(root, name));
-  const dotGit = join(root, ".git");
-  const kind = (() => {
-    try {
-      return statSync(dotGit).isDirectory() ? "directory" : "file";
-    } catch {
-      return "absent";
+  return [...protectedNames.map((name) => join(root, name)), join(root, ".git")];
+}
+
+/**
+ * The write denials to hand to the sandbox for a shell starting now. bubblewrap can only mount over
+ * something that exists: for an absent path the runtime would create an empty file or directory in
+ * the workspace to mount on, seen by the user, by `git status` and by the agent while any shell
+ * runs. So an existing path is denied itself; an absent one through the nearest directory above
+ * it that exists inside the workspace (an absent `.claude/settings.json` makes `.claude` read-only);
+ * an absent name right in a workspace root cannot be refused without creating it and is left out,
+ * except the `.claude` settings (whose hooks would run on the host), which get an empty read-only
+ * `.claude` directory while a shell runs, and the home dotfiles when the root is the server's home.
+ */
+export function writeDenialsNow(policy: SandboxFilesystemPolicy): string[] {
+  const denials = new Set<string>();
+  const writableDirectory = (path: string) => policy.allowWrite.includes(path);
+  const insideWritable = (path: string) => policy.allowWrite.some((allowed) => path.startsWith(allowed + sep));
+  for (const path of policy.denyWrite) {
+    if (path.endsWith(`${sep}.git`)) {
+      // A worktree's `.git` file is denied itself; a repository's hooks and config, not the rest of `.git`.
+      const kind = entryKind(path);
+      if (kind === "file") denials.add(path);
+      if (kind === "directory") for (const inner of [join(path, "hooks"), join(path, "config")]) addDenial(inner);
+      continue;
     }
-  })();
-  if (kind === "directory") paths.push(join(dotGit, "hooks"), join(dotGit, "config"));
-  if (kind === "file") paths.push(dotGit);
-  return paths;
+    addDenial(path);
+  }
+  return [...denials];
+
+  function addDenial(path: string): void {
+    const present = nearestExisting(path);
+    if (present === path) denials.add(path);
+    else if (insideWritable(present)) denials.add(present);
+    else if (writableDirectory(present) && policy.createBlocked.includes(path)) denials.add(path);
+  }
+}
+
+function entryKind(path: string): "directory" | "file" | "absent" {
+  try {
+    return lstatSync(path).isDirectory() ? "directory" : "file";
+  } catch {
+    return "absent";
+  }
+}
+
+function nearestExisting(path: string): string {
+  let current = path;
+  while (entryKind(current) === "absent") {
+    const parent = dirname(current);
+    if (parent === current) return current;
+    current = parent;
+  }
+  return current;
 }
 
 /**
@@ -71,6 +117,7 @@ export function buildFilesystemPolicy(input: PolicyInput): SandboxFilesystemPoli
     allowRead: unique([...input.roots, ...input.privateReadable, ...input.privateWritable, ...input.runtimeReadable]),
     allowWrite: unique([...input.roots, ...input.privateWritable]),
     denyWrite: input.roots.flatMap(protectedPaths),
+    createBlocked: input.roots.flatMap((root) => [...settingsNames, ...(root === input.serverHome ? homeOnlyNames : [])].map((name) => join(root, name))),
   };
 }
 

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, sep } from "node:path";
 import type { SandboxManager as SandboxManagerType } from "@anthropic-ai/sandbox-runtime";
 import { WorkspaceError } from "@cairn/core";
+import { writeDenialsNow } from "./policy.ts";
 
 type Manager = typeof SandboxManagerType;
 let loading: Promise<Manager> | undefined;
@@ -24,7 +25,15 @@ function loadedManager(): Manager {
 export type SandboxProbe = { available: boolean; reason?: string };
 
 /** What one sandboxed shell may touch; every path absolute. */
-export type SandboxFilesystemPolicy = { denyRead: string[]; allowRead: string[]; allowWrite: string[]; denyWrite: string[] };
+export type SandboxFilesystemPolicy = {
+  denyRead: string[];
+  allowRead: string[];
+  allowWrite: string[];
+  /** Protected paths, present or not: `writeDenialsNow` decides at each start how each is denied. */
+  denyWrite: string[];
+  /** Absent protected paths kept uncreatable even though that takes an empty mount point (see `writeDenialsNow`). */
+  createBlocked: string[];
+};
 
 const disableHint = 'or set "sandbox": { "enabled": false } in the settings to run commands without a sandbox';
 
@@ -40,6 +49,9 @@ export class SandboxHost {
   private started: Promise<void> | undefined;
   private resetting: Promise<void> = Promise.resolve();
   private probed: Promise<SandboxProbe> | undefined;
+  /** Wraps running from a neutral directory, and the working directory to go back to after them. */
+  private wrapsAway = 0;
+  private workingDirectory = "/";
 
   probe(): Promise<SandboxProbe> {
     this.probed ??= probeSandboxOnce();
@@ -98,23 +110,40 @@ export class SandboxHost {
   async wrap(command: string, policy: SandboxFilesystemPolicy, commandId: string): Promise<string> {
     try {
       const SandboxManager = await sandboxManager();
-      return await SandboxManager.wrapWithSandbox(
-        command,
-        undefined,
-        {
-          filesystem: {
-            denyRead: policy.denyRead,
-            allowRead: [...policy.allowRead, ...this.proxySockets()],
-            allowWrite: policy.allowWrite,
-            denyWrite: policy.denyWrite,
-          },
-        },
-        undefined,
-        { commandId },
+      const filesystem = {
+        denyRead: policy.denyRead,
+        allowRead: [...policy.allowRead, ...this.proxySockets()],
+        allowWrite: policy.allowWrite,
+        denyWrite: writeDenialsNow(policy),
+      };
+      return await this.awayFromWritableDirectories(policy.allowWrite, () =>
+        SandboxManager.wrapWithSandbox(command, undefined, { filesystem }, undefined, { commandId }),
       );
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new WorkspaceError("sandbox_unavailable", `The sandbox could not wrap the shell: ${reason}`, { cause: error });
+    }
+  }
+
+  /**
+   * The runtime also denies writes to the shell and tool files of this process's working directory,
+   * putting an empty file in place of each that is absent. When that directory is writable for the
+   * shell (a worker process runs in its workspace; `cairn -p` runs in the project), the wrap is made
+   * from the runtime's own read-only directory instead, so nothing is created in the workspace.
+   */
+  private async awayFromWritableDirectories<T>(writable: readonly string[], wrap: () => Promise<T>): Promise<T> {
+    const cwd = process.cwd();
+    if (this.wrapsAway === 0 && !writable.some((directory) => cwd === directory || cwd.startsWith(directory + sep))) return wrap();
+    if (this.wrapsAway === 0) {
+      this.workingDirectory = cwd;
+      process.chdir(sandboxRuntimeVendorDirectory() ?? "/");
+    }
+    this.wrapsAway += 1;
+    try {
+      return await wrap();
+    } finally {
+      this.wrapsAway -= 1;
+      if (this.wrapsAway === 0) process.chdir(this.workingDirectory);
     }
   }
 

@@ -163,6 +163,9 @@ describe("the sandbox refuses", () => {
 
   it("changes to files that would run code outside the sandbox later: git hooks and config, MCP and agent settings", async () => {
     execFileSync("git", ["init", "-q"], { cwd: fixture.root });
+    // Absent shell files are not refused in a workspace (only where it is a home directory): these exist.
+    await writeFile(join(fixture.root, ".mcp.json"), "{}\n");
+    await writeFile(join(fixture.root, ".bashrc"), "# mine\n");
     const hooked = await openWorkspace(fixture);
     opened.push(hooked);
     const configBefore = await readFile(join(fixture.root, ".git", "config"), "utf8");
@@ -173,9 +176,11 @@ describe("the sandbox refuses", () => {
     expect(result.stderr).toMatch(/Read-only file system|Permission denied/);
     await expect(stat(join(fixture.root, ".git", "hooks", "pre-commit"))).rejects.toThrow();
     expect(await readFile(join(fixture.root, ".git", "config"), "utf8")).toBe(configBefore);
+    expect(await readFile(join(fixture.root, ".mcp.json"), "utf8")).toBe("{}\n");
+    expect(await readFile(join(fixture.root, ".bashrc"), "utf8")).toBe("# mine\n");
     await hooked.dispose();
     // Once no shell runs, nothing the sandbox put in place is left behind, and nothing was written.
-    expect((await readdir(fixture.root)).sort()).toEqual([".git"]);
+    expect((await readdir(fixture.root)).sort()).toEqual([".bashrc", ".git", ".mcp.json"]);
 
     const unsandboxed = await (await openUnsandboxed()).exec(`${probe}; echo "status=$?"`, execOptions());
     expect(statusOf(unsandboxed.stdout, "status")).toBe(0);
