@@ -51,7 +51,7 @@ describe("createMcpSandboxLauncher", () => {
     expect(launch.info.warning).toBeUndefined();
   });
 
-  it("falls back to the scrubbed environment with a warning when the sandbox cannot start", async () => {
+  it("fails closed when the sandbox is on but cannot start: the server is not started", async () => {
     const launcher = createMcpSandboxLauncher({
       ...base,
       sandbox: { enabled: true },
@@ -59,11 +59,9 @@ describe("createMcpSandboxLauncher", () => {
         throw new WorkspaceError("sandbox_unavailable", "bubblewrap cannot create a sandbox on this machine.");
       },
     });
-    const launch = await launcher(request);
-    expect(launch).toMatchObject({ command: "node", args: ["server.js"], cwd: "/ws", env: { PATH: "/usr/bin", HOME: "/home/me", DEBUG: "1" } });
-    expect(launch.info).toEqual({
-      sandboxed: false,
-      warning: "not sandboxed: bubblewrap cannot create a sandbox on this machine. It runs with a scrubbed environment only.",
+    await expect(launcher(request)).rejects.toMatchObject({
+      code: "sandbox_unavailable",
+      message: "sandbox unavailable: bubblewrap cannot create a sandbox on this machine.",
     });
   });
 

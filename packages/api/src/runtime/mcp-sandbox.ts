@@ -15,9 +15,9 @@ export type McpSandboxOptions = {
 /**
  * Starts stdio MCP servers inside the worker's sandbox, under the Bash policy: writes only to the
  * workspace and a private HOME/TMPDIR per server process, the same reads, the same network rules
- * (none unless `allowNetwork` or `allowedDomains`). When the administrator turned the sandbox off, or
- * it cannot start here, the server runs directly with the scrubbed environment and its status
- * carries a warning saying so.
+ * (none unless `allowNetwork` or `allowedDomains`). When the administrator turned the sandbox off, the
+ * server runs directly with the scrubbed environment and its status carries a warning saying so;
+ * when the sandbox is on but cannot start here, the server does not start at all (fails closed).
  */
 export function createMcpSandboxLauncher(options: McpSandboxOptions): StdioLauncher {
   return async (request) => {
@@ -41,8 +41,9 @@ export function createMcpSandboxLauncher(options: McpSandboxOptions): StdioLaunc
       });
       return { command: command.command, args: command.args, env: command.env, cwd: command.cwd, info: { sandboxed: true }, dispose: command.dispose };
     } catch (error) {
+      // Fails closed, like Bash: the server does not start (status `failed`, reason `sandbox unavailable: …`).
       if (error instanceof WorkspaceError && error.code === "sandbox_unavailable") {
-        return direct(request, `not sandboxed: ${error.message} It runs with a scrubbed environment only.`);
+        throw new WorkspaceError("sandbox_unavailable", `sandbox unavailable: ${error.message}`, { cause: error });
       }
       throw error;
     }
