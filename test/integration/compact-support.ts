@@ -107,7 +107,7 @@ export async function runWithCompactor(options: {
       sleep: async () => undefined,
       compactor,
     },
-    config: { promptCaching: false, ...options.config },
+    config: { promptCaching: "never", ...options.config },
   });
   let terminal: Terminal;
   while (true) {

@@ -18,6 +18,12 @@ const envSchema = z.object({
     .optional(),
   CAIRN_MAX_TOOL_USE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
   CAIRN_DISABLE_PROMPT_CACHING: z.enum(["0", "1", "true", "false"]).optional(),
+  CAIRN_MAX_THINKING_TOKENS: z.coerce
+    .number()
+    .int()
+    .refine((value) => value === 0 || value >= 1024, "0 (thinking off) or a budget of at least 1024 tokens")
+    .optional(),
+  CAIRN_DUMP_PROMPTS: z.enum(["0", "1", "true", "false"]).optional(),
   CAIRN_MAX_RETRIES: z.coerce.number().int().min(1).max(20).optional(),
   CAIRN_CONTEXT_WINDOW: z.coerce.number().int().min(1_000).optional(),
   CAIRN_AUTOCOMPACT_PCT: z.coerce.number().min(1).max(100).optional(),
@@ -44,6 +50,10 @@ export type CliEnv = {
   shareStreams: { perClient: number; perShare: number; total: number } | undefined;
   maxToolConcurrency: number;
   promptCaching: boolean;
+  /** CAIRN_MAX_THINKING_TOKENS: 0 turns thinking off, more sets a budget; undefined follows the `thinking` setting. */
+  maxThinkingTokens: number | undefined;
+  /** CAIRN_DUMP_PROMPTS=1: the latest request body of each conversation is kept under $CAIRN_HOME/debug/. */
+  dumpPrompts: boolean;
   maxRetries: number | undefined;
   contextWindow: number | undefined;
   autoCompactPct: number | undefined;
@@ -76,6 +86,8 @@ export function readEnv(source: Record<string, string | undefined> = process.env
     shareStreams: shareStreamLimits(env.CAIRN_SHARE_STREAMS),
     maxToolConcurrency: env.CAIRN_MAX_TOOL_USE_CONCURRENCY ?? 10,
     promptCaching: !(env.CAIRN_DISABLE_PROMPT_CACHING === "1" || env.CAIRN_DISABLE_PROMPT_CACHING === "true"),
+    maxThinkingTokens: env.CAIRN_MAX_THINKING_TOKENS,
+    dumpPrompts: env.CAIRN_DUMP_PROMPTS === "1" || env.CAIRN_DUMP_PROMPTS === "true",
     maxRetries: env.CAIRN_MAX_RETRIES,
     contextWindow: env.CAIRN_CONTEXT_WINDOW,
     autoCompactPct: env.CAIRN_AUTOCOMPACT_PCT,

@@ -19,7 +19,8 @@ Print mode options:
   --resume <session-id>   --continue   --fork-session   --version
 
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CAIRN_HOME (default ~/.cairn), CAIRN_MODEL,
-CAIRN_MAX_TOOL_USE_CONCURRENCY (default 10), CAIRN_DISABLE_PROMPT_CACHING=1.
+CAIRN_MAX_TOOL_USE_CONCURRENCY (default 10), CAIRN_DISABLE_PROMPT_CACHING=1, CAIRN_MAX_THINKING_TOKENS (0 = off),
+CAIRN_DUMP_PROMPTS=1 (latest request body per conversation in $CAIRN_HOME/debug/).
 Without ANTHROPIC_API_KEY an offline demo model answers.
 `;
 

@@ -76,6 +76,8 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
       trusted: true,
       maxToolConcurrency: env.maxToolConcurrency,
       promptCaching: env.promptCaching,
+      maxThinkingTokens: env.maxThinkingTokens,
+      dumpPrompts: env.dumpPrompts,
       maxRetries: env.maxRetries,
       contextWindow: env.contextWindow,
       autoCompactPct: env.autoCompactPct,
@@ -229,7 +231,7 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
       },
       gate,
       hooks: wiring.hooks,
-      deps: { ...productionDeps(runtime.model.client), compactor: wiring.compactor },
+      deps: { ...productionDeps(runtime.modelClient(sessionId)), compactor: wiring.compactor },
       config: runtime.queryConfig,
     });
     for await (const event of events) {

@@ -135,6 +135,8 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
       fallbackModel: env.fallbackModel,
       maxToolConcurrency: env.maxToolConcurrency,
       promptCaching: env.promptCaching,
+      maxThinkingTokens: env.maxThinkingTokens,
+      dumpPrompts: env.dumpPrompts,
       maxRetries: env.maxRetries,
       contextWindow: env.contextWindow,
       autoCompactPct: env.autoCompactPct,

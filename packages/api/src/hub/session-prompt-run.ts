@@ -77,7 +77,7 @@ export async function runSessionPrompt(host: PromptRunHost, pending: PendingProm
   }
   const app = store.getState();
   const history = repairForResume(host.history);
-  const deps: QueryDeps = { ...(host.deps ? host.deps(runtime) : productionDeps(runtime.model.client)), compactor: wiring.compactor };
+  const deps: QueryDeps = { ...(host.deps ? host.deps(runtime) : productionDeps(runtime.modelClient(host.sessionId))), compactor: wiring.compactor };
   let promptMessage: ConversationMessage | undefined;
   let checkpointed: Promise<void> | undefined;
   const takeCheckpoint = (): Promise<void> => {

@@ -37,6 +37,8 @@ import {
   type QueryConfig,
   type Store,
   type ShellParser,
+  type ThinkingSetting,
+  type ModelClient,
   type Workspace,
 } from "@cairn/core";
 import {
@@ -56,6 +58,7 @@ import { createMcpSandboxLauncher } from "./mcp-sandbox.ts";
 import { resolveModelSource, type ModelSource } from "./model-source.ts";
 import { takeGitSnapshot } from "./git-snapshot.ts";
 import { compactorContextOptions } from "./context-options.ts";
+import { createPromptDumpFetch, promptDumpPath } from "./prompt-dump.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Telemetry } from "../telemetry/telemetry-port.ts";
 import { createJsonlSessionStore } from "../session-store/jsonl-session-store.ts";
@@ -83,7 +86,12 @@ export type RuntimeOptions = {
   /** Project hooks and MCP servers run only in a trusted workspace. */
   trusted: boolean;
   maxToolConcurrency?: number;
+  /** False (CAIRN_DISABLE_PROMPT_CACHING=1) sends no breakpoints to any model; else the `promptCaching` setting decides per model. */
   promptCaching?: boolean;
+  /** CAIRN_MAX_THINKING_TOKENS: 0 turns thinking off, more asks for that budget; default: the `thinking` setting. */
+  maxThinkingTokens?: number | undefined;
+  /** CAIRN_DUMP_PROMPTS=1: each conversation's latest request body is kept under `$CAIRN_HOME/debug/`. */
+  dumpPrompts?: boolean | undefined;
   maxRetries?: number | undefined;
   managedSettingsPath?: string;
   /** Context window override (tests, small models) and the share of it that triggers auto-compaction. */
@@ -157,6 +165,8 @@ export type Runtime = {
   store: Store<AppState>;
   telemetry: Telemetry | undefined;
   model: ModelSource;
+  /** The model client for one conversation (a subagent's has its `agentId`): the shared one, or one that dumps its prompts. */
+  modelClient(sessionId: string, agentId?: string): ModelClient;
   /** The model used while in plan mode, aliases resolved; undefined keeps the session's model. */
   planModel: string | undefined;
   fallbackModel: string | undefined;
@@ -270,7 +280,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const retry = { ...defaultRetryPolicy, ...(options.maxRetries ? { maxAttempts: options.maxRetries } : {}) };
   const queryConfig: Partial<QueryConfig> = {
     ...(options.maxToolConcurrency ? { maxToolConcurrency: options.maxToolConcurrency } : {}),
-    ...(options.promptCaching !== undefined ? { promptCaching: options.promptCaching } : {}),
+    promptCaching: options.promptCaching === false ? "never" : (merged.promptCaching ?? "auto"),
+    thinking: thinkingSetting(options.maxThinkingTokens, merged.thinking),
     retry,
   };
   const planModelSetting = options.planModel ?? merged.planModel;
@@ -292,6 +303,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         taskBudget: sessionStore ? (options.taskBudget ?? settings.merged.context.taskBudget) : undefined,
       }),
     });
+  const modelClient = (sessionId: string, agentId?: string): ModelClient =>
+    options.dumpPrompts ? model.clientWithFetch(createPromptDumpFetch(promptDumpPath(options.cairnHome, sessionId, agentId))) : model.client;
   await mcpStarted;
   const transcripts = (options.sessionStore ?? createJsonlSessionStore)({
     cairnHome: options.cairnHome,
@@ -321,6 +334,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       const subagents = createSubagentService({
         definitions: agents.definitions,
         deps: deps ?? productionDeps(model.client),
+        // Each subagent conversation dumps its prompts to a file of its own.
+        ...(options.dumpPrompts ? { modelFor: ({ sessionId, agentId }: { sessionId: string; agentId: string }) => modelClient(sessionId, agentId) } : {}),
         // The environment and project memory blocks follow the agent's own system prompt.
         environmentPrompt: systemPrompt.slice(1),
         gate: sessionGate,
@@ -364,6 +379,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     store,
     telemetry: options.telemetry,
     model,
+    modelClient,
     planModel,
     fallbackModel: options.fallbackModel,
     systemPrompt,
@@ -392,4 +408,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await transcripts.close();
     },
   };
+}
+
+/** The environment's budget beats the setting, as Claude Code's MAX_THINKING_TOKENS does. */
+function thinkingSetting(maxThinkingTokens: number | undefined, setting: ThinkingSetting | undefined): ThinkingSetting {
+  if (maxThinkingTokens === undefined) return setting ?? "auto";
+  return maxThinkingTokens === 0 ? "off" : { budgetTokens: maxThinkingTokens };
 }

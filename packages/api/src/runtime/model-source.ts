@@ -6,6 +6,8 @@ export const DEMO_MODEL = "cairn-demo";
 
 export type ModelSource = {
   client: ModelClient;
+  /** Another client to the same endpoint that sends its requests through `fetch` (the prompt dump). */
+  clientWithFetch(fetch: typeof globalThis.fetch): ModelClient;
   model: string;
   /** True when no API key is set and the built-in offline demo model answers. */
   demo: boolean;
@@ -25,8 +27,10 @@ export async function resolveModelSource(options: {
   model: string | undefined;
 }): Promise<ModelSource> {
   if (options.apiKey || options.baseURL) {
+    const clientOptions = { apiKey: options.apiKey ?? "cairn-no-key", baseURL: options.baseURL ?? null };
     return {
-      client: createAnthropicModelClient({ apiKey: options.apiKey ?? "cairn-no-key", baseURL: options.baseURL ?? null }),
+      client: createAnthropicModelClient(clientOptions),
+      clientWithFetch: (fetch) => createAnthropicModelClient({ ...clientOptions, fetch }),
       model: options.model ?? DEFAULT_MODEL,
       demo: false,
       baseURL: options.baseURL ?? null,
@@ -34,8 +38,10 @@ export async function resolveModelSource(options: {
     };
   }
   const sim = await startDemoModel();
+  const demoOptions = { apiKey: "cairn-demo", baseURL: sim.url };
   return {
-    client: createAnthropicModelClient({ apiKey: "cairn-demo", baseURL: sim.url }),
+    client: createAnthropicModelClient(demoOptions),
+    clientWithFetch: (fetch) => createAnthropicModelClient({ ...demoOptions, fetch }),
     model: options.model ?? DEMO_MODEL,
     demo: true,
     baseURL: sim.url,

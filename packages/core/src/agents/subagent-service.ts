@@ -1,3 +1,4 @@
+import type { ModelClient } from "../model/port.ts";
 import { noHooks, type HookDispatcher } from "../hooks/port.ts";
 import { sessionMemoryOf } from "../memory/session-memory.ts";
 import type { QueryConfig } from "../loop/config.ts";
@@ -42,6 +43,8 @@ export type SubagentServiceOptions = {
    * it the subagent uses `deps.compactor`.
    */
   createCompactor?: () => Compactor;
+  /** The model client of one subagent conversation (e.g. one that dumps its prompts); default: `deps.model`. */
+  modelFor?: (conversation: { sessionId: string; agentId: string }) => ModelClient;
   /** Maps an agent's `model` (alias or id) to the model to call; default: `inherit` → the parent's model, aliases → their model. */
   resolveModel?: (requested: string | undefined, parentModel: string) => string;
   /** Tools an agent definition may name beyond the parent's loaded ones (e.g. deferred MCP tools). */
@@ -132,7 +135,11 @@ export function createSubagentService(options: SubagentServiceOptions): Subagent
         hooks: subagentHooks(options.hooks ?? noHooks, { agentId, agentType, transcriptPath: transcript?.path }),
         // The session's memory files reach subagents too, as in Claude Code.
         ...(memory ? { memory } : {}),
-        deps: options.createCompactor ? { ...options.deps, compactor: options.createCompactor() } : options.deps,
+        deps: {
+          ...options.deps,
+          ...(options.createCompactor ? { compactor: options.createCompactor() } : {}),
+          ...(options.modelFor ? { model: options.modelFor({ sessionId: parent.sessionId, agentId }) } : {}),
+        },
         ...(options.config ? { config: options.config } : {}),
       });
       let finished: RunPromptResult | undefined;

@@ -1,9 +1,14 @@
+import type { PromptCachingMode } from "../model/cache-control.ts";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.ts";
+import type { ThinkingSetting } from "../model/thinking.ts";
 
 /** Taken once per query, so a long run does not re-read settings at every turn. */
 export type QueryConfig = {
   maxToolConcurrency: number;
-  promptCaching: boolean;
+  /** Whether requests carry `cache_control` breakpoints: by model (`auto`), always, or never. */
+  promptCaching: PromptCachingMode;
+  /** Extended thinking, resolved for each request's model. */
+  thinking: ThinkingSetting;
   maxOutputTokens: number;
   /** The raised limit tried once after a response stopped at `max_tokens`. */
   escalatedMaxOutputTokens: number;
@@ -16,7 +21,8 @@ export type QueryConfig = {
 
 export const defaultQueryConfig: QueryConfig = {
   maxToolConcurrency: 10,
-  promptCaching: true,
+  promptCaching: "auto",
+  thinking: "auto",
   maxOutputTokens: 16_384,
   escalatedMaxOutputTokens: 64_000,
   maxOutputTokensRecoveries: 3,

@@ -16,7 +16,7 @@ describe("query: text and tool turns", () => {
     expect(assistant?.message.parentUuid).toBe("prompt-1");
     expect(events.at(-1)?.type).toBe("result");
     expect(model.requests).toHaveLength(1);
-    expect(model.requests[0]!.messages).toEqual([{ role: "user", content: [{ type: "text", text: "hello", cache_control: { type: "ephemeral" } }] }]);
+    expect(model.requests[0]!.messages).toEqual([{ role: "user", content: [{ type: "text", text: "hello" }] }]);
   });
 
   it("runs a tool, sends its result back, and continues to the next turn", async () => {
@@ -36,7 +36,7 @@ describe("query: text and tool turns", () => {
     const second = model.requests[1]!;
     expect(second.messages).toHaveLength(3);
     const toolResult = second.messages[2]!.content;
-    expect(toolResult).toEqual([{ type: "tool_result", tool_use_id: "toolu_1", content: "Echo:x", cache_control: { type: "ephemeral" } }]);
+    expect(toolResult).toEqual([{ type: "tool_result", tool_use_id: "toolu_1", content: "Echo:x" }]);
     const messages = eventsOf(events, "message").map((event) => event.message);
     expect(messages.map((message) => message.type)).toEqual(["assistant", "user", "assistant"]);
     // One linear chain: each message points at the one before it.

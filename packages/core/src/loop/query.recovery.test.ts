@@ -20,7 +20,7 @@ describe("query: recovery", () => {
     expect(eventsOf(events, "tombstone")).toHaveLength(1);
     const notes = eventsOf(events, "message").filter((event) => event.message.type === "user" && event.message.isMeta);
     expect(notes).toHaveLength(3);
-    expect(model.requests[2]!.messages.at(-1)!.content).toEqual([{ type: "text", text: MAX_TOKENS_RESUME_MESSAGE, cache_control: { type: "ephemeral" } }]);
+    expect(model.requests[2]!.messages.at(-1)!.content).toEqual([{ type: "text", text: MAX_TOKENS_RESUME_MESSAGE }]);
     expect(eventsOf(events, "notice").map((event) => event.code)).toContain("max_output_tokens");
   });
 
@@ -74,7 +74,7 @@ describe("query: recovery", () => {
     expect(assistants[0]!.message).toMatchObject({ isPartial: true });
     const second = model.requests[1]!.messages;
     expect(second[1]).toEqual({ role: "assistant", content: [{ type: "text", text: "The first half o" }] });
-    expect(second[2]!.content).toEqual([{ type: "text", text: STREAM_CUT_RESUME_MESSAGE, cache_control: { type: "ephemeral" } }]);
+    expect(second[2]!.content).toEqual([{ type: "text", text: STREAM_CUT_RESUME_MESSAGE }]);
   });
 
   it("withholds prompt-too-long while reactive compaction makes room, then retries once", async () => {

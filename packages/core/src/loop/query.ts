@@ -4,7 +4,8 @@ import { noHooks, type HookDispatcher } from "../hooks/port.ts";
 import { dispatchRecorded, dispatchSessionStart } from "../hooks/session-events.ts";
 import type { SessionMemory } from "../memory/session-memory.ts";
 import { callModel, type CallModelResult } from "../model/call-model.ts";
-import type { ThinkingConfig } from "../model/port.ts";
+import { promptCachingFor } from "../model/cache-control.ts";
+import { thinkingConfigFor } from "../model/thinking.ts";
 import { buildModelRequest } from "../model/request.ts";
 import { allowAllGate, headlessPrompter, type PermissionGate, type PermissionPrompter } from "../permissions/port.ts";
 import type { ContentBlock, ToolUseBlock } from "../schema/content.ts";
@@ -35,7 +36,6 @@ export type QueryParams = {
   /** The model used while the session is in plan mode (`planModel`); the session's model comes back after. */
   planModel?: string;
   fallbackModel?: string;
-  thinking?: ThinkingConfig;
   betas?: readonly string[];
   /** Sent as the request's `metadata` (e.g. an opaque `user_id`). */
   metadata?: { user_id?: string };
@@ -173,20 +173,25 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
     const prefetched = await prefetch;
     for (const notice of prefetched?.notices ?? []) yield { type: "notice", level: "warning", code: notice.code, message: notice.message };
     const messagesForQuery = withUserContext(messagesAfterCompactBoundary(messages), prefetched?.reminder ?? null, services.timestamp());
-    const taskBudget = taskBudgetForRequest(deps.compactor, requestModel);
-    const request = buildModelRequest({
-      model: requestModel,
-      maxOutputTokens: state.maxOutputTokensOverride ?? config.maxOutputTokens,
-      systemPrompt: params.systemPrompt,
-      messages: messagesForQuery,
-      // The context's tools: a context modifier (ToolSearch) may have loaded more since the first request.
-      tools: state.context.tools,
-      promptCaching: config.promptCaching,
-      ...(params.thinking ? { thinking: params.thinking } : {}),
-      ...(params.betas ? { betas: params.betas } : {}),
-      ...(params.metadata ? { metadata: params.metadata } : {}),
-      ...(taskBudget ? { taskBudget } : {}),
-    });
+    // Thinking, caching and the task budget are decided per model: the fallback model gets a request of its own.
+    const requestFor = (model: string) => {
+      const thinking = thinkingConfigFor(config.thinking, model);
+      const taskBudget = taskBudgetForRequest(deps.compactor, model);
+      return buildModelRequest({
+        model,
+        maxOutputTokens: state.maxOutputTokensOverride ?? config.maxOutputTokens,
+        systemPrompt: params.systemPrompt,
+        messages: messagesForQuery,
+        // The context's tools: a context modifier (ToolSearch) may have loaded more since the first request.
+        tools: state.context.tools,
+        promptCaching: promptCachingFor(config.promptCaching, model),
+        ...(thinking ? { thinking } : {}),
+        ...(params.betas ? { betas: params.betas } : {}),
+        ...(params.metadata ? { metadata: params.metadata } : {}),
+        ...(taskBudget ? { taskBudget } : {}),
+      });
+    };
+    const request = requestFor(requestModel);
     if (state.turnCount === 1 && state.transition === undefined) {
       const ignored = taskBudgetIgnoredNotice(deps.compactor, requestModel);
       if (ignored) yield ignored;
@@ -247,6 +252,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
     const stream = callModel({
       client: deps.model,
       request,
+      requestFor,
       signal,
       retry: config.retry,
       ...(params.fallbackModel ? { fallbackModel: params.fallbackModel } : {}),

@@ -1,3 +1,4 @@
+import { modelCapabilities } from "./model-capabilities.ts";
 import type { ApiMessage, ApiTool, SystemBlock } from "./port.ts";
 
 const EPHEMERAL = { type: "ephemeral" } as const;
@@ -35,4 +36,16 @@ export function countCacheBreakpoints(request: { system: SystemBlock[]; messages
     count += message.content.filter((block) => block.cache_control).length;
   }
   return count;
+}
+
+/**
+ * Prompt caching for one model: `auto` follows the model table, `always` sends breakpoints to any
+ * model (a proxy known to take them), `never` sends none.
+ */
+export type PromptCachingMode = "auto" | "always" | "never";
+
+export function promptCachingFor(mode: PromptCachingMode, model: string): boolean {
+  if (mode === "never") return false;
+  if (mode === "always") return true;
+  return modelCapabilities(model).promptCaching;
 }

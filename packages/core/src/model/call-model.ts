@@ -23,6 +23,8 @@ export type CallModelResult =
 export type CallModelOptions = {
   client: ModelClient;
   request: ModelRequest;
+  /** The request for another model (the fallback); default: the same body with the model swapped. */
+  requestFor?: (model: string) => ModelRequest;
   signal: AbortSignal;
   retry: RetryPolicy;
   fallbackModel?: string;
@@ -104,7 +106,8 @@ export class ModelCall implements AsyncIterator<CallModelEvent, CallModelResult>
         }
         this.attempt++;
         this.accumulator = new MessageAccumulator();
-        const request = { ...this.options.request, model: this.model };
+        const { request: first, requestFor } = this.options;
+        const request = this.model === first.model ? first : requestFor ? requestFor(this.model) : { ...first, model: this.model };
         const { client, signal } = this.options;
         const batches = client.streamBatches ? client.streamBatches(request, { signal }) : oneByOne(client.stream(request, { signal }));
         this.parts = new ReadAhead(batches[Symbol.asyncIterator]());

@@ -17,7 +17,8 @@ export type ApiTool = {
   cache_control?: { type: "ephemeral" };
 };
 
-export type ThinkingConfig = { type: "enabled"; budget_tokens: number } | { type: "disabled" };
+/** The request's `thinking` field: adaptive (the model decides), a fixed budget, or off. */
+export type ThinkingConfig = { type: "adaptive" } | { type: "enabled"; budget_tokens: number } | { type: "disabled" };
 
 /** The body of one `POST /v1/messages`, as Cairn builds it. */
 export type ModelRequest = {

@@ -43,6 +43,8 @@ export type MergedSettings = {
   model?: string;
   /** The model used while in plan mode (alias or id). */
   planModel?: string;
+  thinking?: SettingsFile["thinking"];
+  promptCaching?: SettingsFile["promptCaching"];
   sandbox: SandboxSettings;
   mcpServers: Record<string, { config: McpServerConfig; source: SettingsSource }>;
   /** The context pipeline's settings (prompt-cache TTL, budgets). */
@@ -95,6 +97,8 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
   let model: string | undefined;
   let planModel: string | undefined;
   const denialLimits: Partial<DenialLimits> = {};
+  let thinking: SettingsFile["thinking"];
+  let promptCaching: SettingsFile["promptCaching"];
 
   const addRule = (rule: string, behavior: PermissionBehavior, source: PermissionRuleSource, where: Pick<SettingsProblem, "source" | "file" | "path">) => {
     const compiled = compileRule(rule, behavior, source, options.roots);
@@ -129,6 +133,8 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
     for (const directory of permissions?.additionalDirectories ?? []) additionalDirectories.push(resolveDirectory(directory, options.roots));
     model ??= layer.settings.model;
     planModel ??= layer.settings.planModel;
+    thinking ??= layer.settings.thinking;
+    promptCaching ??= layer.settings.promptCaching;
     for (const [event, groups] of Object.entries(layer.settings.hooks ?? {})) {
       for (const group of groups ?? []) {
         hooks.push({
@@ -179,6 +185,8 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
     env,
     ...(model === undefined ? {} : { model }),
     ...(planModel === undefined ? {} : { planModel }),
+    ...(thinking === undefined ? {} : { thinking }),
+    ...(promptCaching === undefined ? {} : { promptCaching }),
     sandbox,
     mcpServers,
     context: mergeContextSettings(ordered),

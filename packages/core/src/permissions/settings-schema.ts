@@ -83,6 +83,10 @@ export const settingsFileSchema = z
     model: z.string().optional(),
     /** The model used while in plan mode (Claude Code's `opusplan`): an alias (opus, sonnet, haiku) or an id. */
     planModel: z.string().min(1).optional(),
+    /** Extended thinking: `auto` (adaptive where the model supports it), `off`, or a fixed `{ budgetTokens }`. */
+    thinking: z.union([z.enum(["auto", "off"]), z.strictObject({ budgetTokens: z.int().min(1024) })]).optional(),
+    /** `cache_control` breakpoints: by model (`auto`), for every model (`always`), or `never`. */
+    promptCaching: z.enum(["auto", "always", "never"]).optional(),
     sandbox: sandboxSettingsSchema.optional(),
     mcpServers: z.record(z.string(), mcpServerConfigSchema).optional(),
     /** Policy only: ignore hooks from every other source. */

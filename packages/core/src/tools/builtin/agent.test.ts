@@ -111,7 +111,7 @@ describe("Agent tool", () => {
 
     const subRequest = model.requests[1]!;
     expect(subRequest.system.map((block) => block.text)).toEqual([generalPurposeAgent.systemPrompt, "<env>cwd: /workspace</env>"]);
-    expect(subRequest.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Find the answer", cache_control: { type: "ephemeral" } }] }]);
+    expect(subRequest.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Find the answer" }] }]);
     expect(subRequest.tools?.map((tool) => tool.name)).toEqual(["Lookup", "Scribble"]);
     expect(subRequest.model).toBe("test-model");
     expect(log.filter((entry) => entry.event === "start").map((entry) => entry.id)).toEqual(["toolu_l1", "toolu_l2"]);
