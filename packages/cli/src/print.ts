@@ -217,6 +217,7 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
       ...(runtime.planModel ? { planModel: runtime.planModel } : {}),
       ...(runtime.fallbackModel ? { fallbackModel: runtime.fallbackModel } : {}),
       ...(args.maxTurns ? { maxTurns: args.maxTurns } : {}),
+      ...(runtime.settings.merged.context.tokenBudget ? { tokenBudget: runtime.settings.merged.context.tokenBudget } : {}),
       // As `claude -p`: the run ends only after the background agents it started have reported.
       awaitBackgroundAgents: true,
       signal: io.signal,

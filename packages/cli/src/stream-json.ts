@@ -106,5 +106,15 @@ export function resultLine(event: Extract<AgentEvent, { type: "result" }>, optio
     },
     permission_denials: event.permissionDenials.map((denial) => ({ tool_name: denial.toolName, tool_use_id: denial.toolUseId, tool_input: denial.input })),
     ...(event.terminal.error ? { error: event.terminal.error } : {}),
+    ...(event.tokenBudget
+      ? {
+          token_budget: {
+            budget: event.tokenBudget.budget,
+            used: event.tokenBudget.used,
+            continuations: event.tokenBudget.continuations,
+            ...(event.tokenBudget.stoppedBy ? { stopped_by: event.tokenBudget.stoppedBy } : {}),
+          },
+        }
+      : {}),
   };
 }

@@ -188,6 +188,7 @@ function reduce(state: ChatState, event: SessionEvent, key: string): ChatState {
           usage: event.usage,
           model: state.model,
           errorMessage: event.terminal.error?.message,
+          ...(event.tokenBudget ? { tokenBudget: event.tokenBudget } : {}),
         },
       );
   }

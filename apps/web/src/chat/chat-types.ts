@@ -74,6 +74,8 @@ export type ChatItem =
       /** The session's model when the run ended, to price the turn. */
       model: string;
       errorMessage: string | undefined;
+      /** With a token budget: how much of it the run spent. */
+      tokenBudget?: AgentEventOf<"result">["tokenBudget"];
     };
 
 /** A question waiting for the user; the same shape whether it came live or in `session.get`'s snapshot. */

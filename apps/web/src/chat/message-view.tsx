@@ -5,6 +5,7 @@ import type { ChatItem, ToolCallView } from "./chat-types";
 import { estimateCostUsd } from "@cairn/core/timeline";
 import { formatDuration, formatTokens } from "./describe";
 import { formatCost } from "./session-cost";
+import { tokenBudgetText } from "./token-budget-text";
 import { MarkdownText } from "./markdown-lazy";
 import { RuleSuggestion } from "../permission/rule-suggestion";
 import { ToolCallCard } from "./tool-call-card";
@@ -102,6 +103,12 @@ export function MessageView({ item, toolCalls, onOpenFile, onFork, onRewind, onA
             ? ` · cache ${formatTokens(item.usage.cacheReadInputTokens)} read / ${formatTokens(item.usage.cacheCreationInputTokens)} write`
             : ""}
           {item.model ? <span data-testid="run-result-cost"> · {formatCost(estimateCostUsd(item.model, item.usage))}</span> : null}
+          {item.tokenBudget ? (
+            <span data-testid="token-budget" data-used={item.tokenBudget.used} data-budget={item.tokenBudget.budget}>
+              {" "}
+              · {tokenBudgetText(item.tokenBudget)}
+            </span>
+          ) : null}
           {item.errorMessage ? ` · ${item.errorMessage}` : ""}
         </div>
       );

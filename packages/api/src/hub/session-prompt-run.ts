@@ -113,6 +113,7 @@ export async function runSessionPrompt(host: PromptRunHost, pending: PendingProm
       model: app.model,
       ...(runtime.planModel ? { planModel: runtime.planModel } : {}),
       ...(runtime.fallbackModel ? { fallbackModel: runtime.fallbackModel } : {}),
+      ...(runtime.settings.merged.context.tokenBudget ? { tokenBudget: runtime.settings.merged.context.tokenBudget } : {}),
       signal,
       context: {
         sessionId,

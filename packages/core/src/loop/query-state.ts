@@ -10,6 +10,7 @@ export type Transition =
   | { reason: "collapse_drain" }
   | { reason: "reactive_compact" }
   | { reason: "stop_hook_blocking" }
+  | { reason: "token_budget_continuation"; continuation: number }
   | { reason: "background_agent" };
 
 /** All that changes between iterations, rewritten whole at each `continue` site. */

@@ -24,6 +24,7 @@ import type { QueryState } from "./query-state.ts";
 import { modelForMode } from "./plan-mode.ts";
 import { mapModelEvent } from "./stream-events.ts";
 import { taskBudgetForRequest, taskBudgetIgnoredNotice } from "./task-budget.ts";
+import { createTokenBudgetTracker } from "./token-budget.ts";
 import { turnNotes } from "./turn-notes.ts";
 
 export type QueryParams = {
@@ -40,6 +41,8 @@ export type QueryParams = {
   /** Sent as the request's `metadata` (e.g. an opaque `user_id`). */
   metadata?: { user_id?: string };
   maxTurns?: number;
+  /** Output tokens to spend before the run may end (Claude Code's token budget); each continuation carries a nudge. Not for subagents. */
+  tokenBudget?: number;
   /** Before ending, wait for background agents still running and continue with their results (`cairn -p`). */
   awaitBackgroundAgents?: boolean;
   signal: AbortSignal;
@@ -94,6 +97,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
         ...(params.context.agentId ? { agentId: params.context.agentId, isSidechain: true } : {}),
       }),
     );
+  const budget = params.tokenBudget && !params.context.agentId ? createTokenBudgetTracker(params.tokenBudget) : null;
   function* end(terminal: Terminal): Generator<AgentEvent, Terminal> {
     yield {
       type: "result",
@@ -103,6 +107,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       durationMs: deps.now() - startedAt,
       durationApiMs: apiMs,
       permissionDenials: denials,
+      ...(budget ? { tokenBudget: budget.status(usage.outputTokens) } : {}),
     };
     return terminal;
   }
@@ -422,6 +427,25 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       await background.waitForNotification(signal);
       if (signal.aborted) return yield* end({ reason: "aborted_streaming", turnCount: state.turnCount });
       state = { ...base, messages: conversation, stopHookActive: false, transition: { reason: "background_agent" } };
+      continue;
+    }
+    const decision = budget?.check(usage.outputTokens);
+    if (decision?.action === "continue") {
+      const turnCount = state.turnCount + 1;
+      if (params.maxTurns !== undefined && turnCount > params.maxTurns) {
+        yield { type: "notice", level: "warning", code: "max_turns", message: `Reached the maximum number of turns (${params.maxTurns}).` };
+        return yield* end({ reason: "max_turns", turnCount: state.turnCount });
+      }
+      const note = meta(decision.nudge);
+      yield { type: "message", message: note };
+      const continuation = (state.transition?.reason === "token_budget_continuation" ? state.transition.continuation : 0) + 1;
+      state = {
+        ...base,
+        messages: [...conversation, note],
+        turnCount,
+        stopHookActive: false,
+        transition: { reason: "token_budget_continuation", continuation },
+      };
       continue;
     }
     return yield* end({ reason: "completed", turnCount: state.turnCount });

@@ -6,6 +6,7 @@ import { noHooks } from "../hooks/port.ts";
 import { dispatchRecorded, dispatchSessionStart, type SessionStartSource } from "../hooks/session-events.ts";
 import { createUserMessage } from "./messages.ts";
 import { query, type QueryParams } from "./query.ts";
+import { parseTokenBudget } from "./token-budget.ts";
 
 export type RunPromptOptions = Omit<QueryParams, "messages"> & {
   /** The conversation before this prompt (already on disk). */
@@ -121,7 +122,9 @@ export async function* runPrompt(options: RunPromptOptions): AsyncGenerator<Agen
     yield note;
   }
 
-  const loop = query({ ...queryParams, messages: [...messages] });
+  // A budget named in the prompt ("+500k", "use 2M tokens") wins over the session's setting.
+  const named = typeof prompt === "string" ? parseTokenBudget(prompt) : null;
+  const loop = query({ ...queryParams, ...(named ? { tokenBudget: named } : {}), messages: [...messages] });
   while (true) {
     const step = await loop.next();
     if (step.done) {

@@ -11,6 +11,8 @@ export const contextSettingsShape = {
     .positive()
     .max(24 * 60)
     .optional(),
+  /** The session's token budget: output tokens to spend before a prompt's run may end (a budget named in the prompt wins). */
+  tokenBudget: z.number().int().positive().optional(),
   /** Context collapse: older spans summarised and staged, committed when the context is nearly full (off by default). */
   contextCollapse: z.boolean().optional(),
   /** The task budget in tokens, sent as the API's `task_budget` to models that take it (`--task-budget`). */

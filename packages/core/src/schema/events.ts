@@ -130,6 +130,15 @@ export const agentEventSchema = z.discriminatedUnion("type", [
     durationMs: z.number(),
     durationApiMs: z.number(),
     permissionDenials: z.array(z.object({ toolName: z.string(), toolUseId: z.string(), input: z.unknown() })),
+    /** With a token budget: the budget, the output tokens spent, the continuations, and why they stopped. */
+    tokenBudget: z
+      .object({
+        budget: z.number(),
+        used: z.number(),
+        continuations: z.number(),
+        stoppedBy: z.enum(["spent", "diminishing_returns"]).optional(),
+      })
+      .optional(),
   }),
 ]);
 export type AgentEvent = z.infer<typeof agentEventSchema>;
