@@ -275,7 +275,9 @@ function deltaText(event: SessionEvent): string | undefined {
 
 /** What the bus still holds for a session after `afterSeq`. */
 export function publishedEvents(server: CairnServer, sessionId: string, afterSeq = 0): Received[] {
-  return server.hub.bus.replay(sessionId, afterSeq).events.map((item) => ({ seq: item.seq, event: item.event }));
+  const replay = server.hub.bus.replay(sessionId, afterSeq);
+  if (replay instanceof Promise) throw new Error("publishedEvents reads the in-memory bus of an embedded server");
+  return replay.events.map((item) => ({ seq: item.seq, event: item.event }));
 }
 
 /** vi.waitFor with room for a busy machine (the default second is too short when the model streams slowly). */

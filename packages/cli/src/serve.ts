@@ -192,7 +192,6 @@ type ServeOptions = {
 /** Distributed settings this version accepts but cannot serve yet: refused at start rather than ignored. */
 function unsupportedDistributedSettings(config: DistributedConfig): string[] {
   const missing: string[] = [];
-  if (config.redisUrl !== undefined) missing.push("--redis-url (CAIRN_REDIS_URL)");
   if (config.workerUrls.length > 0) missing.push("--worker-url (CAIRN_WORKER_URL)");
   return missing;
 }

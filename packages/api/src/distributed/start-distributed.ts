@@ -1,4 +1,7 @@
+import { Redis } from "ioredis";
+import type { EventBus } from "../hub/event-bus.ts";
 import type { SessionStoreFactory } from "../session-store/session-store.ts";
+import { RedisEventBus } from "./redis/redis-event-bus.ts";
 import { redactUrl, type DistributedConfig } from "./distributed-config.ts";
 import { openDatabase, type Database } from "./postgres/database.ts";
 import { migrate } from "./postgres/migrations.ts";
@@ -9,6 +12,8 @@ export type DistributedNode = {
   nodeId: string;
   /** Transcripts and the session index in PostgreSQL (undefined without `--database-url`). */
   sessionStore: SessionStoreFactory | undefined;
+  /** The event fan-out over Redis Streams (undefined without `--redis-url`). */
+  bus: EventBus | undefined;
   /** One line per service, for the start banner. */
   describe(): string[];
   close(): Promise<void>;
@@ -24,8 +29,10 @@ export class DistributedStartError extends Error {
  * Loaded only when distributed mode is configured: the embedded default never imports it (or its
  * clients). A service that cannot be reached at start stops the start with its (password-free) URL.
  */
-export async function startDistributedNode(config: DistributedConfig): Promise<DistributedNode> {
+export async function startDistributedNode(config: DistributedConfig, options: { onError?: (message: string) => void } = {}): Promise<DistributedNode> {
   let sql: Database | undefined;
+  let redis: Redis | undefined;
+  let bus: RedisEventBus | undefined;
   const lines: string[] = [`node id: ${config.nodeId}`];
   try {
     if (config.databaseUrl !== undefined) {
@@ -37,16 +44,40 @@ export async function startDistributedNode(config: DistributedConfig): Promise<D
         throw new DistributedStartError(`PostgreSQL at ${redactUrl(config.databaseUrl)}: ${(error as Error).message}`, { cause: error });
       }
     }
+    if (config.redisUrl !== undefined) {
+      const url = redactUrl(config.redisUrl);
+      // Reconnects with backoff (50 ms doubling to 2 s); commands wait for the connection instead of failing at once.
+      redis = new Redis(config.redisUrl, {
+        lazyConnect: true,
+        maxRetriesPerRequest: null,
+        retryStrategy: (attempt) => Math.min(2_000, 50 * 2 ** Math.min(attempt, 6)),
+        connectionName: `cairn-${config.nodeId}`,
+      });
+      try {
+        await redis.connect();
+        await redis.ping();
+      } catch (error) {
+        throw new DistributedStartError(`Redis at ${url}: ${(error as Error).message}`, { cause: error });
+      }
+      bus = new RedisEventBus({ redis, onError: (error, context) => options.onError?.(`Redis ${context}: ${error.message}`) });
+      lines.push(`Redis: ${url} (event streams)`);
+    }
   } catch (error) {
     await sql?.end({ timeout: 1 }).catch(() => undefined);
+    redis?.disconnect();
     throw error;
   }
+  const client = redis;
+  const events = bus;
   const database = sql;
   return {
     nodeId: config.nodeId,
     sessionStore: database ? (location) => createPostgresSessionStore({ ...location, sql: database }) : undefined,
+    bus: events,
     describe: () => [...lines],
     async close() {
+      await events?.close().catch(() => undefined);
+      await client?.quit().catch(() => client.disconnect());
       await database?.end({ timeout: 5 });
     },
   };

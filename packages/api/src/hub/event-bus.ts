@@ -18,11 +18,14 @@ export interface EventBus {
   /** Assigns the next seq and delivers the event to the session's listeners synchronously. */
   publish(sessionId: string, event: SessionEvent): number;
   lastSeq(sessionId: string): number;
-  replay(sessionId: string, afterSeq: number): Replay;
+  /** In memory at once; a shared bus (Redis Streams) may have to read older events from the stream. */
+  replay(sessionId: string, afterSeq: number): Replay | Promise<Replay>;
   subscribe(sessionId: string, listener: EventListener): () => void;
   listenerCount(sessionId?: string): number;
   /** Forgets a session's events and seq counter (its listeners must be gone). */
   drop(sessionId: string): void;
+  /** A shared bus: catch up with what other nodes published before this node publishes to the session. */
+  prepare?(sessionId: string): Promise<void>;
 }
 
 export const DEFAULT_RING_SIZE = 5_000;

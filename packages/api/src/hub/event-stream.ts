@@ -44,7 +44,8 @@ export async function* streamEvents(options: StreamEventsOptions): AsyncGenerato
         continue;
       }
       dirty = false;
-      const replay = bus.replay(sessionId, cursor);
+      const replay = await bus.replay(sessionId, cursor);
+      if (signal.aborted) return;
       if (replay.kind === "gap") {
         const base = (replay.events[0]?.seq ?? bus.lastSeq(sessionId) + 1) - 1;
         const events = await options.backfill();

@@ -125,6 +125,8 @@ export class SessionHub implements SessionsPort {
   /** Runs or queues a prompt; `/<name> [args]` runs a built-in or a skill, and an unknown command sends nothing. */
   async send(sessionId: string, prompt: string): Promise<SendResult> {
     const session = await this.require(sessionId);
+    // A shared bus: number this node's events after whatever another node published last.
+    if (!session.running) await this.bus.prepare?.(sessionId);
     // A plain prompt is queued at once; only a slash command waits for the skill catalog.
     if (!parseSlashCommand(prompt)) return session.send(prompt);
     const catalog = await session.skills();
@@ -304,6 +306,7 @@ export class SessionHub implements SessionsPort {
   private async load(sessionId: string): Promise<LiveSession> {
     const loaded = await loadSession(this.runtime, sessionId);
     if (!loaded) throw new ApiError("session_not_found", `No session ${sessionId} in ${this.runtime.workspaceRoot}`);
+    await this.bus.prepare?.(sessionId);
     return this.live.get(sessionId) ?? this.adopt(sessionId, loaded);
   }
 

@@ -163,7 +163,12 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
   // Trust is decided before the runtime starts: project MCP servers start with it, or not at all.
   const trusted = await trustStore.isTrusted(await realpath(workspace));
   // Distributed code (and its Redis/PostgreSQL clients) is loaded only when configured.
-  const distributed = distributedConfig ? await (await import("../distributed/start-distributed.ts")).startDistributedNode(distributedConfig) : undefined;
+  const distributed = distributedConfig
+    ? await (await import("../distributed/start-distributed.ts")).startDistributedNode(distributedConfig, {
+        // One JSON line per problem, with the node's id (the start of structured logs for distributed mode).
+        onError: (message) => process.stderr.write(`${JSON.stringify({ level: "error", nodeId: distributedConfig.nodeId, message })}\n`),
+      })
+    : undefined;
   let runtime: Runtime;
   try {
     runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted, sessionStore: distributed?.sessionStore });
@@ -184,7 +189,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       sandboxed: sandbox.available,
       ...(checkpoints !== undefined ? { checkpoints } : {}),
       ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
-      ...(bus ? { bus } : {}),
+      ...(bus ? { bus } : distributed?.bus ? { bus: distributed.bus } : {}),
       ...(deps ? { deps } : {}),
     });
     terminals = new TerminalManager(runtime);

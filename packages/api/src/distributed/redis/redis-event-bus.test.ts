@@ -1,0 +1,155 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { SequencedEvent } from "../../router/context.ts";
+import type { SessionEvent } from "../../router/types.ts";
+import { streamEvents } from "../../hub/event-stream.ts";
+import { startPrivateRedis, type PrivateService } from "../testing/private-services.ts";
+import { RedisEventBus } from "./redis-event-bus.ts";
+
+const notice = (index: number): SessionEvent => ({ type: "notice", level: "info", code: "step", message: `event ${index}` });
+const RESYNC: SessionEvent = { type: "notice", level: "info", code: "resync", message: "snapshot" };
+
+/** A tab: reads a session's events from one node from `afterSeq` until stopped, recording each (seq, event). */
+function follow(bus: RedisEventBus, sessionId: string, afterSeq: number) {
+  const controller = new AbortController();
+  const received: SequencedEvent[] = [];
+  const done = (async () => {
+    for await (const item of streamEvents({ bus, sessionId, afterSeq, signal: controller.signal, backfill: async () => [RESYNC] })) received.push(item);
+  })();
+  return {
+    received,
+    lastSeq: () => received.at(-1)?.seq ?? afterSeq,
+    async stop() {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
+describe("Redis Streams event bus (private redis-server)", () => {
+  let redis: PrivateService;
+  const clients: Redis[] = [];
+  const buses: RedisEventBus[] = [];
+  const node = (maxLen?: number) => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: null });
+    clients.push(client);
+    const bus = new RedisEventBus({ redis: client, ...(maxLen ? { maxLen } : {}) });
+    buses.push(bus);
+    return bus;
+  };
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
+  afterAll(async () => {
+    for (const bus of buses) await bus.close();
+    for (const client of clients) client.disconnect();
+    await redis.stop();
+  });
+
+  it("appends each event with XADD as <seq>-0 and trims with an approximate MAXLEN", async () => {
+    const owner = node(100);
+    await owner.prepare("trimmed");
+    for (let index = 1; index <= 1_000; index++) expect(owner.publish("trimmed", notice(index))).toBe(index);
+    await owner.flush();
+    const inspect = clients[0] as Redis;
+    const [first] = await inspect.xrange("cairn:events:trimmed", "-", "+", "COUNT", 1);
+    const [last] = await inspect.xrevrange("cairn:events:trimmed", "+", "-", "COUNT", 1);
+    expect(last?.[0]).toBe("1000-0");
+    expect(first?.[0]).not.toBe("1-0");
+    const length = await inspect.xlen("cairn:events:trimmed");
+    expect(length).toBeGreaterThanOrEqual(100);
+    expect(length).toBeLessThan(1_000);
+  });
+
+  it("a tab following node B, then reconnecting to node A mid-run, gets every id exactly once", async () => {
+    const nodeA = node();
+    const nodeB = node();
+    await nodeA.prepare("live");
+    const onB = follow(nodeB, "live", 0);
+    const total = 600;
+    let published = 0;
+    const publishSome = async (count: number) => {
+      for (let index = 0; index < count; index++) {
+        published++;
+        nodeA.publish("live", notice(published));
+        if (published % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    await publishSome(250);
+    await vi.waitFor(() => expect(onB.received.length).toBeGreaterThanOrEqual(100), { timeout: 10_000 });
+    await onB.stop();
+    const resumeFrom = onB.lastSeq();
+    // The browser's EventSource comes back with Last-Event-ID = the last id it saw, this time on node A.
+    const onA = follow(nodeA, "live", resumeFrom);
+    await publishSome(total - published);
+    await vi.waitFor(() => expect(onA.lastSeq()).toBe(total), { timeout: 10_000 });
+    await onA.stop();
+    const ids = [...onB.received, ...onA.received].map((item) => item.seq);
+    expect(ids).toEqual(Array.from({ length: total }, (_, index) => index + 1));
+    expect([...onB.received, ...onA.received].map((item) => item.event)).toEqual(Array.from({ length: total }, (_, index) => notice(index + 1)));
+  });
+
+  it("a tab on node B reconnecting to a third node that never saw the session reads the gap from the stream", async () => {
+    const owner = node();
+    const other = node();
+    await owner.prepare("cold");
+    for (let index = 1; index <= 300; index++) owner.publish("cold", notice(index));
+    await owner.flush();
+    const tab = follow(other, "cold", 120);
+    await vi.waitFor(() => expect(tab.lastSeq()).toBe(300), { timeout: 10_000 });
+    for (let index = 301; index <= 320; index++) owner.publish("cold", notice(index));
+    await vi.waitFor(() => expect(tab.lastSeq()).toBe(320), { timeout: 10_000 });
+    await tab.stop();
+    expect(tab.received.map((item) => item.seq)).toEqual(Array.from({ length: 200 }, (_, index) => index + 121));
+  });
+
+  it("a cursor the stream has already trimmed gets a resync, then the events that remain, never a silent gap", async () => {
+    const owner = node(50);
+    await owner.prepare("gone");
+    for (let index = 1; index <= 2_000; index++) owner.publish("gone", notice(index));
+    await owner.flush();
+    const reader = node();
+    const tab = follow(reader, "gone", 5);
+    await vi.waitFor(() => expect(tab.lastSeq()).toBe(2_000), { timeout: 10_000 });
+    await tab.stop();
+    expect(tab.received[0]?.event).toEqual(RESYNC);
+    const after = tab.received.slice(1).map((item) => item.seq);
+    expect(after[0]).toBeGreaterThan(6);
+    expect(after).toEqual(Array.from({ length: after.length }, (_, index) => (after[0] ?? 0) + index));
+  });
+
+  it("a node taking over a session continues the stream's numbering", async () => {
+    const first = node();
+    await first.prepare("handover");
+    for (let index = 1; index <= 10; index++) first.publish("handover", notice(index));
+    await first.flush();
+    const second = node();
+    await second.prepare("handover");
+    expect(second.lastSeq("handover")).toBe(10);
+    expect(second.publish("handover", notice(11))).toBe(11);
+    await second.flush();
+    const [last] = await (clients[0] as Redis).xrevrange("cairn:events:handover", "+", "-", "COUNT", 1);
+    expect(last?.[0]).toBe("11-0");
+  });
+
+  it("one blocking reader per node serves many sessions and many tabs", async () => {
+    const owner = node();
+    const watcher = node();
+    const sessions = Array.from({ length: 40 }, (_, index) => `many-${index}`);
+    for (const sessionId of sessions) await owner.prepare(sessionId);
+    const tabs = sessions.flatMap((sessionId) => [follow(watcher, sessionId, 0), follow(watcher, sessionId, 0)]);
+    for (let round = 1; round <= 5; round++) for (const sessionId of sessions) owner.publish(sessionId, notice(round));
+    await vi.waitFor(() => expect(tabs.every((tab) => tab.lastSeq() === 5)).toBe(true), { timeout: 10_000 });
+    for (const tab of tabs) await tab.stop();
+    expect(tabs.every((tab) => tab.received.map((item) => item.seq).join() === "1,2,3,4,5")).toBe(true);
+    expect(watcher.listenerCount()).toBe(0);
+    // The watcher node holds two connections in all: commands, and the one blocked reader.
+    const clientList = await (clients[0] as Redis).client("LIST");
+    expect(
+      String(clientList)
+        .split("\n")
+        .filter((line) => line.includes("cmd=xread")).length,
+    ).toBeLessThanOrEqual(buses.length);
+  });
+});

@@ -1,0 +1,191 @@
+import type { Redis } from "ioredis";
+import type { SequencedEvent } from "../../router/context.ts";
+import type { SessionEvent } from "../../router/types.ts";
+import type { EventBus, EventListener, Replay } from "../../hub/event-bus.ts";
+import { eventOf, seqOf } from "./stream-entries.ts";
+import { StreamReader } from "./stream-reader.ts";
+
+export const DEFAULT_STREAM_MAXLEN = 10_000;
+/** Events kept in memory per session for fast replays; older ones come from the stream. */
+const LOCAL_WINDOW = 2_000;
+
+export type RedisEventBusOptions = {
+  /** The command connection (XADD, XRANGE); the bus makes its own blocking reader from it. */
+  redis: Redis;
+  /** Entries kept per stream (approximately: `XADD MAXLEN ~`). */
+  maxLen?: number;
+  /** Key prefix; one stream per session at `<prefix><sessionId>`. */
+  prefix?: string;
+  /** Failed appends and reads (logged by the caller); the bus keeps going. */
+  onError?: (error: Error, context: string) => void;
+};
+
+type Channel = {
+  /** The highest seq this node knows of the session (published here or read from the stream). */
+  seq: number;
+  /** The last `LOCAL_WINDOW` events by seq. */
+  recent: Map<number, SequencedEvent>;
+  listeners: Set<EventListener>;
+  /** Appends to the stream, in seq order. */
+  writes: Promise<void>;
+};
+
+/**
+ * The event fan-out over Redis Streams: one stream per session, entry id `<seq>-0`, where seq is the
+ * `tracked()` id a browser resumes from, so a tab may reconnect to any node. The node running a
+ * session publishes: the event reaches this node's listeners at once and is appended with
+ * `XADD … MAXLEN ~ n <seq>-0`. Every node reads the sessions its tabs watch through one blocking
+ * connection (`XREAD BLOCK` over all of them) and fans out in-process. A replay older than this
+ * node's memory reads the stream (`XRANGE`); a cursor already trimmed away is a gap, which the
+ * subscriber answers with a resync (the conversation as a snapshot), never a silent hole.
+ */
+export class RedisEventBus implements EventBus {
+  private readonly redis: Redis;
+  private readonly reader: StreamReader;
+  private readonly channels = new Map<string, Channel>();
+  private readonly maxLen: number;
+  private readonly prefix: string;
+  private readonly onError: (error: Error, context: string) => void;
+
+  constructor(options: RedisEventBusOptions) {
+    this.redis = options.redis;
+    this.maxLen = options.maxLen ?? DEFAULT_STREAM_MAXLEN;
+    this.prefix = options.prefix ?? "cairn:events:";
+    this.onError = options.onError ?? (() => undefined);
+    this.reader = new StreamReader({
+      redis: options.redis.duplicate(),
+      control: options.redis,
+      deliver: (key, seq, event) => this.ingest(key.slice(this.prefix.length), seq, event),
+      onError: this.onError,
+    });
+  }
+
+  /** Brings this node's seq up to the stream's last entry, so what it publishes next follows it. */
+  async prepare(sessionId: string): Promise<void> {
+    const last = await this.redis.xrevrange(this.key(sessionId), "+", "-", "COUNT", 1);
+    const lastSeq = last[0] ? seqOf(last[0][0]) : 0;
+    const channel = this.channel(sessionId);
+    channel.seq = Math.max(channel.seq, lastSeq);
+  }
+
+  publish(sessionId: string, event: SessionEvent): number {
+    const channel = this.channel(sessionId);
+    channel.seq += 1;
+    const item: SequencedEvent = { seq: channel.seq, event };
+    this.remember(channel, item);
+    const key = this.key(sessionId);
+    const payload = JSON.stringify(event);
+    channel.writes = channel.writes.then(async () => {
+      try {
+        await this.redis.xadd(key, "MAXLEN", "~", this.maxLen, `${item.seq}-0`, "e", payload);
+      } catch (error) {
+        this.onError(error as Error, `XADD ${key} ${item.seq}-0`);
+      }
+    });
+    for (const listener of [...channel.listeners]) listener(item);
+    return item.seq;
+  }
+
+  lastSeq(sessionId: string): number {
+    return this.channels.get(sessionId)?.seq ?? 0;
+  }
+
+  async replay(sessionId: string, afterSeq: number): Promise<Replay> {
+    const channel = this.channel(sessionId);
+    if (afterSeq >= channel.seq) {
+      if (afterSeq === channel.seq) return { kind: "events", events: [] };
+      // Ahead of what this node knows: maybe the stream is further on; else the cursor is from another life.
+      await this.prepare(sessionId);
+      if (afterSeq === channel.seq) return { kind: "events", events: [] };
+      // The subscriber only needs where the stream starts: the snapshot comes first, then the events after it.
+      if (afterSeq > channel.seq) return { kind: "gap", events: await this.read(sessionId, 0, 1) };
+    }
+    if (channel.recent.has(afterSeq + 1)) {
+      const events: SequencedEvent[] = [];
+      for (let seq = afterSeq + 1; seq <= channel.seq; seq++) {
+        const item = channel.recent.get(seq);
+        if (!item) break;
+        events.push(item);
+      }
+      if (events.at(-1)?.seq === channel.seq) return { kind: "events", events };
+    }
+    const events = await this.read(sessionId, afterSeq);
+    for (const item of events) this.ingest(sessionId, item.seq, item.event, false);
+    if (events.length === 0) return { kind: "events", events };
+    return events[0]?.seq === afterSeq + 1 ? { kind: "events", events } : { kind: "gap", events };
+  }
+
+  subscribe(sessionId: string, listener: EventListener): () => void {
+    const channel = this.channel(sessionId);
+    channel.listeners.add(listener);
+    if (channel.listeners.size === 1) this.reader.watch(this.key(sessionId), channel.seq);
+    return () => {
+      channel.listeners.delete(listener);
+      if (channel.listeners.size === 0) this.reader.unwatch(this.key(sessionId));
+    };
+  }
+
+  listenerCount(sessionId?: string): number {
+    if (sessionId !== undefined) return this.channels.get(sessionId)?.listeners.size ?? 0;
+    let total = 0;
+    for (const channel of this.channels.values()) total += channel.listeners.size;
+    return total;
+  }
+
+  drop(sessionId: string): void {
+    this.reader.unwatch(this.key(sessionId));
+    this.channels.delete(sessionId);
+  }
+
+  /** Waits for every append queued so far (tests, graceful shutdown). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.channels.values()].map((channel) => channel.writes));
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    await this.reader.close();
+  }
+
+  /** Entries after `afterSeq` from the stream itself. */
+  private async read(sessionId: string, afterSeq: number, count?: number): Promise<SequencedEvent[]> {
+    const key = this.key(sessionId);
+    const entries =
+      count === undefined ? await this.redis.xrange(key, `(${afterSeq}-0`, "+") : await this.redis.xrange(key, `(${afterSeq}-0`, "+", "COUNT", count);
+    const events: SequencedEvent[] = [];
+    for (const [id, fields] of entries) {
+      const event = eventOf(fields);
+      if (event) events.push({ seq: seqOf(id), event });
+    }
+    return events;
+  }
+
+  /** An entry read from the stream: new ones go to this node's listeners. */
+  private ingest(sessionId: string, seq: number, event: SessionEvent, notify = true): void {
+    const channel = this.channels.get(sessionId);
+    if (!channel) return;
+    this.remember(channel, { seq, event });
+    if (seq <= channel.seq) return;
+    channel.seq = seq;
+    if (!notify) return;
+    for (const listener of [...channel.listeners]) listener({ seq, event });
+  }
+
+  private remember(channel: Channel, item: SequencedEvent): void {
+    channel.recent.set(item.seq, item);
+    channel.recent.delete(item.seq - LOCAL_WINDOW);
+  }
+
+  private channel(sessionId: string): Channel {
+    let channel = this.channels.get(sessionId);
+    if (!channel) {
+      channel = { seq: 0, recent: new Map(), listeners: new Set(), writes: Promise.resolve() };
+      this.channels.set(sessionId, channel);
+    }
+    return channel;
+  }
+
+  private key(sessionId: string): string {
+    return `${this.prefix}${sessionId}`;
+  }
+}
