@@ -18,6 +18,8 @@ import { SessionBar } from "../session/session-bar";
 import { TodoList } from "./todo-list";
 import { SessionCost } from "./session-cost-view";
 import { RewindDialog } from "../review/rewind-dialog";
+import { NotifyToggle } from "../notify/notify-toggle";
+import { useAttention } from "../notify/use-attention";
 
 type Props = {
   sessionId: string | null;
@@ -30,7 +32,8 @@ type Props = {
 export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile }: Props) {
   const trpc = useTRPC();
   const created = useRef(new Set<string>());
-  const { state, status, failure, showPrompt } = useSessionChat(sessionId, { isNew: (id) => created.current.has(id) });
+  const attention = useAttention();
+  const { state, status, failure, showPrompt } = useSessionChat(sessionId, { isNew: (id) => created.current.has(id), onLiveEvent: attention.onEvent });
   const [actionError, setActionError] = useState<string | null>(null);
   const [rewindAt, setRewindAt] = useState<string | null>(null);
   const [rewound, setRewound] = useState<{ backup: string | null; text: string } | null>(null);
@@ -140,6 +143,7 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
           {...(sessionId && !state.running ? { onCompact: () => compact.mutate({ sessionId }, { onError: report("Compacting") }) } : {})}
         />
         <SessionCost items={state.items} />
+        <NotifyToggle enabled={attention.enabled} permission={attention.permission} onChange={(next) => void attention.setEnabled(next)} />
       </div>
       {status === "reconnecting" ? (
         <div className="notice-bar warning" data-testid="stream-reconnecting">

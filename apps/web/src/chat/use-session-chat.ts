@@ -4,7 +4,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { addLocalPrompt, applyEvents } from "./chat-reducer";
 import { stateFromSnapshot } from "./chat-snapshot";
 import { loadChat, saveChat } from "./chat-storage";
-import { initialChatState, type ChatState } from "./chat-types";
+import { initialChatState, type ChatState, type SessionEvent } from "./chat-types";
 import { createEventBatcher } from "./event-batcher";
 import { useTRPCClient } from "@/trpc/client";
 
@@ -18,9 +18,11 @@ const SAVE_INTERVAL_MS = 400;
  * kept current by `session.events` from the last applied event id, so a reload continues the stream.
  * `isNew` names sessions this tab has just created: they are read from their first event instead.
  */
-export function useSessionChat(sessionId: string | null, options: { isNew(sessionId: string): boolean }) {
+export function useSessionChat(sessionId: string | null, options: { isNew(sessionId: string): boolean; onLiveEvent?(event: SessionEvent): void }) {
   const isNew = useRef(options.isNew);
   isNew.current = options.isNew;
+  const onLiveEvent = useRef(options.onLiveEvent);
+  onLiveEvent.current = options.onLiveEvent;
   const client = useTRPCClient();
   const [state, setState] = useState<ChatState>(initialChatState);
   const [status, setStatus] = useState<StreamStatus>("idle");
@@ -75,7 +77,10 @@ export function useSessionChat(sessionId: string | null, options: { isNew(sessio
         { sessionId, lastEventId: base.lastEventId },
         {
           onStarted: () => setStatus("live"),
-          onData: ({ id, data }) => events.push({ id, event: data }),
+          onData: ({ id, data }) => {
+            events.push({ id, event: data });
+            onLiveEvent.current?.(data);
+          },
           onConnectionStateChange: (connection) => {
             if (connection.state === "connecting" && connection.error) setStatus("reconnecting");
             if (connection.state === "pending") setStatus("live");
