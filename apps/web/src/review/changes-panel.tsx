@@ -126,6 +126,9 @@ export function ChangesPanel({ sessionId, changeTick, review, dispatchReview, on
               <>
                 <div className={styles.diff} data-testid="changes-diff">
                   <ReviewDiff
+                    // One diff editor per file: @monaco-editor/react swaps each side's model on its own when the path
+                    // changes, and Monaco's diff editor goes on diffing the previous pair (its marks land on the wrong lines).
+                    key={file.path}
                     path={file.path}
                     original={file.before ?? ""}
                     modified={file.after ?? ""}
