@@ -15,6 +15,8 @@ async function markedLines(page: Page): Promise<{ inserted: number; deleted: num
 }
 
 test("changes panel diff: one added line is one inserted line, not the whole file replaced, for every file shown", async ({ ide: page, e2e, sim }) => {
+  // Two permission prompts with a Monaco diff each, then two diff editors: slow on a loaded machine.
+  test.setTimeout(240_000);
   const folder = join(e2e.workspace, "diff-marks");
   mkdirSync(folder, { recursive: true });
   const one = join(folder, "one.txt");
@@ -39,8 +41,9 @@ test("changes panel diff: one added line is one inserted line, not the whole fil
   await page.getByTestId("session-new").click();
   await page.getByTestId("chat-input").fill("Add a line to each file");
   await page.getByTestId("chat-input").press("Enter");
-  for (let answered = 0; answered < 2; answered++) {
-    await expect(page.getByTestId("permission-prompt")).toHaveAttribute("data-tool-name", "Edit");
+  // One prompt after the other, told apart by their file (both are Edit prompts).
+  for (const name of ["one.txt", "two.txt"]) {
+    await expect(page.getByTestId("permission-prompt")).toContainText(`diff-marks/${name}`);
     await page.getByTestId("permission-allow-once").click();
   }
   await expect(page.getByTestId("message-assistant").last()).toContainText("Added the lines.");

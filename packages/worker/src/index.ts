@@ -8,6 +8,6 @@ export { prepareTerminalLaunch } from "./sandbox/terminal-launch.ts";
 export type { TerminalLaunch } from "./sandbox/terminal-launch.ts";
 export { createSandboxedCommand, sandboxedCommandOptionsSchema } from "./sandbox/sandboxed-command.ts";
 export type { SandboxedCommand, SandboxedCommandOptions } from "./sandbox/sandboxed-command.ts";
-export { createWorkspaceGit } from "./git/git-repository.ts";
 export type { GitRepository } from "./git/git-repository.ts";
+export type { WorkerWorkspace } from "./local-workspace.ts";
 export { GitError } from "./git/git-runner.ts";

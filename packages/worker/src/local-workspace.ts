@@ -9,6 +9,7 @@ import { ShellSession } from "./exec/shell-session.ts";
 import { PathConfiner } from "./fs/confine.ts";
 import { FileOps } from "./fs/file-ops.ts";
 import { watchTree } from "./fs/watch-tree.ts";
+import { createWorkspaceGit, type GitRepository } from "./git/git-repository.ts";
 import { buildFilesystemPolicy } from "./sandbox/policy.ts";
 import { processSandboxHost, sandboxRuntimeVendorDirectory, type SandboxProbe } from "./sandbox/sandbox-host.ts";
 import { globWorkspace } from "./search/glob.ts";
@@ -21,8 +22,11 @@ export function probeSandbox(): Promise<SandboxProbe> {
   return processSandboxHost.probe();
 }
 
-/** A Workspace over a local directory: confined file access, ripgrep search, persistent (sandboxed) shells. */
-export async function createLocalWorkspace(options: LocalWorkspaceOptions, workerEnv: WorkerEnv = readWorkerEnv()): Promise<Workspace> {
+/** A workspace as the worker serves it: the engine's port, plus the workspace's git repository. */
+export type WorkerWorkspace = Workspace & { readonly git: GitRepository };
+
+/** A Workspace over a local directory: confined file access, ripgrep search, persistent (sandboxed) shells, git. */
+export async function createLocalWorkspace(options: LocalWorkspaceOptions, workerEnv: WorkerEnv = readWorkerEnv()): Promise<WorkerWorkspace> {
   const settings = localWorkspaceOptionsSchema.parse(options);
   const confiner = await PathConfiner.create(settings.root, settings.additionalDirectories);
   const files = new FileOps(confiner);
@@ -103,6 +107,7 @@ export async function createLocalWorkspace(options: LocalWorkspaceOptions, worke
     },
     readBackground: async (id) => background.read(id),
     killBackground: (id) => background.kill(id),
+    git: createWorkspaceGit(confiner.root, workerEnv),
     watch: (listener, signal) => watchTree(confiner.root, listener, signal),
     async dispose() {
       if (disposed) return;

@@ -39,7 +39,6 @@ import {
   type ShellParser,
   type ThinkingSetting,
   type ModelClient,
-  type Workspace,
 } from "@cairn/core";
 import {
   createJsonlTranscriptStore,
@@ -53,7 +52,7 @@ import {
   type LoadedSettings,
 } from "@cairn/core/node";
 import type { PermissionMode } from "@cairn/core/schema";
-import { createLocalWorkspace } from "@cairn/worker";
+import { createLocalWorkspace, type WorkerWorkspace } from "@cairn/worker";
 import { createMcpSandboxLauncher } from "./mcp-sandbox.ts";
 import { resolveModelSource, type ModelSource } from "./model-source.ts";
 import { takeGitSnapshot } from "./git-snapshot.ts";
@@ -131,7 +130,8 @@ export type Runtime = {
   version: string;
   /** The workspace's session transcripts: append, load, list. */
   transcripts: SessionStore;
-  workspace: Workspace;
+  /** The workspace and its git repository, as the worker serves them. */
+  workspace: WorkerWorkspace;
   /** The tools of a new conversation: built-ins, Agent, and the MCP tools (or ToolSearch in front of them). */
   readonly tools: AnyTool[];
   /** The tools for a prompt: `tools` plus the MCP tools an earlier ToolSearch in `history` loaded. */

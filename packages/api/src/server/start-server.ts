@@ -27,7 +27,6 @@ import { ShareStore } from "../share/share-store.ts";
 import { ShareViewService, type TimelineSourceLoader } from "../share/share-view-service.ts";
 import { createReviewPort } from "../review/review-port.ts";
 import { GitService } from "../git/git-service.ts";
-import { createWorkspaceGit } from "@cairn/worker";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/create-runtime.ts";
 import { TerminalManager } from "../terminal/terminal-manager.ts";
 import { loadTimelineSource } from "../timeline/source.ts";
@@ -245,7 +244,8 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       timeline: new TimelineService(runtime),
       review: createReviewPort(sessionHub, runtime.workspace),
       git: new GitService({
-        repository: createWorkspaceGit(runtime.workspaceRoot),
+        // Git runs where the workspace lives (in the worker, when it is a separate process), never here.
+        repository: runtime.workspace.git,
         model: { client: runtime.model.client, name: () => runtime.store.getState().model },
       }),
       auth: { signOutEverywhere: () => sessionStore.revokeAll() },

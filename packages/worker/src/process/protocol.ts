@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { workspaceErrorCodes } from "@cairn/core";
+import { gitErrorCodes, gitRequestSchema } from "../git/git-protocol.ts";
 import { localWorkspaceOptionsSchema } from "../settings.ts";
 
 /**
@@ -93,6 +94,8 @@ export const methodSchemas = {
   startBackground: { params: z.strictObject({ command: z.string(), shellId: z.string() }), result: backgroundJobSchema },
   readBackground: { params: z.strictObject({ id: z.string() }), result: backgroundOutputSchema },
   killBackground: { params: z.strictObject({ id: z.string() }), result: backgroundJobSchema },
+  /** One operation on the workspace's git repository; the result is validated per operation by the caller. */
+  git: { params: z.strictObject({ request: gitRequestSchema }), result: z.unknown() },
   /** Streams `event` messages until aborted, then answers null. */
   watch: { params: z.strictObject({}), result: none },
   dispose: { params: z.strictObject({}), result: none },
@@ -103,7 +106,13 @@ export type MethodParams<M extends MethodName> = z.infer<(typeof methodSchemas)[
 export type MethodResult<M extends MethodName> = z.infer<(typeof methodSchemas)[M]["result"]>;
 const methodNames = Object.keys(methodSchemas) as [MethodName, ...MethodName[]];
 
-export const wireErrorSchema = z.object({ code: z.enum(workspaceErrorCodes), message: z.string(), path: z.string().optional() });
+/** `gitCode`: the error was a GitError (its code survives the boundary; `code` is then io_error). */
+export const wireErrorSchema = z.object({
+  code: z.enum(workspaceErrorCodes),
+  message: z.string(),
+  path: z.string().optional(),
+  gitCode: z.enum(gitErrorCodes).optional(),
+});
 export type WireError = z.infer<typeof wireErrorSchema>;
 
 const id = z.number().int().nonnegative();

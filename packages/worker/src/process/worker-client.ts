@@ -1,8 +1,10 @@
 import { realpath } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { WorkspaceError } from "@cairn/core";
-import type { ExecOptions, OutputChunk, WatchEvent, Workspace } from "@cairn/core";
+import type { ExecOptions, OutputChunk, WatchEvent } from "@cairn/core";
 import { readWorkerEnv, type WorkerEnv } from "../env.ts";
+import { remoteGit } from "../git/git-protocol.ts";
+import type { WorkerWorkspace } from "../local-workspace.ts";
 import { localWorkspaceOptionsSchema, type LocalWorkspaceOptions } from "../settings.ts";
 import type { MethodName, MethodParams, MethodResult } from "./protocol.ts";
 import { methodSchemas } from "./protocol.ts";
@@ -14,7 +16,7 @@ export type WorkerProcessOptions = LocalWorkspaceOptions & {
 };
 
 /** A Workspace served by a child process; `pid` is the current child's, if one is running. */
-export type WorkerProcessWorkspace = Workspace & { readonly pid: number | undefined };
+export type WorkerProcessWorkspace = WorkerWorkspace & { readonly pid: number | undefined };
 
 const defaultWorkerScript = fileURLToPath(new URL("../../bin/worker.js", import.meta.url));
 
@@ -36,6 +38,8 @@ export async function createWorkerProcessWorkspace(options: WorkerProcessOptions
     TERM: workerEnv.term,
     TMPDIR: workerEnv.tmpDir,
     CAIRN_HOME: settings.cairnHome ?? workerEnv.cairnHome,
+    // For `git push` only: the worker's git runner hands it to push and to nothing else.
+    ...(workerEnv.sshAuthSock ? { SSH_AUTH_SOCK: workerEnv.sshAuthSock } : {}),
   };
   let connection: WorkerConnection | undefined;
   let disposed = false;
@@ -119,6 +123,7 @@ export async function createWorkerProcessWorkspace(options: WorkerProcessOptions
     startBackground: (command, backgroundOptions) => call("startBackground", { command, shellId: backgroundOptions.shellId }),
     readBackground: (id) => call("readBackground", { id }),
     killBackground: (id) => call("killBackground", { id }),
+    git: remoteGit((request) => call("git", { request })),
     watch(listener, signal) {
       if (signal.aborted || disposed) return;
       const watch = { listener, signal };

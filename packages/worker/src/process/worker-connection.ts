@@ -6,6 +6,7 @@ import { createInterface } from "node:readline";
 import { WorkspaceError } from "@cairn/core";
 import type { OutputChunk, WatchEvent } from "@cairn/core";
 import { abortError } from "../errors.ts";
+import { GitError } from "../git/git-runner.ts";
 import type { LocalWorkspaceOptions } from "../settings.ts";
 import { childMessageSchema, decodeLine, encodeLine, type MethodName, type MethodParams, type ParentMessage } from "./protocol.ts";
 
@@ -75,11 +76,13 @@ export class WorkerConnection {
         case "result":
           this.settle(message.id, (pending) => pending.resolve(message.value));
           return;
-        case "error":
+        case "error": {
+          const { code, message: text, path, gitCode } = message.error;
           this.settle(message.id, (pending) =>
-            pending.reject(new WorkspaceError(message.error.code, message.error.message, message.error.path === undefined ? {} : { path: message.error.path })),
+            pending.reject(gitCode ? new GitError(gitCode, text) : new WorkspaceError(code, text, path === undefined ? {} : { path })),
           );
           return;
+        }
       }
     });
     this.closed = new Promise((resolve) => {

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { OutputChunk, WatchEvent } from "@cairn/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -51,6 +51,20 @@ describe("the workspace in a worker process", { timeout: 120_000 }, () => {
     await expect(workspace.readFile("missing.txt")).rejects.toMatchObject({ code: "not_found" });
     await expect(workspace.grep({ pattern: "(", outputMode: "content" })).rejects.toMatchObject({ code: "invalid_pattern" });
     await expect(workspace.readBackground("bg-none")).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("runs git in the worker process: init, stage, commit, branches, with GitError codes kept across the boundary", async () => {
+    await writeFile(join(fixture.root, "a.txt"), "one\n");
+    expect(await workspace.git.status()).toEqual({ repository: false });
+    await expect(workspace.git.stage(["a.txt"])).rejects.toMatchObject({ name: "GitError", code: "not_a_repository" });
+    await workspace.git.init();
+    await workspace.git.stage(["a.txt"]);
+    await expect(workspace.git.commit("  ")).rejects.toMatchObject({ name: "GitError", code: "empty_commit_message" });
+    await expect(workspace.git.stage(["../outside.txt"])).rejects.toMatchObject({ code: "outside_workspace" });
+    expect(await workspace.git.commit("Add a.txt")).toMatchObject({ summary: "Add a.txt" });
+    await expect(workspace.git.createBranch("bad..name")).rejects.toMatchObject({ code: "invalid_branch_name" });
+    expect(await workspace.git.branches()).toEqual([{ name: "main", current: true }]);
+    expect(await workspace.git.status()).toMatchObject({ repository: true, branch: "main", unborn: false, files: [] });
   });
 
   it("turns a killed worker into worker_unavailable for calls in flight, and the next call starts a fresh worker", async () => {

@@ -1,8 +1,9 @@
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { WorkspaceError } from "@cairn/core";
-import type { Workspace } from "@cairn/core";
-import { createLocalWorkspace } from "../local-workspace.ts";
+import { serveGitRequest } from "../git/git-protocol.ts";
+import { GitError } from "../git/git-runner.ts";
+import { createLocalWorkspace, type WorkerWorkspace } from "../local-workspace.ts";
 import {
   decodeLine,
   encodeLine,
@@ -15,6 +16,7 @@ import {
 } from "./protocol.ts";
 
 export function toWireError(error: unknown): WireError {
+  if (error instanceof GitError) return { code: "io_error", message: error.message, gitCode: error.code };
   if (error instanceof WorkspaceError) return { code: error.code, message: error.message, ...(error.path === undefined ? {} : { path: error.path }) };
   const message = error instanceof Error ? error.message : String(error);
   return { code: "io_error", message };
@@ -22,7 +24,7 @@ export function toWireError(error: unknown): WireError {
 
 type Call = { id: number; signal: AbortSignal; send: (message: ChildMessage) => void };
 
-async function dispatch(workspace: Workspace, method: MethodName, rawParams: unknown, call: Call): Promise<MethodResult<MethodName>> {
+async function dispatch(workspace: WorkerWorkspace, method: MethodName, rawParams: unknown, call: Call): Promise<MethodResult<MethodName>> {
   const { signal } = call;
   switch (method) {
     case "resolve":
@@ -84,6 +86,8 @@ async function dispatch(workspace: Workspace, method: MethodName, rawParams: unk
       });
       return null;
     }
+    case "git":
+      return serveGitRequest(workspace.git, methodSchemas.git.params.parse(rawParams).request);
     case "dispose":
       await workspace.dispose();
       return null;
@@ -99,7 +103,7 @@ export async function serveWorkspace(input: Readable, output: Writable): Promise
     output.write(encodeLine(message));
   };
   const calls = new Map<number, AbortController>();
-  let workspace: Promise<Workspace> | undefined;
+  let workspace: Promise<WorkerWorkspace> | undefined;
   const lines = createInterface({ input, crlfDelay: Infinity });
   for await (const line of lines) {
     const message = decodeLine(parentMessageSchema, line);
