@@ -17,7 +17,11 @@ export function attentionOf(event: SessionEvent): Attention | null {
   const { reason, error } = event.terminal;
   if (ABORT_REASONS.has(reason)) return null;
   if (ERROR_REASONS.has(reason)) return { kind: "error", title: "Cairn stopped on an error", body: error?.message ?? reason.replaceAll("_", " ") };
-  return { kind: "ended", title: "Cairn finished", body: reason === "completed" ? "The agent's run has ended." : `The run ended: ${reason.replaceAll("_", " ")}.` };
+  return {
+    kind: "ended",
+    title: "Cairn finished",
+    body: reason === "completed" ? "The agent's run has ended." : `The run ended: ${reason.replaceAll("_", " ")}.`,
+  };
 }
 
 /** `(3) Cairn`: the page title with the number of things waiting while the tab was hidden. */
