@@ -72,6 +72,16 @@ describe("session hooks in the server", () => {
         ).toEqual(expect.arrayContaining(["SessionStart", "Notification"])),
       );
 
+      // A run an error stopped is an idle prompt (Claude Code's contract has no error type) that says so.
+      fixture.sim.setScenario({ turns: [{ content: [], faults: [{ kind: "http", status: 400, message: "scripted failure" }] }] });
+      await fixture.client.session.send.mutate({ sessionId, prompt: "fail please" });
+      await eventually(async () =>
+        expect((await inputs(join(fixture.root, "other.log"))).at(-1)).toMatchObject({
+          notification_type: "idle_prompt",
+          message: expect.stringMatching(/^Cairn stopped on an error: .*scripted failure/),
+        }),
+      );
+
       // Other parts of Cairn can notify too (e.g. a review that is ready).
       await fixture.server.hub.liveSession(sessionId)!.notify({ notificationType: "review_ready", message: "The review of 3 files is ready", title: "Review" });
       expect((await inputs(join(fixture.root, "other.log"))).at(-1)).toMatchObject({ notification_type: "review_ready", title: "Review" });

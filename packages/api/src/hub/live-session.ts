@@ -27,6 +27,8 @@ import { SessionHooks } from "./session-hooks.ts";
 import { runSessionPrompt, type PendingPrompt, type SessionRunState } from "./session-prompt-run.ts";
 
 export const DEFAULT_MAX_QUEUED_PROMPTS = 10;
+/** Ends of a run that an error caused (the others ended normally or were interrupted). */
+const RUN_ERROR_REASONS: ReadonlySet<string> = new Set(["model_error", "prompt_too_long", "blocking_limit"]);
 
 export type LiveSessionOptions = {
   sessionId: string;
@@ -77,6 +79,8 @@ export class LiveSession {
   private wiring: SessionWiring | undefined;
   private context: Promise<SessionContext> | undefined;
   private active: ActiveRun | undefined;
+  /** The error that ended the current run, if one did (the Notification hook says so). */
+  private stoppedBy: string | undefined;
   private lastState: SessionStateEvent | undefined;
   private readonly unsubscribeStore: () => void;
   /** Agents started with `run_in_background`; they outlive the prompt that started them. */
@@ -317,13 +321,16 @@ export class LiveSession {
     const run: ActiveRun = { controller, done: Promise.resolve() };
     this.active = run;
     this.publishStateIfChanged();
+    this.stoppedBy = undefined;
     run.done = task(controller.signal).finally(() => {
       this.active = undefined;
       const next = this.queue.shift();
       if (next !== undefined) return this.start(next);
       if (this.backgroundAgents.hasPending()) return this.deliverBackgroundResults();
       this.publishStateIfChanged();
-      if (!controller.signal.aborted) void this.notify({ notificationType: "idle_prompt", message: "Cairn is waiting for your input" });
+      // Claude Code's contract has no error type: a run an error stopped is an idle prompt that says so.
+      const message = this.stoppedBy ? `Cairn stopped on an error: ${this.stoppedBy}` : "Cairn is waiting for your input";
+      if (!controller.signal.aborted) void this.notify({ notificationType: "idle_prompt", message });
     });
     return run.done;
   }
@@ -397,6 +404,9 @@ export class LiveSession {
         if (index >= 0) this.history.splice(index, 1);
         return;
       }
+      case "result":
+        if (RUN_ERROR_REASONS.has(event.terminal.reason)) this.stoppedBy = event.terminal.error?.message ?? event.terminal.reason;
+        return;
       case "permission-request":
         void this.notify({ notificationType: "permission_prompt", message: `Cairn needs your permission to use ${event.toolName}` });
         this.broker.announce(permissionRequestOf(event));
