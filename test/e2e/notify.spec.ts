@@ -69,7 +69,7 @@ test("notifications: with the tab hidden, a waiting permission prompt, an ended 
   await sim.script([
     { content: [{ type: "tool_use", name: "Write", input: { file_path: file, content: "noted\n" } }] },
     { content: [{ type: "text", text: "Wrote the note." }] },
-    { content: [], faults: [{ kind: "http", status: 400, errorType: "invalid_request_error", message: "scripted failure for the notification test" }] },
+    { content: [], faults: [{ kind: "http", status: 400, message: "scripted failure for the notification test" }] },
   ]);
   await page.getByTestId("session-new").click();
   await setHidden(page, true);
