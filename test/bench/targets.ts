@@ -40,6 +40,13 @@ export const TARGETS: readonly Target[] = [
   { label: "30-turn session: wall vs bare SDK loop", metric: "cli30.wall_vs_bare_loop", comparison: "<=", limit: 1.2, unit: "x" },
   { label: "telemetry on vs off, 30-turn session (wall)", metric: "telemetry.on_vs_off_wall", comparison: "<=", limit: 1.05, unit: "x" },
   { label: "telemetry on vs off, 30-turn session (CPU)", metric: "telemetry.on_vs_off_cpu", comparison: "<=", limit: 1.05, unit: "x" },
+  {
+    label: "auto mode: decision from the warm classifier cache (p99)",
+    metric: "permissions.auto_cached.decision_p99",
+    comparison: "<",
+    limit: 1_000,
+    unit: "us",
+  },
 ];
 
 const BENCH_LINE = /^BENCH (\S+) (-?[\d.]+(?:e[+-]?\d+)?|NaN) (\S+)$/;

@@ -47,7 +47,7 @@ describe("sandbox auto-allow through cairn -p", () => {
   it("runs Bash without asking inside the sandbox; a deny rule and a write outside the workspace still decide", async () => {
     const { parent, workspace, final, decisions } = await run({ sandbox: { autoAllowBashIfSandboxed: true }, permissions: { deny: ["Bash(rm:*)"] } });
     // The third asks (a write outside the workspace); print mode turns the question into a refusal.
-    expect(decisions.map((reason) => reason.type)).toEqual(["sandbox", "rule", "user"]);
+    expect(decisions.map((reason) => reason.type)).toEqual(["sandbox", "rule", "headless"]);
     const toolResults = ((sim.requests.at(-1)!.body as Line).messages.at(-1).content as Line[]).filter((block) => block.type === "tool_result");
     expect(String(toolResults[2]!.content)).toContain("The command writes outside the workspace: ../outside.txt (>)");
     expect(final.permission_denials.map((denial: Line) => denial.tool_input.command)).toEqual(commands.slice(1));

@@ -129,7 +129,7 @@ describe("MCP against server-everything over stdio", () => {
       expect.arrayContaining([
         ["mcp__everything__echo", "allow", "rule"],
         ["mcp__everything__get-sum", "deny", "rule"],
-        ["mcp__everything__get-tiny-image", "deny", "user"],
+        ["mcp__everything__get-tiny-image", "deny", "headless"],
       ]),
     );
     // MCP tools are never read-only to the engine: with no rule the call asks, and headless that is a no.

@@ -13,7 +13,7 @@ Usage:
 
 Print mode options:
   --output-format text|json|stream-json   --verbose   --model <name>   --fallback-model <name>
-  --permission-mode default|acceptEdits|plan|bypassPermissions   --plan-model <name> (model while planning)
+  --permission-mode default|acceptEdits|plan|auto|bypassPermissions   --plan-model <name> (model while planning)
   --allowedTools "Read Bash(git status:*)"   --disallowedTools "Bash(rm:*)"   --tools "Read,Grep"
   --settings <file or JSON>   --mcp-config <file or JSON>   --max-turns <n>   --task-budget <tokens>
   --resume <session-id>   --continue   --fork-session   --version

@@ -172,6 +172,7 @@ export { AGENT_TOOL_NAMES, agentIdFrom, createSubagentService, defaultResolveMod
 export type { SubagentServiceOptions, SubagentTranscript } from "./agents/subagent-service.ts";
 // Permissions, settings and hooks (runtime-neutral).
 export { createPermissionEngine } from "./permissions/engine.ts";
+export { createModelActionClassifier } from "./permissions/auto-mode/model-classifier.ts";
 export type { PermissionEngine, PermissionEngineOptions } from "./permissions/engine.ts";
 export { parseRuleValue, formatRuleValue, escapeRuleContent, splitToolListFlag } from "./permissions/rule-parser.ts";
 export type { RuleValue, RuleParseResult } from "./permissions/rule-parser.ts";

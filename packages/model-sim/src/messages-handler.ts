@@ -4,7 +4,7 @@ import { buildAssistantMessage } from "./assistant-message.ts";
 import { demoTurn } from "./demo-model.ts";
 import { sleep, writeEventStream, type StreamFault } from "./event-stream-writer.ts";
 import { sendError, sendJson } from "./http-io.ts";
-import { estimateInputTokens, parseMessagesRequest, type MessagesRequest } from "./messages-request.ts";
+import { estimateInputTokens, parseMessagesRequest, textOf, type MessagesRequest } from "./messages-request.ts";
 import type { Fault, Turn } from "./scenario.ts";
 import type { ScriptCursor } from "./script-cursor.ts";
 import { messageStreamEvents } from "./sse-events.ts";
@@ -65,7 +65,11 @@ function assignTurn(context: MessagesContext, request: MessagesRequest, response
     return { turn: demoTurn(request), turnIndex, fault: undefined };
   }
   const first = request.messages[0];
-  const assignment = context.cursor.next({ firstMessage: first ? JSON.stringify(first.content) : "" });
+  const assignment = context.cursor.next({
+    firstMessage: first ? JSON.stringify(first.content) : "",
+    system: request.system === undefined ? "" : textOf(request.system),
+    model: request.model,
+  });
   if (assignment.kind === "exhausted") {
     context.record(null, assignment.attempt);
     // x-should-retry stops the SDK from retrying an answer that can never change.

@@ -26,8 +26,30 @@ describe("scenario turns with match", () => {
     expect(sim.remainingTurns()).toBe(0);
   });
 
-  it("refuses a match without text", async () => {
+  it("refuses a match without text, and an empty match", async () => {
     const sim = await startTestSim();
     expect(() => sim.setScenario({ turns: [{ match: { firstMessageIncludes: "" }, content: say("x") }] })).toThrow(/firstMessageIncludes/);
+    expect(() => sim.setScenario({ turns: [{ match: {}, content: say("x") }] })).toThrow(/a match needs/);
+  });
+
+  it("matches side requests by model and system text, every given condition holding", async () => {
+    const sim = await startTestSim({
+      scenario: {
+        turns: [
+          { match: { model: "small", systemIncludes: "You are the classifier" }, content: say("verdict") },
+          { match: { model: "small" }, content: say("small, any system") },
+          { content: say("main") },
+        ],
+      },
+    });
+    const client = sdkClient(sim);
+    const ask = async (model: string, system?: string) => {
+      const message = await client.messages.create({ model, max_tokens: 100, messages: [{ role: "user", content: "hi" }], ...(system ? { system } : {}) });
+      return message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+    };
+    expect(await ask("big", "You are the classifier")).toBe("main");
+    expect(await ask("small", "You are a helper")).toBe("small, any system");
+    expect(await ask("small", [{ type: "text", text: "You are the classifier of actions" }] as never)).toBe("verdict");
+    expect(sim.requests.map((request) => request.turnIndex)).toEqual([2, 1, 0]);
   });
 });

@@ -54,10 +54,18 @@ export const faultSchema = z.discriminatedUnion("kind", [
 ]);
 
 /** Routes a turn to one kind of request (e.g. a subagent's) when several conversations share the simulator. */
-export const turnMatchSchema = z.strictObject({
-  /** The request's first message contains this text. */
-  firstMessageIncludes: z.string().min(1),
-});
+export const turnMatchSchema = z
+  .strictObject({
+    /** The request's first message contains this text. */
+    firstMessageIncludes: z.string().min(1).optional(),
+    /** The request's system prompt contains this text (e.g. a side request such as a permission classifier's). */
+    systemIncludes: z.string().min(1).optional(),
+    /** The request names exactly this model. */
+    model: z.string().min(1).optional(),
+  })
+  .refine((match) => match.firstMessageIncludes !== undefined || match.systemIncludes !== undefined || match.model !== undefined, {
+    message: "a match needs firstMessageIncludes, systemIncludes or model",
+  });
 
 export const turnSchema = z.strictObject({
   /** Without it a turn answers whichever request comes next; with it, only a request that fits. */

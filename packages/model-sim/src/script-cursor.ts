@@ -1,11 +1,15 @@
 import type { Fault, Scenario, Turn, TurnMatch } from "./scenario.ts";
 
 /** What a turn's `match` looks at in a request. */
-export type RequestFacts = { firstMessage: string };
+export type RequestFacts = { firstMessage: string; system: string; model: string | undefined };
 
+/** Every condition the match gives must hold. */
 function fits(match: TurnMatch | undefined, facts: RequestFacts | undefined): boolean {
   if (!match) return true;
-  return facts !== undefined && facts.firstMessage.includes(match.firstMessageIncludes);
+  if (facts === undefined) return false;
+  if (match.firstMessageIncludes !== undefined && !facts.firstMessage.includes(match.firstMessageIncludes)) return false;
+  if (match.systemIncludes !== undefined && !facts.system.includes(match.systemIncludes)) return false;
+  return match.model === undefined || facts.model === match.model;
 }
 
 export type TurnAssignment =

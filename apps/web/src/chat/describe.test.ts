@@ -15,6 +15,12 @@ describe("describe", () => {
     expect(describeDecision({ behavior: "allow", reason: { type: "mode", mode: "acceptEdits" }, waitedMs: 0 })).toBe("Allowed: acceptEdits mode");
   });
 
+  it("names auto mode's classifier as the source, with its reason", () => {
+    expect(describeDecision({ behavior: "deny", reason: { type: "classifier", classifier: "auto-mode", reason: "uploads .env" }, waitedMs: 0 })).toBe(
+      "Denied: classifier auto-mode: uploads .env",
+    );
+  });
+
   it("formats durations and token counts", () => {
     expect(formatDuration(250)).toBe("250 ms");
     expect(formatDuration(12_400)).toBe("12 s");

@@ -21,7 +21,7 @@ export function describeReason(reason: DecisionReason): string {
     case "mode":
       return `${reason.mode} mode${reason.reason ? `: ${reason.reason}` : ""}`;
     case "classifier":
-      return `${reason.classifier}: ${reason.reason}`;
+      return `classifier ${reason.classifier}: ${reason.reason}`;
     case "sandbox":
       return `sandbox: ${reason.reason}`;
     case "workspace":

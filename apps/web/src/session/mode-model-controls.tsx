@@ -7,6 +7,7 @@ const modes: { value: PermissionMode; label: string }[] = [
   { value: "default", label: "Ask before edits and commands" },
   { value: "acceptEdits", label: "Accept edits" },
   { value: "plan", label: "Plan (read-only)" },
+  { value: "auto", label: "Auto (a classifier decides)" },
   { value: "bypassPermissions", label: "Bypass permissions" },
 ];
 

@@ -27,6 +27,7 @@ import {
   type CairnCompactor,
   createHookDispatcher,
   createInitialAppState,
+  createModelActionClassifier,
   createPermissionEngine,
   createStore,
   defaultRetryPolicy,
@@ -258,6 +259,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...mcp.toolSet({ contextWindowTokens, history, ...(options.mcp?.toolSearchShare ? { share: options.mcp.toolSearchShare } : {}) }).tools,
   ];
   const persistRule = createPermissionRulePersister(workspace.root);
+  // Auto mode's classifier: one small request through the same client, model read per call (settings reload).
+  const classifier = createModelActionClassifier({ client: model.client, model: () => resolveModelAlias(settings.merged.autoMode.model, model.model) });
   const createGate = (state: Store<AppState>) =>
     createPermissionEngine({
       getSettings: () => settings.merged,
@@ -268,6 +271,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       parser: parserLoading,
       persistRule,
       bashSandboxed: sandbox.enabled,
+      classifier,
     });
   const gate = createGate(store);
   const homeDir = options.homeDir ?? homedir();

@@ -32,6 +32,8 @@ export type ModelRequest = {
   temperature?: number;
   /** The beta messages API's output settings: the task budget (`task-budgets-2026-03-13`). */
   output_config?: { task_budget?: TaskBudget };
+  /** `{ type: "tool", name }` forces that tool (auto mode's classifier answers only through it). */
+  tool_choice?: { type: "auto" | "any" } | { type: "tool"; name: string };
   /** Sent as the `anthropic-beta` header. */
   betas?: string[];
 };

@@ -16,10 +16,14 @@ import type { ShellParser } from "./shell/shell-parser.ts";
 import type { ShellAnalysis, ShellWord, SimpleCommand } from "./shell/types.ts";
 import { describeWrites, shellWrites, type ShellWrite } from "./shell/write-targets.ts";
 import { denialKey, suggestRules } from "./suggestions.ts";
+import { createAutoModeJudge } from "./auto-mode/auto-mode-judge.ts";
+import { parsedCommandView, userRequestsOf } from "./auto-mode/classifier-action.ts";
+import type { ActionClassifier } from "./auto-mode/classifier-port.ts";
+import { DEFAULT_AUTO_MODE_TIMEOUT_MS } from "./auto-mode/auto-mode-settings.ts";
 
 export type PermissionEngineOptions = {
   /** Read on every check, so reloaded settings apply at once. */
-  getSettings(): Pick<MergedSettings, "permissions"> & Partial<Pick<MergedSettings, "sandbox">>;
+  getSettings(): Pick<MergedSettings, "permissions"> & Partial<Pick<MergedSettings, "sandbox" | "autoMode">>;
   /** Bash runs inside the sandbox (or not at all): lets `sandbox.autoAllowBashIfSandboxed` apply. */
   bashSandboxed?: boolean;
   getAppState(): AppState;
@@ -34,6 +38,8 @@ export type PermissionEngineOptions = {
   /** Writes an "always allow" rule (Node: into `.claude/settings.local.json`). */
   persistRule?(rule: string): Promise<void>;
   homeDir?: string;
+  /** Auto mode's classifier; without one, auto mode asks what no rule decides, as default mode does. */
+  classifier?: ActionClassifier;
 };
 
 export type PermissionEngine = Required<Pick<PermissionGate, "recordAnswer" | "recordDenial">> &
@@ -45,11 +51,23 @@ export type PermissionEngine = Required<Pick<PermissionGate, "recordAnswer" | "r
   };
 
 type Decision = Exclude<PermissionCheckResult, { behavior: "passthrough" }>;
+type AskDecision = Extract<Decision, { behavior: "ask" }>;
+/** An ask no rule, hook or mode decided: the one auto mode's classifier may decide. */
+type Undecided = { subject: CallSubject; analysis: ShellAnalysis | undefined; writes: readonly ShellWrite[]; cwd: string };
 
 const ruleReason = (rule: CompiledRule): DecisionReason => ({ type: "rule", rule: rule.rule, source: rule.source, behavior: rule.behavior });
 
 export function createPermissionEngine(options: PermissionEngineOptions): PermissionEngine {
   const workspaceRoot = resolvePosix("/", options.workspaceRoot);
+  const undecided = new WeakMap<Decision, Undecided>();
+  const autoMode = options.classifier
+    ? createAutoModeJudge({
+        classifier: options.classifier,
+        timeoutMs: () => options.getSettings().autoMode?.timeoutMs ?? DEFAULT_AUTO_MODE_TIMEOUT_MS,
+        limits: () => options.getSettings().permissions.denialLimits,
+        denials: () => options.getAppState().denials,
+      })
+    : undefined;
   const ruleSetFor = createRuleSetCache({ projectRoot: workspaceRoot, ...(options.homeDir ? { homeDir: options.homeDir } : {}) });
 
   /** `extraAllowRules`: a what-if, to check that a suggested rule would really allow the call. */
@@ -103,7 +121,7 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     const writes = analysis ? shellWrites(analysis, cwd) : [];
     const writing = writes.length > 0 ? `; it writes ${describeWrites(writes)}` : "";
     const name = subject.toolName;
-    const ask = (reason: DecisionReason, message: string, uncovered?: readonly SimpleCommand[], extra: readonly string[] = []): Decision => {
+    const ask = (reason: DecisionReason, message: string, uncovered?: readonly SimpleCommand[], extra: readonly string[] = []): AskDecision => {
       const suggestions = [...new Set([...extra, ...suggestionsFor(subject, analysis, roots, uncovered, writes)])];
       return { behavior: "ask", reason, message, suggestions };
     };
@@ -202,19 +220,22 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
 
     // 8. Modes.
     if (mode === "bypassPermissions") return { behavior: "allow", reason: { type: "mode", mode, reason: "bypassPermissions allows every call" } };
-    if (mode === "acceptEdits" && subject.isEdit && subject.path !== undefined) {
+    // Auto mode lets through what acceptEdits would, without asking its classifier.
+    const editsAllowed = mode === "acceptEdits" || mode === "auto";
+    const editsMode = mode === "auto" ? "auto mode, like acceptEdits," : "acceptEdits";
+    if (editsAllowed && subject.isEdit && subject.path !== undefined) {
       if (isProtectedPath(subject.path, roots)) {
         return ask(
           { type: "workspace", reason: `${subject.path} is in a protected directory (.git, .claude, .cairn)` },
           `${name} wants to change ${subject.path}, a protected path.`,
         );
       }
-      return { behavior: "allow", reason: { type: "mode", mode, reason: "acceptEdits allows edits inside the workspace" } };
+      return { behavior: "allow", reason: { type: "mode", mode, reason: `${editsMode} allows edits inside the workspace` } };
     }
-    if (mode === "acceptEdits" && verdict?.kind === "covered" && writes.length > 0) {
+    if (editsAllowed && verdict?.kind === "covered" && writes.length > 0) {
       const refused = writesAcceptEditsRefuses(writes, roots);
       if (refused.length === 0) {
-        return { behavior: "allow", reason: { type: "mode", mode, reason: `acceptEdits allows writing ${describeWrites(writes)} inside the workspace` } };
+        return { behavior: "allow", reason: { type: "mode", mode, reason: `${editsMode} allows writing ${describeWrites(writes)} inside the workspace` } };
       }
       const protectedWrites = refused.filter((write) => write.path !== undefined);
       if (protectedWrites.length > 0) {
@@ -237,24 +258,32 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
       return { behavior: "allow", reason: { type: "sandbox", reason: "autoAllowBashIfSandboxed: the command runs inside the sandbox" } };
     }
 
-    // 11. Ask.
+    // 11. Ask: nothing above decided, so in auto mode the classifier may.
+    const pending = (decision: AskDecision): AskDecision => {
+      undecided.set(decision, { subject, analysis, writes, cwd });
+      return decision;
+    };
     if (verdict?.kind === "unsafe") {
-      return ask(
-        { type: "classifier", classifier: "bash-analysis", reason: `${verdict.reason}${writing}` },
-        `Rules cannot vouch for this command: ${verdict.reason}${writing}.`,
+      return pending(
+        ask(
+          { type: "classifier", classifier: "bash-analysis", reason: `${verdict.reason}${writing}` },
+          `Rules cannot vouch for this command: ${verdict.reason}${writing}.`,
+        ),
       );
     }
     if (verdict?.kind === "covered") {
       const what = describeWrites(writes);
-      return ask(
-        { type: "classifier", classifier: "bash-analysis", reason: `the command writes ${what}; a Bash rule never allows writing files` },
-        `The command writes ${what}. Allow?`,
-        [],
+      return pending(
+        ask(
+          { type: "classifier", classifier: "bash-analysis", reason: `the command writes ${what}; a Bash rule never allows writing files` },
+          `The command writes ${what}. Allow?`,
+          [],
+        ),
       );
     }
     const uncovered = verdict?.kind === "uncovered" ? verdict.uncovered : undefined;
     const what = uncovered?.length ? uncovered.map((command) => command.text).join(", ") : name;
-    return ask({ type: "default", reason: `no rule allows ${what}${writing}` }, `Allow ${what}${writing}?`, uncovered);
+    return pending(ask({ type: "default", reason: `no rule allows ${what}${writing}` }, `Allow ${what}${writing}?`, uncovered));
   };
 
   const recordSession = (rule: string) =>
@@ -266,11 +295,31 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     if (withAllow(denials) !== denials) options.setAppState((state) => ({ ...state, denials: withAllow(state.denials) }));
   };
 
+  /** In auto mode, an ask nothing else decided goes to the classifier (never in any other mode). */
+  const judged = async (args: PermissionCheckArgs, decision: Decision): Promise<Decision> => {
+    const call = decision.behavior === "ask" ? undecided.get(decision) : undefined;
+    if (!autoMode || !call || decision.behavior !== "ask" || options.getAppState().permissionMode !== "auto") return decision;
+    return autoMode.judge({
+      toolName: call.subject.toolName,
+      input: args.input,
+      cwd: call.cwd,
+      ask: decision,
+      signal: args.context.signal,
+      buildAction: () => ({
+        toolName: call.subject.toolName,
+        input: args.input,
+        cwd: call.cwd,
+        userRequests: userRequestsOf(args.context.messages),
+        ...(call.analysis ? { parsedCommand: parsedCommandView(call.analysis, call.writes) } : {}),
+      }),
+    });
+  };
+
   const engine: PermissionEngine = {
     // Decisions reach OpenTelemetry as a `cairn.permission` span under the tool call's span (see
     // the api's session telemetry), built from the `permission-decision` event, so nothing here traces.
     async check(args) {
-      const decision = await decide(args);
+      const decision = await judged(args, await decide(args));
       if (decision.behavior === "allow") recordAllow();
       return decision;
     },

@@ -18,6 +18,7 @@ export const permissionModeDescriptions: Record<PermissionMode, string> = {
   default: "asks before anything that is not read-only",
   acceptEdits: "edits inside the workspace are allowed without asking (except .git, .claude, .cairn)",
   plan: "read-only tools only; leaving plan mode asks",
+  auto: "a classifier model decides what no rule decides (edits inside the workspace as in acceptEdits); it asks when unsure or failing",
   bypassPermissions: "everything is allowed except deny rules and paths outside the workspace",
 };
 

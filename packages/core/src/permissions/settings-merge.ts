@@ -2,6 +2,7 @@ import type { HookEventName } from "../hooks/port.ts";
 import { defaultDenialLimits, type DenialLimits } from "./denial-tracking.ts";
 import type { PermissionBehavior, PermissionMode, PermissionRuleSource } from "../schema/permissions.ts";
 import { mergeContextSettings, type ContextSettings } from "./context-settings.ts";
+import { mergeAutoModeSettings, type AutoModeSettings } from "./auto-mode/auto-mode-settings.ts";
 import { resolvePosix } from "./posix-path.ts";
 import { compileRule, type CompiledRule, type PathRuleRoots } from "./rule-matcher.ts";
 import { splitToolListFlag } from "./rule-parser.ts";
@@ -49,6 +50,8 @@ export type MergedSettings = {
   mcpServers: Record<string, { config: McpServerConfig; source: SettingsSource }>;
   /** The context pipeline's settings (prompt-cache TTL, budgets). */
   context: ContextSettings;
+  /** `autoModeModel` (alias or id) and `autoModeTimeoutMs`, defaults filled in. */
+  autoMode: AutoModeSettings;
   problems: SettingsProblem[];
 };
 
@@ -190,6 +193,7 @@ export function mergeSettings(layers: readonly SettingsLayer[], options: { roots
     sandbox,
     mcpServers,
     context: mergeContextSettings(ordered),
+    autoMode: mergeAutoModeSettings(ordered),
     problems,
   };
 }

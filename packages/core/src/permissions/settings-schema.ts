@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { autoModeSettingsShape } from "./auto-mode/auto-mode-settings.ts";
 import { hookEventNames } from "../hooks/port.ts";
 import { permissionModeSchema } from "../schema/permissions.ts";
 import { contextSettingsShape } from "./context-settings.ts";
@@ -92,6 +93,7 @@ export const settingsFileSchema = z
     /** Policy only: ignore hooks from every other source. */
     allowManagedHooksOnly: z.boolean().optional(),
     ...contextSettingsShape,
+    ...autoModeSettingsShape,
   })
   .loose();
 export type SettingsFile = z.infer<typeof settingsFileSchema>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const permissionModeSchema = z.enum(["default", "acceptEdits", "plan", "bypassPermissions"]);
+export const permissionModeSchema = z.enum(["default", "acceptEdits", "plan", "auto", "bypassPermissions"]);
 export type PermissionMode = z.infer<typeof permissionModeSchema>;
 
 export const permissionRuleSourceSchema = z.enum(["cliArg", "session", "localSettings", "projectSettings", "userSettings", "policySettings", "command"]);
