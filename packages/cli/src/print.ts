@@ -3,6 +3,7 @@ import {
   checkBypassPermissionsAllowed,
   dispatchSessionEnd,
   grantSkillTools,
+  useSkillModel,
   productionDeps,
   renderSkillPrompt,
   renderSlashHelp,
@@ -178,6 +179,7 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
       }
       prompt = renderSlashPrompt(slash.skill, slash.args, renderSkillPrompt(slash.skill, body, slash.args));
       grantSkillTools(slash.skill, { getAppState: runtime.store.getState, setAppState: runtime.store.setState }, memory.grants);
+      useSkillModel(slash.skill, { getAppState: runtime.store.getState, setAppState: runtime.store.setState });
     }
 
     // A checkpoint of the files just before the turn's first change, so `cairn rewind` can undo what the

@@ -269,7 +269,7 @@ export { MAX_IMPORT_DEPTH, MAX_MEMORY_FILE_CHARS } from "./memory/port.ts";
 export type { MemoryFile, MemoryFs, MemoryKind, MemoryNotice, MemoryNoticeCode } from "./memory/port.ts";
 export type { SkillDefinition, SkillProblem } from "./skills/definition.ts";
 export type { SkillCatalog } from "./skills/discover.ts";
-export { grantSkillTools, renderSkillPrompt, revokeSkillTools } from "./skills/invoke.ts";
+export { grantSkillTools, renderSkillPrompt, revokeSkillTools, useSkillModel } from "./skills/invoke.ts";
 export { createSkillTool, SKILL_TOOL_NAME } from "./skills/skill-tool.ts";
 export { builtinSlashCommands, parseSlashCommand, renderSlashHelp, renderSlashPrompt, resolveSlashCommand, slashCommandList } from "./skills/slash-command.ts";
 export type { BuiltinSlashCommand, SlashCommandInfo, SlashInvocation } from "./skills/slash-command.ts";

@@ -1,5 +1,6 @@
 import {
   grantSkillTools,
+  useSkillModel,
   productionDeps,
   renderSkillPrompt,
   renderSlashPrompt,
@@ -74,6 +75,7 @@ export async function runSessionPrompt(host: PromptRunHost, pending: PendingProm
     }
     prompt = renderSlashPrompt(definition, args, renderSkillPrompt(definition, body, args));
     grantSkillTools(definition, { getAppState: store.getState, setAppState: store.setState }, memory.grants);
+    useSkillModel(definition, { getAppState: store.getState, setAppState: store.setState });
   }
   const app = store.getState();
   const history = repairForResume(host.history);

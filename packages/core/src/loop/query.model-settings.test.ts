@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ModelError } from "../model/port.ts";
-import { collectEvents, createScriptedModel, testDeps } from "../testing/index.ts";
+import { collectEvents, createScriptedModel, testContext, testDeps } from "../testing/index.ts";
 import { baseParams } from "./query-test-params.ts";
 import { query } from "./query.ts";
 
@@ -42,5 +42,18 @@ describe("query: thinking and prompt caching per model", () => {
       ["claude-opus-5-5", "adaptive"],
       ["claude-3-5-haiku-latest", null],
     ]);
+  });
+});
+
+describe("query: a skill's model", () => {
+  it("the main conversation's requests use the skill's model from the app state; a subagent's keep its own", async () => {
+    const model = createScriptedModel([text("a"), text("b")]);
+    const main = testContext();
+    main.setAppState((state) => ({ ...state, skillModel: "claude-haiku-5-5" }));
+    await collectEvents(query(baseParams({ deps: testDeps(model), model: "claude-sonnet-5-5", context: main })));
+    const subagent = { ...testContext(), agentId: "a0123456789abcdef" };
+    subagent.setAppState((state) => ({ ...state, skillModel: "claude-haiku-5-5" }));
+    await collectEvents(query(baseParams({ deps: testDeps(model), model: "claude-sonnet-5-5", context: subagent })));
+    expect(model.requests.map((request) => request.model)).toEqual(["claude-haiku-5-5", "claude-sonnet-5-5"]);
   });
 });

@@ -174,7 +174,10 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       yield { type: "error", code: "blocking_limit", message: blocked.message, status: null };
       return yield* end({ reason: "blocking_limit", turnCount: state.turnCount, error: { code: "blocking_limit", message: blocked.message } });
     }
-    const requestModel = modelForMode(state.context.getAppState().permissionMode, state.model, params.planModel);
+    const app = state.context.getAppState();
+    // A skill's model holds for the main conversation while its prompt runs; a subagent keeps its own.
+    const conversationModel = params.context.agentId ? state.model : (app.skillModel ?? state.model);
+    const requestModel = modelForMode(app.permissionMode, conversationModel, params.planModel);
     const prefetched = await prefetch;
     for (const notice of prefetched?.notices ?? []) yield { type: "notice", level: "warning", code: notice.code, message: notice.message };
     const messagesForQuery = withUserContext(messagesAfterCompactBoundary(messages), prefetched?.reminder ?? null, services.timestamp());

@@ -1,3 +1,4 @@
+import { resolveModelAlias } from "../model/model-aliases.ts";
 import type { AppState } from "../state/app-state.ts";
 import { expandSkillBody, type SkillDefinition } from "./definition.ts";
 
@@ -26,11 +27,30 @@ export function grantSkillTools(
   return added;
 }
 
-/** Removes rules a skill granted, when the run that used it ends. */
+/**
+ * A skill's `model:` (an alias, `inherit` or an id) becomes the model of the main conversation's
+ * requests while the prompt that used it runs, as plan mode's model does while planning. Returns the model switched to.
+ */
+export function useSkillModel(
+  skill: SkillDefinition,
+  state: { getAppState(): AppState; setAppState(update: (state: AppState) => AppState): void },
+): string | undefined {
+  if (!skill.model) return undefined;
+  const current = state.getAppState();
+  const model = resolveModelAlias(skill.model, current.model);
+  if (model === current.model) return undefined;
+  state.setAppState((app) => ({ ...app, skillModel: model }));
+  return model;
+}
+
+/** Takes back what skills granted (their rules) and their model, when the run that used them ends. */
 export function revokeSkillTools(rules: readonly string[], setAppState: (update: (state: AppState) => AppState) => void): void {
-  if (rules.length === 0) return;
   const revoked = new Set(rules);
-  setAppState((current) => ({ ...current, sessionAllowRules: current.sessionAllowRules.filter((rule) => !revoked.has(rule)) }));
+  setAppState((current) => {
+    if (revoked.size === 0 && current.skillModel === undefined) return current;
+    const { skillModel: _skillModel, ...rest } = current;
+    return { ...rest, sessionAllowRules: current.sessionAllowRules.filter((rule) => !revoked.has(rule)) };
+  });
 }
 
 /** The text that brings a skill into the conversation: its directory, then its body with the arguments in. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { sessionMemoryOf } from "../memory/session-memory.ts";
 import type { Tool } from "../tools/tool.ts";
-import { grantSkillTools, renderSkillPrompt } from "./invoke.ts";
+import { grantSkillTools, renderSkillPrompt, useSkillModel } from "./invoke.ts";
 
 export const SKILL_TOOL_NAME = "Skill";
 
@@ -10,7 +10,7 @@ export const skillInputSchema = z.strictObject({
   args: z.string().optional().describe("Arguments for the skill, substituted for $ARGUMENTS"),
 });
 export type SkillInput = z.infer<typeof skillInputSchema>;
-export type SkillOutput = { skill: string; directory: string; grantedRules: string[] };
+export type SkillOutput = { skill: string; directory: string; grantedRules: string[]; model?: string };
 
 const description = `Execute a skill within the main conversation.
 
@@ -45,9 +45,11 @@ export function createSkillTool(): Tool<SkillInput, SkillOutput> {
       const body = await memory.skillBody(skill);
       if (body === null) throw new Error(`The skill "${name}" could not be read from ${skill.path}.`);
       const grantedRules = grantSkillTools(skill, context, memory.grants);
+      // The main conversation only: a subagent keeps the model it was started with.
+      const model = context.agentId ? undefined : useSkillModel(skill, context);
       const granted = grantedRules.length > 0 ? `\n\nAllowed without asking while this skill is in use: ${grantedRules.join(", ")}` : "";
       return {
-        output: { skill: name, directory: skill.directory, grantedRules },
+        output: { skill: name, directory: skill.directory, grantedRules, ...(model ? { model } : {}) },
         content: `Launching skill: ${name}\n\n${renderSkillPrompt(skill, body, input.args ?? "")}${granted}`,
       };
     },

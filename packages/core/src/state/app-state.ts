@@ -26,6 +26,8 @@ export const initialDenialTracking: DenialTracking = { consecutive: 0, total: 0,
 
 export type AppState = DeepImmutable<{
   model: string;
+  /** A skill's `model:` while the prompt that used it runs; the main conversation's requests use it, then `model` again. */
+  skillModel?: string;
   permissionMode: PermissionMode;
   todos: TodoItem[];
   /** Rules the user allowed for this session only, e.g. `Bash(npm test:*)`. */
