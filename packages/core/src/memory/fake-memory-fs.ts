@@ -37,6 +37,9 @@ export function createFakeMemoryFs(initial: Record<string, string>, links: Recor
       const mtime = dirMtime(real(path));
       return mtime === null ? null : { mtimeMs: mtime, isDirectory: true };
     },
+    async mtimes(paths) {
+      return Promise.all(paths.map(async (path) => (await fs.stat(path))?.mtimeMs ?? null));
+    },
     async readText(path) {
       return files.get(real(path))?.text ?? null;
     },

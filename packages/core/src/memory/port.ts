@@ -2,6 +2,11 @@
 export type MemoryFs = {
   /** Modification time of a regular file or directory, or null when nothing is there. */
   stat(path: string): Promise<{ mtimeMs: number; isDirectory: boolean } | null>;
+  /**
+   * Modification times of many paths in one call (null where nothing is there): the check before every
+   * request asks once for everything it watches, instead of one asynchronous stat per path.
+   */
+  mtimes(paths: readonly string[]): Promise<Array<number | null>>;
   /** The text of a regular file, or null when it does not exist or cannot be read. */
   readText(path: string): Promise<string | null>;
   /** Names of the subdirectories of `path` (symlinks to directories included), or null when it is not a directory. */

@@ -89,14 +89,28 @@ export function createSessionMemory(options: SessionMemoryOptions): SessionMemor
   let granted: string[] = [];
   let rendered: { memory: MemoryLoad; skills: SkillDiscovery; today: string; reminder: string | null } | undefined;
 
-  const moved = async (watched: ReadonlyMap<string, number | null>): Promise<boolean> => {
-    const entries = [...watched];
-    const stats = await Promise.all(entries.map(([path]) => fs.stat(path)));
-    return stats.some((stat, index) => (stat?.mtimeMs ?? null) !== entries[index]![1]);
+  /** Which of the two watched sets has a path whose mtime moved: one `mtimes` call for both. */
+  const moved = async (
+    memoryWatched: ReadonlyMap<string, number | null>,
+    skillsWatched: ReadonlyMap<string, number | null>,
+  ): Promise<{ memory: boolean; skills: boolean }> => {
+    const entries = [...memoryWatched, ...skillsWatched];
+    const mtimes = await fs.mtimes(entries.map(([path]) => path));
+    const changed = (index: number) => mtimes[index] !== entries[index]![1];
+    let memoryMoved = false;
+    let skillsMoved = false;
+    for (let index = 0; index < entries.length; index++) {
+      if (!changed(index)) continue;
+      if (index < memoryWatched.size) memoryMoved = true;
+      else skillsMoved = true;
+    }
+    return { memory: memoryMoved, skills: skillsMoved };
   };
   const loadOptions = async () => ({ fs, homeDir: home, allowedRoots: await roots() });
   const current = async (): Promise<{ memory: MemoryLoad; skills: SkillDiscovery }> => {
-    const [memoryMoved, skillsMoved] = await Promise.all([!memory || moved(memory.watched), !skills || moved(skills.watched)]);
+    const checked = memory && skills ? await moved(memory.watched, skills.watched) : undefined;
+    const memoryMoved = !memory || checked?.memory === true;
+    const skillsMoved = !skills || checked?.skills === true;
     if (memoryMoved) memory = await loadMemoryFiles(rootFiles, await loadOptions());
     if (skillsMoved) skills = await discoverSkills(fs, skillRoots);
     return { memory: memory!, skills: skills! };
