@@ -11,6 +11,7 @@ const codeOf: Record<GitError["code"], ApiErrorCode> = {
   empty_commit_message: "empty_commit_message",
   no_remote: "no_remote",
   outside_workspace: "outside_workspace",
+  merge_conflict: "file_conflict",
 };
 
 const DRAFT_SYSTEM =

@@ -64,6 +64,7 @@ export const gitErrorCodes = [
   "empty_commit_message",
   "no_remote",
   "outside_workspace",
+  "merge_conflict",
 ] as const satisfies readonly GitErrorCode[];
 
 /** The workspace side: runs one request against the workspace's own repository. */

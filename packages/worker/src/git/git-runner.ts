@@ -8,7 +8,8 @@ export type GitErrorCode =
   | "invalid_branch_name"
   | "empty_commit_message"
   | "no_remote"
-  | "outside_workspace";
+  | "outside_workspace"
+  | "merge_conflict";
 
 export class GitError extends Error {
   override readonly name = "GitError";
