@@ -74,6 +74,16 @@ describe("buildTimeline: model and tool calls", () => {
     expect(timeline.summary.errors).toBe(3);
   });
 
+  it("keeps auto mode's decisions with their source classifier and the classifier's reason", () => {
+    const denied = toolResult("r1", edit, { start: 11, end: 30, errorClass: "PermissionDenied" }, "refused");
+    const reason = { type: "classifier", classifier: "auto-mode", reason: "rewrites a file the user did not mention" };
+    denied.toolCall = { ...(denied.toolCall as object), decision: { behavior: "deny", reason, waitedMs: 0, asked: false } };
+    const timeline = buildTimeline(source([assistant("a1", { start: 0, end: 10 }, { tools: [edit] }), denied]));
+    const tool = timeline.events.find((event) => event.kind === "tool")!;
+    expect(tool.detail.kind === "tool" && tool.detail.decision).toEqual({ behavior: "deny", reason, waitedMs: 0, asked: false });
+    expect(tool.status).toBe("denied");
+  });
+
   it("gives every event searchable text with its tool input and output", () => {
     const timeline = buildTimeline(
       source([assistant("a1", { start: 0, end: 10 }, { tools: [grep] }), toolResult("r1", grep, { start: 11, end: 20 }, "Found In SRC/Main.ts")]),
