@@ -65,6 +65,9 @@ describe("distributed mode: live events over Redis Streams", () => {
     const { sessionId } = await clientA.session.create.mutate();
     await clientA.session.send.mutate({ sessionId, prompt: "Stream something long" });
 
+    // A tab on B opens the session from B's list, once A has written its first line to the shared store.
+    const clientB = apiClient(nodeB.url, nodeB.token);
+    await eventually(async () => expect((await clientB.session.list.query()).map((entry) => entry.sessionId)).toContain(sessionId), 30_000);
     const onB = new EventsSubscriber(nodeB.url, nodeB.token, sessionId);
     await eventually(() => expect(onB.events().filter((event) => event.type === "text-delta").length).toBeGreaterThan(5), 30_000);
     await onB.stop();
@@ -99,4 +102,15 @@ describe("distributed mode: live events over Redis Streams", () => {
       inspect.disconnect();
     }
   }, 120_000);
+
+  it("each node answers /healthz and /readyz by address, without a token, with its shared services' states", async () => {
+    const node = nodes[0] ?? (await startNode("node-c"));
+    expect(await (await fetch(`${node.url}/healthz`)).json()).toMatchObject({ status: "ok", nodeId: expect.any(String) });
+    const ready = await fetch(`${node.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "ready", checks: { postgres: "ok", redis: "ok" } });
+    // Redis goes away and comes back: readiness follows it, and the node reconnects by itself.
+    await redis.restart({ downMs: 0 });
+    await eventually(async () => expect((await fetch(`${node.url}/readyz`)).status).toBe(200), 30_000);
+  }, 60_000);
 });

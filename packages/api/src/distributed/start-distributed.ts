@@ -14,6 +14,8 @@ export type DistributedNode = {
   sessionStore: SessionStoreFactory | undefined;
   /** The event fan-out over Redis Streams (undefined without `--redis-url`). */
   bus: EventBus | undefined;
+  /** Each shared service's state for `/readyz`: "ok" or the error (each probe bounded to 2 s). */
+  checks(): Promise<Record<string, string>>;
   /** One line per service, for the start banner. */
   describe(): string[];
   close(): Promise<void>;
@@ -53,6 +55,8 @@ export async function startDistributedNode(config: DistributedConfig, options: {
         retryStrategy: (attempt) => Math.min(2_000, 50 * 2 ** Math.min(attempt, 6)),
         connectionName: `cairn-${config.nodeId}`,
       });
+      // Connection errors while Redis is away are retried; each becomes one log line instead of an unhandled event.
+      redis.on("error", (error: Error) => options.onError?.(`Redis connection: ${error.message}`));
       try {
         await redis.connect();
         await redis.ping();
@@ -74,6 +78,14 @@ export async function startDistributedNode(config: DistributedConfig, options: {
     nodeId: config.nodeId,
     sessionStore: database ? (location) => createPostgresSessionStore({ ...location, sql: database }) : undefined,
     bus: events,
+    async checks() {
+      const checks: Record<string, string> = {};
+      const probes: Array<Promise<void>> = [];
+      if (database) probes.push(probe(async () => void (await database`select 1`)).then((state) => void (checks.postgres = state)));
+      if (client) probes.push(probe(async () => void (await client.ping())).then((state) => void (checks.redis = state)));
+      await Promise.all(probes);
+      return checks;
+    },
     describe: () => [...lines],
     async close() {
       await events?.close().catch(() => undefined);
@@ -81,4 +93,19 @@ export async function startDistributedNode(config: DistributedConfig, options: {
       await database?.end({ timeout: 5 });
     },
   };
+}
+
+/** "ok", or why the call failed or did not answer within 2 s. */
+async function probe(call: () => Promise<void>): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve("no answer within 2 s"), 2_000);
+  });
+  try {
+    return await Promise.race([call().then(() => "ok"), timeout]);
+  } catch (error) {
+    return (error as Error).message || "unavailable";
+  } finally {
+    clearTimeout(timer);
+  }
 }

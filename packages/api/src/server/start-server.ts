@@ -38,6 +38,7 @@ import { loadNextHandler, type WebHandler } from "./next-handler.ts";
 import { SettingsService } from "./settings-service.ts";
 import { TrustStore } from "./trust-store.ts";
 import { WorkspaceFiles } from "./workspace-files.ts";
+import { answerHealth } from "./health.ts";
 import type { DistributedConfig } from "../distributed/distributed-config.ts";
 import type { DistributedNode } from "../distributed/start-distributed.ts";
 
@@ -274,7 +275,10 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const guard = new AccessGuard({ token, port, sessions: sessionStore, hosts });
     if (webDir !== null) web = await loadNextHandler({ webDir, hostname: host, port });
     const webHandler = web;
+    let accepting = true;
+    const health = { nodeId: distributed?.nodeId, accepting: () => accepting, checks: async () => (distributed ? distributed.checks() : {}) };
     gate.open((request, response) => {
+      if (answerHealth(request, response, health)) return;
       route(request, response, {
         hosts,
         guard,
@@ -308,6 +312,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       distributed,
       connectionCount: () => sockets.size,
       close() {
+        accepting = false;
         closing ??= shutdown({
           server: openServer,
           hub: openHub,

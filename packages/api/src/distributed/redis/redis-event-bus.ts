@@ -52,8 +52,10 @@ export class RedisEventBus implements EventBus {
     this.maxLen = options.maxLen ?? DEFAULT_STREAM_MAXLEN;
     this.prefix = options.prefix ?? "cairn:events:";
     this.onError = options.onError ?? (() => undefined);
+    const readerConnection = options.redis.duplicate();
+    readerConnection.on("error", (error: Error) => this.onError(error, "reader connection"));
     this.reader = new StreamReader({
-      redis: options.redis.duplicate(),
+      redis: readerConnection,
       control: options.redis,
       deliver: (key, seq, event) => this.ingest(key.slice(this.prefix.length), seq, event),
       onError: this.onError,
