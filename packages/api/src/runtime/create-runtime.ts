@@ -55,6 +55,7 @@ import {
 import type { PermissionMode } from "@cairn/core/schema";
 import { createLocalWorkspace, type WorkerWorkspace } from "@cairn/worker";
 import { createMcpSandboxLauncher } from "./mcp-sandbox.ts";
+import { sandboxOptionsFromSettings } from "./sandbox-options.ts";
 import { resolveModelSource, type ModelSource } from "./model-source.ts";
 import { takeGitSnapshot } from "./git-snapshot.ts";
 import { compactorContextOptions } from "./context-options.ts";
@@ -209,12 +210,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const merged = settings.merged;
   const model = await resolveModelSource({ apiKey: options.apiKey, baseURL: options.baseURL, model: options.model ?? merged.model });
   // One sandbox policy for the agent's Bash and the stdio MCP servers.
-  const sandbox = {
-    enabled: merged.sandbox.enabled ?? true,
-    ...(merged.sandbox.allowNetwork !== undefined ? { allowNetwork: merged.sandbox.allowNetwork } : {}),
-    ...(merged.sandbox.allowedDomains ? { allowedDomains: merged.sandbox.allowedDomains } : {}),
-    denyRead: [options.cairnHome],
-  };
+  const sandbox = sandboxOptionsFromSettings(merged.sandbox, options.cairnHome);
   const workspace = await createLocalWorkspace({
     root: options.workspaceRoot,
     additionalDirectories: merged.permissions.additionalDirectories,

@@ -42,7 +42,7 @@ describe("createMcpSandboxLauncher", () => {
         additionalDirectories: ["/shared"],
         cwd: "/ws",
         env: { DEBUG: "1" },
-        policy: { allowedDomains: ["registry.npmjs.org"], denyRead: ["/secrets"] },
+        policy: { enabled: true, allowedDomains: ["registry.npmjs.org"], denyRead: ["/secrets"] },
         cairnHome: "/home/me/.cairn",
         label: "mcp-files",
       },

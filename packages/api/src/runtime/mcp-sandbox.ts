@@ -5,7 +5,7 @@ import { createSandboxedCommand, type SandboxSettings } from "@cairn/worker";
 export type McpSandboxOptions = {
   root: string;
   additionalDirectories?: readonly string[];
-  /** The same `sandbox` settings the agent's Bash runs under. */
+  /** The same sandbox options the agent's Bash runs under (from `sandboxOptionsFromSettings`). */
   sandbox: SandboxSettings;
   cairnHome: string;
   /** The worker's sandbox wrapper (tests pass one that fails). */
@@ -31,11 +31,8 @@ export function createMcpSandboxLauncher(options: McpSandboxOptions): StdioLaunc
         additionalDirectories: [...(options.additionalDirectories ?? [])],
         cwd: request.cwd,
         env: request.serverEnv,
-        policy: {
-          ...(options.sandbox.allowNetwork !== undefined ? { allowNetwork: options.sandbox.allowNetwork } : {}),
-          ...(options.sandbox.allowedDomains ? { allowedDomains: options.sandbox.allowedDomains } : {}),
-          ...(options.sandbox.denyRead ? { denyRead: options.sandbox.denyRead } : {}),
-        },
+        // The network and read settings as they are (`enabled` is not consulted there).
+        policy: options.sandbox,
         cairnHome: options.cairnHome,
         label: `mcp-${request.serverName}`,
       });

@@ -3,6 +3,7 @@ import * as pty from "node-pty";
 import { WorkspaceError } from "@cairn/core";
 import { prepareTerminalLaunch, type TerminalLaunch } from "@cairn/worker";
 import type { Runtime } from "../runtime/create-runtime.ts";
+import { sandboxOptionsFromSettings } from "../runtime/sandbox-options.ts";
 import type { TerminalsPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
 import type { TerminalOutput } from "../router/types.ts";
@@ -175,12 +176,7 @@ function defaultLaunch(runtime: Runtime): Promise<TerminalLaunch> {
   return prepareTerminalLaunch({
     root: runtime.workspaceRoot,
     additionalDirectories: merged.permissions.additionalDirectories,
-    sandbox: {
-      enabled: merged.sandbox.enabled ?? true,
-      ...(merged.sandbox.allowNetwork !== undefined ? { allowNetwork: merged.sandbox.allowNetwork } : {}),
-      ...(merged.sandbox.allowedDomains ? { allowedDomains: merged.sandbox.allowedDomains } : {}),
-      denyRead: [runtime.cairnHome],
-    },
+    sandbox: sandboxOptionsFromSettings(merged.sandbox, runtime.cairnHome),
     env: merged.env,
     cairnHome: runtime.cairnHome,
   });
