@@ -53,6 +53,7 @@ export type { HookDispatcher, HookEventName, HookInput, HookOutcome } from "./ho
 export { createInitialAppState } from "./state/app-state.ts";
 export type { AppState, McpServerStatus } from "./state/app-state.ts";
 export { createStore } from "./state/store.ts";
+export { Notifier } from "./state/notifier.ts";
 export type { Listener, Store } from "./state/store.ts";
 export type { DeepImmutable } from "./state/deep-immutable.ts";
 export type { TranscriptSink } from "./session/port.ts";

@@ -1,3 +1,4 @@
+import { Notifier } from "@cairn/core";
 import type { SequencedEvent } from "../router/context.ts";
 import type { SessionEvent } from "../router/types.ts";
 import type { EventBus } from "./event-bus.ts";
@@ -24,26 +25,12 @@ export type StreamEventsOptions = {
  */
 export async function* streamEvents(options: StreamEventsOptions): AsyncGenerator<SequencedEvent> {
   const { bus, sessionId, signal } = options;
-  let wake: (() => void) | undefined;
-  let dirty = true;
-  const notify = () => {
-    dirty = true;
-    const resolve = wake;
-    wake = undefined;
-    resolve?.();
-  };
-  const unsubscribe = bus.subscribe(sessionId, notify);
-  signal.addEventListener("abort", notify);
+  // Notified from the start: the retained events after the cursor are read before the first wait.
+  const wakeUps = new Notifier({ notified: true });
+  const unsubscribe = bus.subscribe(sessionId, () => wakeUps.notify());
   let cursor = options.afterSeq;
   try {
-    while (!signal.aborted) {
-      if (!dirty) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        continue;
-      }
-      dirty = false;
+    while ((await wakeUps.wait(signal)) && !signal.aborted) {
       const replay = await bus.replay(sessionId, cursor);
       if (signal.aborted) return;
       if (replay.kind === "gap") {
@@ -54,7 +41,7 @@ export async function* streamEvents(options: StreamEventsOptions): AsyncGenerato
           yield { seq: base, event };
         }
         cursor = base;
-        dirty = true;
+        wakeUps.notify();
         continue;
       }
       for (const item of coalesceDeltas(replay.events.filter((event) => event.seq > cursor))) {
@@ -64,9 +51,7 @@ export async function* streamEvents(options: StreamEventsOptions): AsyncGenerato
       }
     }
   } finally {
-    wake = undefined;
     unsubscribe();
-    signal.removeEventListener("abort", notify);
   }
 }
 

@@ -1,4 +1,4 @@
-import { isMcpError, type McpManager, type McpServerInfo } from "@cairn/core";
+import { isMcpError, Notifier, type McpManager, type McpServerInfo } from "@cairn/core";
 import type { McpPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
 import type { McpServerStatusView, McpServerSummary, McpServerView } from "../router/mcp-types.ts";
@@ -30,25 +30,14 @@ export class McpService implements McpPort {
 
   /** Yields every server's name, status and tool count now, then again after each change (changes in a burst come as one). */
   async *changes(signal: AbortSignal): AsyncGenerator<McpServerSummary[]> {
-    let dirty = true;
-    let wake: (() => void) | undefined;
-    const stop = this.manager.subscribe(() => {
-      dirty = true;
-      wake?.();
-    });
-    const onAbort = () => wake?.();
-    signal.addEventListener("abort", onAbort, { once: true });
+    const wakeUps = new Notifier({ notified: true });
+    const stop = this.manager.subscribe(() => wakeUps.notify());
     try {
-      while (!signal.aborted) {
-        if (!dirty) await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-        if (signal.aborted) return;
-        dirty = false;
+      while ((await wakeUps.wait(signal)) && !signal.aborted) {
         yield this.manager.servers().map((server) => ({ name: server.name, status: statusView(server).status, toolCount: server.tools.length }));
       }
     } finally {
       stop();
-      signal.removeEventListener("abort", onAbort);
     }
   }
 

@@ -1,4 +1,4 @@
-import type { Workspace } from "@cairn/core";
+import { Notifier, type Workspace } from "@cairn/core";
 import type { WorkspaceFilesPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
 import type { FileContent, TreeEntry, TreeResult, WorkspaceChange, WriteResult } from "../router/types.ts";
@@ -93,23 +93,15 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
   /** Changes coalesced by path while the subscriber is busy, so a burst never piles up. */
   async *watch(signal: AbortSignal): AsyncGenerator<WorkspaceChange> {
     const pending = new Map<string, "change" | "rename">();
-    let wake: (() => void) | undefined;
-    const notify = () => {
-      const resolve = wake;
-      wake = undefined;
-      resolve?.();
-    };
+    const wakeUps = new Notifier();
     const unsubscribe = this.watcher.subscribe((event) => {
       pending.set(event.path, pending.get(event.path) === "rename" ? "rename" : event.type);
-      notify();
+      wakeUps.notify();
     });
-    signal.addEventListener("abort", notify);
     try {
       while (!signal.aborted) {
         if (pending.size === 0) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
+          await wakeUps.wait(signal);
           continue;
         }
         const batch = [...pending];
@@ -123,7 +115,6 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
       }
     } finally {
       unsubscribe();
-      signal.removeEventListener("abort", notify);
     }
   }
 }

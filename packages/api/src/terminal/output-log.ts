@@ -1,3 +1,4 @@
+import { Notifier } from "@cairn/core";
 import type { TerminalOutput } from "../router/types.ts";
 
 export const DEFAULT_RETAINED_CHARS = 256 * 1024;
@@ -41,27 +42,14 @@ export class OutputLog {
   }
 
   async *read(afterSeq: number, signal: AbortSignal): AsyncGenerator<{ seq: number; output: TerminalOutput }> {
-    let wake: (() => void) | undefined;
-    let dirty = true;
-    const listener = () => {
-      dirty = true;
-      const resolve = wake;
-      wake = undefined;
-      resolve?.();
-    };
+    const wakeUps = new Notifier({ notified: true });
+    const listener = () => wakeUps.notify();
     this.listeners.add(listener);
-    signal.addEventListener("abort", listener);
     let cursor = afterSeq > this.seq ? 0 : afterSeq;
     try {
       while (!signal.aborted) {
-        if (!dirty) {
-          if (this.ended) return;
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-          continue;
-        }
-        dirty = false;
+        if (!wakeUps.pending && this.ended) return;
+        if (!(await wakeUps.wait(signal))) continue;
         // A copy: appends during a yield shift the array.
         const first = this.entries.findIndex((entry) => entry.seq > cursor);
         for (const entry of first < 0 ? [] : this.entries.slice(first)) {
@@ -72,7 +60,6 @@ export class OutputLog {
       }
     } finally {
       this.listeners.delete(listener);
-      signal.removeEventListener("abort", listener);
     }
   }
 

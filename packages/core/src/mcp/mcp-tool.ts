@@ -6,6 +6,7 @@ import type { McpCallOptions, McpToolDefinition } from "./connection.ts";
 import { McpError } from "./errors.ts";
 import { buildMcpToolName, normalizeNameForMCP } from "./names.ts";
 import { mcpResultToContent } from "./result.ts";
+import { Notifier } from "../state/notifier.ts";
 
 /** Claude Code's cap on an MCP tool description: some servers ship whole manuals. */
 export const MAX_MCP_DESCRIPTION_CHARS = 2_048;
@@ -54,7 +55,7 @@ export function createMcpTool(options: McpToolOptions): Tool<McpToolInput, McpTo
     async *call(input, context): AsyncGenerator<ToolProgress, ToolResult<McpToolOutput>, void> {
       const progress: McpProgress[] = [];
       let settled: { result: CallToolResult } | { error: unknown } | undefined;
-      let wake: (() => void) | undefined;
+      const wakeUps = new Notifier();
       const pending = options
         .call(name, definition.name, input, {
           signal: context.signal,
@@ -65,22 +66,18 @@ export function createMcpTool(options: McpToolOptions): Tool<McpToolInput, McpTo
               ...(update.total === undefined ? {} : { total: update.total }),
               ...(update.message === undefined ? {} : { message: update.message }),
             });
-            wake?.();
+            wakeUps.notify();
           },
         })
         .then(
           (result) => (settled = { result }),
           (error: unknown) => (settled = { error }),
         )
-        .finally(() => wake?.());
+        .finally(() => wakeUps.close());
       while (true) {
         while (progress.length > 0) yield { data: { type: "mcp-progress", server: serverName, ...progress.shift()! } };
         if (settled) break;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          if (progress.length > 0 || settled) resolve();
-        });
-        wake = undefined;
+        await wakeUps.wait();
       }
       await pending;
       if ("error" in settled) {

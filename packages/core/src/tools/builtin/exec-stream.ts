@@ -1,3 +1,4 @@
+import { Notifier } from "../../state/notifier.ts";
 import type { ExecOptions, ExecResult, OutputChunk, Workspace } from "../../workspace/port.ts";
 
 export type ExecEvent = { type: "output"; chunk: OutputChunk } | { type: "exit"; result: ExecResult };
@@ -20,14 +21,14 @@ export async function* streamExec(
   else signal.addEventListener("abort", forwardAbort, { once: true });
 
   const pending: OutputChunk[] = [];
-  let wake: (() => void) | undefined;
+  const wakeUps = new Notifier();
   let settled = false;
   const execution = workspace.exec(command, {
     ...options,
     signal: controller.signal,
     onOutput(chunk) {
       pending.push(chunk);
-      wake?.();
+      wakeUps.notify();
     },
   });
   const finished = execution.then(
@@ -36,7 +37,7 @@ export async function* streamExec(
   );
   void finished.then(() => {
     settled = true;
-    wake?.();
+    wakeUps.close();
   });
 
   try {
@@ -45,10 +46,7 @@ export async function* streamExec(
       for (const chunk of merged) yield { type: "output", chunk };
       if (merged.length > 0) continue;
       if (settled) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-      wake = undefined;
+      await wakeUps.wait();
     }
     yield { type: "exit", result: await execution };
   } finally {
