@@ -230,7 +230,7 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
         readFileState: new Map(),
         getAppState: runtime.store.getState,
         setAppState: runtime.store.setState,
-        services: runtime.sessionServices({ gate, hooks: wiring.hooks, memory }),
+        services: runtime.sessionServices({ gate, hooks: wiring.hooks, memory, sessionId }),
       },
       gate,
       hooks: wiring.hooks,

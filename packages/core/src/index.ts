@@ -83,6 +83,7 @@ export type { PipelineServices, ToolRunOutcome } from "./tools/pipeline.ts";
 export { partitionToolCalls } from "./tools/partition.ts";
 export { classifyToolError } from "./tools/classify-error.ts";
 export { applyResultBudget } from "./tools/result-budget.ts";
+export { TOOL_RESULT_FILES_SERVICE } from "./tools/tool-result-files.ts";
 export { noCompaction } from "./compact/port.ts";
 export { forgetUnseenFiles } from "./compact/read-file-state.ts";
 export type { CompactionInput, CompactionResult, Compactor } from "./compact/port.ts";

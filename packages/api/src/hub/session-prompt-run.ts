@@ -125,7 +125,15 @@ export async function runSessionPrompt(host: PromptRunHost, pending: PendingProm
         getAppState: store.getState,
         setAppState: store.setState,
         // Subagents (the Agent tool) ask through this session's gate and prompter, so their questions reach the tabs too.
-        services: runtime.sessionServices({ gate, prompter: host.broker, hooks: wiring.hooks, deps, backgroundAgents: host.backgroundAgents, memory }),
+        services: runtime.sessionServices({
+          gate,
+          prompter: host.broker,
+          hooks: wiring.hooks,
+          deps,
+          backgroundAgents: host.backgroundAgents,
+          memory,
+          sessionId,
+        }),
       },
       gate,
       prompter: host.broker,

@@ -13,6 +13,7 @@ import {
   loadAgentDefinitions,
   productionDeps,
   SUBAGENT_SERVICE,
+  TOOL_RESULT_FILES_SERVICE,
   BACKGROUND_AGENTS_SERVICE,
   BackgroundAgents,
   resolveModelAlias,
@@ -48,7 +49,9 @@ import {
   createNodeShellParser,
   createPermissionRulePersister,
   createNodeMcpManager,
+  createToolResultFiles,
   loadSettings,
+  toolResultsDirectory,
   subagentTranscriptPath,
   type LoadedSettings,
 } from "@cairn/core/node";
@@ -155,6 +158,8 @@ export type Runtime = {
     backgroundAgents?: BackgroundAgents;
     /** The session's memory files and skills (the Skill tool and nested CLAUDE.md read them). */
     memory?: SessionMemory;
+    /** The session whose directory keeps the tool results too large for one message. */
+    sessionId?: string;
   }): Record<string, unknown>;
   /** A new conversation's system prompt (git snapshot taken now) and its memory files and skills. */
   sessionContext(model: string): Promise<SessionContext>;
@@ -257,6 +262,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const persistRule = createPermissionRulePersister(workspace.root);
   // Auto mode's classifier: one small request through the same client, model read per call (settings reload).
   const classifier = createModelActionClassifier({ client: model.client, model: () => resolveModelAlias(settings.merged.autoMode.model, model.model) });
+  // `<project>/<session>/tool-results/<id>.txt`: tool output the per-message budget saved, which Read may read back.
+  const isSavedToolResult = (path: string) => {
+    const projectDir = dirname(transcripts.transcriptPath("session"));
+    return path.startsWith(`${projectDir}/`) && /^[^/]+\/tool-results\/[^/]+\.txt$/.test(path.slice(projectDir.length + 1));
+  };
   const createGate = (state: Store<AppState>) =>
     createPermissionEngine({
       getSettings: () => settings.merged,
@@ -268,6 +278,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       persistRule,
       bashSandboxed: sandbox.enabled,
       classifier,
+      isReadableOutsidePath: isSavedToolResult,
     });
   const gate = createGate(store);
   const homeDir = options.homeDir ?? homedir();
@@ -330,7 +341,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         memory: createSessionMemory({ fs: memoryFs, workspaceRoot: workspace.root, homeDir, cairnHome: options.cairnHome, today, trusted: () => trusted }),
       };
     },
-    sessionServices({ gate: sessionGate, prompter, hooks, deps, backgroundAgents, memory }) {
+    sessionServices({ gate: sessionGate, prompter, hooks, deps, backgroundAgents, memory, sessionId }) {
       const subagents = createSubagentService({
         definitions: agents.definitions,
         deps: deps ?? productionDeps(model.client),
@@ -359,6 +370,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         [BACKGROUND_AGENTS_SERVICE]: backgroundAgents ?? new BackgroundAgents(),
         mcp,
         ...(memory ? { [MEMORY_SERVICE]: memory } : {}),
+        ...(sessionId
+          ? {
+              [TOOL_RESULT_FILES_SERVICE]: createToolResultFiles(toolResultsDirectory(transcripts.transcriptPath(sessionId))),
+            }
+          : {}),
       };
     },
     get settings() {

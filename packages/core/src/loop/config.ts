@@ -1,5 +1,6 @@
 import type { PromptCachingMode } from "../model/cache-control.ts";
 import { defaultRetryPolicy, type RetryPolicy } from "../model/retry.ts";
+import { MAX_TOOL_RESULTS_PER_MESSAGE_CHARS } from "./tool-result-budget.ts";
 import type { ThinkingSetting } from "../model/thinking.ts";
 
 /** Taken once per query, so a long run does not re-read settings at every turn. */
@@ -16,6 +17,8 @@ export type QueryConfig = {
   maxOutputTokensRecoveries: number;
   /** Continuations after a stream was cut mid-response. */
   maxStreamCutRecoveries: number;
+  /** The tool results answering one response may use this many characters together; the largest beyond it are saved to disk. */
+  maxToolResultsPerMessageChars: number;
   retry: RetryPolicy;
 };
 
@@ -27,6 +30,7 @@ export const defaultQueryConfig: QueryConfig = {
   escalatedMaxOutputTokens: 64_000,
   maxOutputTokensRecoveries: 3,
   maxStreamCutRecoveries: 3,
+  maxToolResultsPerMessageChars: MAX_TOOL_RESULTS_PER_MESSAGE_CHARS,
   retry: defaultRetryPolicy,
 };
 

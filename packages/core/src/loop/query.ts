@@ -15,6 +15,7 @@ import { addUsage, emptyUsageTotals, type UsageTotals } from "../schema/usage.ts
 import { StreamingToolExecutor, type ExecutorItem } from "../tools/executor.ts";
 import type { PipelineServices } from "../tools/pipeline.ts";
 import type { Tool, ToolUseContext } from "../tools/tool.ts";
+import { toolResultFilesOf } from "../tools/tool-result-files.ts";
 import { defaultQueryConfig, MAX_TOKENS_RESUME_MESSAGE, STREAM_CUT_RESUME_MESSAGE, type QueryConfig } from "./config.ts";
 import type { QueryDeps } from "./deps.ts";
 import { createUserMessage, messagesAfterCompactBoundary, withUserContext } from "./messages.ts";
@@ -25,6 +26,7 @@ import { modelForMode } from "./plan-mode.ts";
 import { mapModelEvent } from "./stream-events.ts";
 import { taskBudgetForRequest, taskBudgetIgnoredNotice } from "./task-budget.ts";
 import { createTokenBudgetTracker } from "./token-budget.ts";
+import { applyToolResultBudget } from "./tool-result-budget.ts";
 import { turnNotes } from "./turn-notes.ts";
 
 export type QueryParams = {
@@ -123,6 +125,8 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
     return [...compacted, ...notes];
   }
 
+  /** Tool results saved to disk by the per-message budget, and the preview each was replaced with. */
+  const savedResults = new Map<string, string>();
   let state: QueryState = {
     messages: params.messages,
     context: { ...params.context, signal, tools: params.tools, messages: params.messages },
@@ -180,7 +184,18 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
     const requestModel = modelForMode(app.permissionMode, conversationModel, params.planModel);
     const prefetched = await prefetch;
     for (const notice of prefetched?.notices ?? []) yield { type: "notice", level: "warning", code: notice.code, message: notice.message };
-    const messagesForQuery = withUserContext(messagesAfterCompactBoundary(messages), prefetched?.reminder ?? null, services.timestamp());
+    let messagesForQuery = withUserContext(messagesAfterCompactBoundary(messages), prefetched?.reminder ?? null, services.timestamp());
+    const resultFiles = toolResultFilesOf(state.context);
+    if (resultFiles) {
+      const budgeted = await applyToolResultBudget(messagesForQuery, {
+        maxChars: config.maxToolResultsPerMessageChars,
+        files: resultFiles,
+        signal,
+        replaced: savedResults,
+      });
+      yield* budgeted.events;
+      messagesForQuery = budgeted.messages;
+    }
     // Thinking, caching and the task budget are decided per model: the fallback model gets a request of its own.
     const requestFor = (model: string) => {
       const thinking = thinkingConfigFor(config.thinking, model);

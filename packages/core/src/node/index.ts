@@ -41,3 +41,4 @@ export { createNodeMcpManager } from "./mcp-manager.ts";
 export type { NodeMcpManagerOptions } from "./mcp-manager.ts";
 // Memory files and skills (Node).
 export { createNodeMemoryFs } from "./memory-fs.ts";
+export { createToolResultFiles, toolResultsDirectory } from "./tool-result-files.ts";

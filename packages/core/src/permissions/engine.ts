@@ -40,6 +40,8 @@ export type PermissionEngineOptions = {
   homeDir?: string;
   /** Auto mode's classifier; without one, auto mode asks what no rule decides, as default mode does. */
   classifier?: ActionClassifier;
+  /** Paths outside the workspace that read-only tools may still read: the session's saved tool results. */
+  isReadableOutsidePath?(path: string): boolean;
 };
 
 export type PermissionEngine = Required<Pick<PermissionGate, "recordAnswer" | "recordDenial">> &
@@ -202,7 +204,8 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     }
 
     // 7. Workspace confinement for anything with a path, and for the files a command line writes.
-    if (subject.path !== undefined && !roots.some((root) => isWithin(root, subject.path!))) {
+    const readableOutside = readOnly && subject.path !== undefined && options.isReadableOutsidePath?.(subject.path) === true;
+    if (subject.path !== undefined && !readableOutside && !roots.some((root) => isWithin(root, subject.path!))) {
       const reason: DecisionReason = { type: "workspace", reason: `${subject.path} is outside the workspace` };
       if (mode === "bypassPermissions") return { behavior: "deny", reason, message: `${subject.path} is outside the workspace.` };
       return ask(reason, `${name} wants to access ${subject.path}, outside the workspace.`);

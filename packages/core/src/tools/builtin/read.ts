@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ToolResultContent } from "../../schema/content.ts";
 import type { Tool, ToolResult, ToolUseContext } from "../tool.ts";
+import { toolResultFilesOf } from "../tool-result-files.ts";
 import { fileNotFoundMessage, recordFileState, requireAbsolutePath, resolveFilePath } from "./file-access.ts";
 import { extnameOf } from "./path-utils.ts";
 import { formatBytes, looseNumber } from "./schema-helpers.ts";
@@ -88,6 +89,13 @@ export function createReadTool(options: { now?: () => number } = {}): Tool<ReadI
     },
     call(input, context) {
       return withToolFailures(context, input.file_path, async (): Promise<ToolResult<ReadOutput>> => {
+        // A tool result the per-message budget saved to disk, outside the workspace.
+        const saved = toolResultFilesOf(context);
+        if (saved?.owns(input.file_path)) {
+          const output = selectLines(input, normalizeLineEndings(await saved.read(input.file_path, context.signal)));
+          output.file.filePath = input.file_path;
+          return { output };
+        }
         const key = await resolveFilePath(context, input.file_path);
         const stat = await context.workspace.stat(key);
         if (!stat) return toolFailure(await fileNotFoundMessage(context, input.file_path));
