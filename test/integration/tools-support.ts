@@ -67,6 +67,13 @@ export async function createToolsFixture(
   };
 }
 
+/** Calls through the same pipeline against any workspace (a remote worker's, say), sharing one context. */
+export function workspaceToolRunner(workspace: Workspace): (name: string, input: unknown) => Promise<ToolRun> {
+  const tools = builtinTools();
+  const context = makeContext(workspace, tools);
+  return (name, input) => runTool(name, input, context);
+}
+
 function makeContext(workspace: Workspace, tools: AnyTool[]): ToolUseContext {
   const store = createStore(createInitialAppState({ model: "test-model" }));
   return {

@@ -33,6 +33,8 @@ const envSchema = z.object({
   CAIRN_DATABASE_URL: z.string().optional(),
   CAIRN_WORKER_URL: z.string().optional(),
   CAIRN_NODE_ID: z.string().optional(),
+  /** The shared secret between API nodes and `cairn worker --listen` hosts. */
+  CAIRN_WORKER_TOKEN: z.string().min(16, "use at least 16 characters (e.g. `openssl rand -hex 32`)").optional(),
 });
 
 export type CliEnv = {
@@ -44,6 +46,8 @@ export type CliEnv = {
   model: string | undefined;
   fallbackModel: string | undefined;
   token: string | undefined;
+  /** CAIRN_WORKER_TOKEN: required by `cairn worker --listen`, and sent by API nodes to remote workers. */
+  workerToken: string | undefined;
   /** Extra host names `cairn serve` answers to (comma-separated `CAIRN_ALLOWED_HOSTS`). */
   allowedHosts: string[];
   /** Open live-share streams at once (`CAIRN_SHARE_STREAMS=perClient/perShare/total`), undefined for the defaults. */
@@ -79,6 +83,7 @@ export function readEnv(source: Record<string, string | undefined> = process.env
     model: env.CAIRN_MODEL,
     fallbackModel: env.CAIRN_FALLBACK_MODEL,
     token: env.CAIRN_TOKEN,
+    workerToken: env.CAIRN_WORKER_TOKEN,
     allowedHosts: (env.CAIRN_ALLOWED_HOSTS ?? "")
       .split(",")
       .map((entry) => entry.trim())

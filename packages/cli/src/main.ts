@@ -10,6 +10,7 @@ Usage:
   cairn transcript import <file.jsonl>                               import a Claude Code transcript
   cairn transcript export <session-id> --format jsonl|markdown       export a session
   cairn rewind <session-id> <message-uuid> [--mode files|conversation|both]
+  cairn worker --listen <host:port> --root <dir> [--tls-cert <f> --tls-key <f>]  serve workspaces to API nodes
 
 Print mode options:
   --output-format text|json|stream-json   --verbose   --model <name>   --fallback-model <name>
@@ -43,6 +44,10 @@ export async function main(argv: string[]): Promise<number> {
     if (command === "transcript") {
       const { runTranscriptCommand } = await import("./commands/transcript.ts");
       return await runTranscriptCommand(rest, { stdout, stderr, env: process.env });
+    }
+    if (command === "worker") {
+      const { runWorkerCommand } = await import("./commands/worker.ts");
+      return await runWorkerCommand(rest, { stdout, stderr, env: process.env });
     }
     if (command === "rewind") {
       const { runRewindCommand } = await import("./commands/rewind.ts");

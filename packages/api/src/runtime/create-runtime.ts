@@ -56,7 +56,7 @@ import {
   type LoadedSettings,
 } from "@cairn/core/node";
 import type { PermissionMode } from "@cairn/core/schema";
-import { createLocalWorkspace, type WorkerWorkspace } from "@cairn/worker";
+import { createLocalWorkspace, createRemoteWorkspace, type WorkerWorkspace } from "@cairn/worker";
 import { createMcpSandboxLauncher } from "./mcp-sandbox.ts";
 import { sandboxOptionsFromSettings } from "./sandbox-options.ts";
 import { resolveModelSource, type ModelSource } from "./model-source.ts";
@@ -111,6 +111,8 @@ export type RuntimeOptions = {
   telemetry?: Telemetry | undefined;
   /** Where transcripts live (distributed mode: PostgreSQL); default one JSONL file per session under `$CAIRN_HOME/projects/`. */
   sessionStore?: SessionStoreFactory | undefined;
+  /** Run the tools in a workspace on a `cairn worker --listen` host (`workspace`: its name under the worker's root) instead of in this process. */
+  remoteWorker?: { url: string; token: string; workspace: string } | undefined;
   mcp?: {
     /** Per-call timeout of MCP tools (default 60 s). */
     toolTimeoutMs?: number;
@@ -216,12 +218,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const model = await resolveModelSource({ apiKey: options.apiKey, baseURL: options.baseURL, model: options.model ?? merged.model });
   // One sandbox policy for the agent's Bash and the stdio MCP servers.
   const sandbox = sandboxOptionsFromSettings(merged.sandbox, options.cairnHome);
-  const workspace = await createLocalWorkspace({
-    root: options.workspaceRoot,
-    additionalDirectories: merged.permissions.additionalDirectories,
-    sandbox,
-    env: merged.env,
-  });
+  const workspace =
+    options.remoteWorker === undefined
+      ? await createLocalWorkspace({ root: options.workspaceRoot, additionalDirectories: merged.permissions.additionalDirectories, sandbox, env: merged.env })
+      : await createRemoteWorkspace({ ...options.remoteWorker, sandbox, env: merged.env });
   const store = createStore(createInitialAppState({ model: model.model, permissionMode: merged.permissions.defaultMode }));
   // The MCP configuration, the agent definitions and the memory files are read side by side.
   const agentsLoading = loadAgentDefinitions(workspace);

@@ -1,0 +1,173 @@
+import { WorkspaceError } from "@cairn/core";
+import WebSocket from "ws";
+import { abortError } from "../errors.ts";
+import { GitError } from "../git/git-runner.ts";
+import type { LocalWorkspaceOptions } from "../settings.ts";
+import type { ProtocolConnection } from "./protocol-workspace.ts";
+import { childMessageSchema, decodeLine, type MethodName, type MethodParams, type ParentMessage, type WireError } from "./protocol.ts";
+import type { CallHandlers } from "./worker-connection.ts";
+
+export type RemoteConnectionOptions = {
+  /** `ws://host:port` or `wss://host:port` of a `cairn worker --listen`. */
+  url: string;
+  token: string;
+  /** What the worker needs to open the workspace; `root` is the workspace's name under the worker's own root. */
+  options: LocalWorkspaceOptions;
+  /** Wait this long before dialing (the backoff after failed attempts). */
+  delayMs: number;
+  /** PEM certificates to trust for `wss://` besides the system's (a self-signed worker). */
+  ca?: string | undefined;
+};
+
+type Pending = { method: MethodName; resolve: (value: unknown) => void; reject: (error: unknown) => void; handlers: CallHandlers; cleanup: () => void };
+
+const wireError = ({ code, message, path, gitCode }: WireError): Error =>
+  gitCode ? new GitError(gitCode, message) : new WorkspaceError(code, message, path === undefined ? {} : { path });
+
+/** One WebSocket to a remote worker and the calls in flight on it. Once the socket closes, the connection is dead for good. */
+export class RemoteConnection implements ProtocolConnection {
+  readonly pid = undefined;
+  /** Resolves with the worker's path of the workspace once it is open; rejects if the worker cannot be reached. */
+  readonly ready: Promise<string>;
+  private socket: WebSocket | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private closedReason: string | undefined;
+  private markClosed: () => void = () => undefined;
+  private readonly closed = new Promise<void>((resolve) => {
+    this.markClosed = resolve;
+  });
+  private cancelDial: () => void = () => undefined;
+
+  private readonly settings: RemoteConnectionOptions;
+
+  constructor(settings: RemoteConnectionOptions) {
+    this.settings = settings;
+    this.ready = new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => this.dial(resolve, reject), settings.delayMs);
+      this.cancelDial = () => {
+        clearTimeout(timer);
+        reject(new WorkspaceError("worker_unavailable", "The connection to the remote worker was closed"));
+      };
+    });
+    this.ready.catch(() => undefined);
+  }
+
+  get alive(): boolean {
+    return this.closedReason === undefined;
+  }
+
+  async call<M extends MethodName>(method: M, params: MethodParams<M>, handlers: CallHandlers): Promise<unknown> {
+    const { signal } = handlers;
+    signal?.throwIfAborted();
+    await this.ready;
+    signal?.throwIfAborted();
+    if (this.closedReason !== undefined) throw this.unavailable(method);
+    const id = this.nextId;
+    this.nextId += 1;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.send({ type: "abort", id });
+        if (handlers.abortWaitsForReply === true) return;
+        this.settle(id, (pending) => pending.reject(abortError(signal ?? new AbortController().signal)));
+      };
+      const cleanup = () => signal?.removeEventListener("abort", onAbort);
+      this.pending.set(id, { method, resolve, reject, handlers, cleanup });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.send({ type: "call", id, method, params });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.socket === undefined) {
+      this.cancelDial();
+      this.fail("closed by this node");
+      return;
+    }
+    this.socket.close(1000);
+    const timer = setTimeout(() => this.socket?.terminate(), 5_000);
+    await this.closed;
+    clearTimeout(timer);
+  }
+
+  private dial(resolve: (root: string) => void, reject: (error: unknown) => void): void {
+    const url = this.settings.url;
+    const socket = new WebSocket(url, {
+      headers: { authorization: `Bearer ${this.settings.token}` },
+      handshakeTimeout: 10_000,
+      maxPayload: 256 * 1024 * 1024,
+      ...(this.settings.ca === undefined ? {} : { ca: this.settings.ca }),
+    });
+    this.socket = socket;
+    socket.on("unexpected-response", (_request, response) => {
+      const status = response.statusCode ?? 0;
+      const reason = status === 401 ? "the worker refused the token (CAIRN_WORKER_TOKEN differs)" : `the worker answered HTTP ${status}`;
+      reject(new WorkspaceError("worker_unavailable", `Could not connect to the remote worker ${url}: ${reason}`));
+      socket.terminate();
+    });
+    socket.on("open", () => this.send({ type: "init", options: this.settings.options }));
+    socket.on("message", (data: WebSocket.RawData) => {
+      const message = decodeLine(childMessageSchema, data.toString());
+      if (message === undefined) return;
+      switch (message.type) {
+        case "ready":
+          resolve(message.root);
+          return;
+        case "init_failed":
+          reject(wireError(message.error));
+          socket.close();
+          return;
+        case "output":
+          this.pending.get(message.id)?.handlers.onOutput?.(message.chunk);
+          return;
+        case "event":
+          this.pending.get(message.id)?.handlers.onEvent?.(message.event);
+          return;
+        case "result":
+          this.settle(message.id, (pending) => pending.resolve(message.value));
+          return;
+        case "error":
+          this.settle(message.id, (pending) => pending.reject(wireError(message.error)));
+          return;
+      }
+    });
+    socket.on("error", (error) => {
+      reject(new WorkspaceError("worker_unavailable", `Could not connect to the remote worker ${url}: ${error.message}`, { cause: error }));
+    });
+    socket.on("close", (code) => {
+      reject(new WorkspaceError("worker_unavailable", `The remote worker ${url} closed the connection (code ${code})`));
+      this.fail(`the connection to ${url} closed (code ${code})`);
+    });
+  }
+
+  private fail(reason: string): void {
+    if (this.closedReason !== undefined) return;
+    this.closedReason = reason;
+    for (const [id, pending] of this.pending) {
+      this.pending.delete(id);
+      pending.cleanup();
+      pending.reject(this.unavailable(pending.method));
+    }
+    this.markClosed();
+  }
+
+  private unavailable(method: MethodName): WorkspaceError {
+    return new WorkspaceError(
+      "worker_unavailable",
+      `The remote workspace worker is unreachable (${this.closedReason ?? "not connected"}) during ${method}; the next call reconnects`,
+    );
+  }
+
+  private settle(id: number, action: (pending: Pending) => void): void {
+    const pending = this.pending.get(id);
+    if (pending === undefined) return;
+    this.pending.delete(id);
+    pending.cleanup();
+    action(pending);
+  }
+
+  private send(message: ParentMessage): void {
+    if (this.socket?.readyState !== WebSocket.OPEN) return;
+    this.socket.send(JSON.stringify(message));
+  }
+}
