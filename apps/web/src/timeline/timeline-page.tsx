@@ -2,7 +2,7 @@
 
 import type { TimelineDetail, TimelineRow, TimelineSource } from "@cairn/core/timeline";
 import Link from "next/link";
-import { useCallback } from "react";
+import { useCallback, useRef } from "react";
 import { cairnErrorCode, errorMessage } from "@/lib/errors";
 import { useTRPCClient } from "@/trpc/client";
 import { ExportHtmlButton } from "./export-html-button";
@@ -24,8 +24,16 @@ export function TimelinePage({ sessionId }: { sessionId: string }) {
       (await client.timeline.detail.query({ sessionId, eventId: event.id }, { signal })).detail as TimelineDetail,
     [client, sessionId],
   );
+  // The search answers for the whole timeline; while this page still shows the first part, its indices would
+  // point at other rows: it waits for the whole timeline (which searches again).
+  const showingPart = useRef(false);
+  showingPart.current = live.kind === "ready" && !live.complete;
   const search = useCallback(
-    async (query: string, signal: AbortSignal) => (await client.timeline.search.query({ sessionId, query }, { signal })).indices,
+    async (query: string, signal: AbortSignal) => {
+      const found = await client.timeline.search.query({ sessionId, query }, { signal });
+      if (showingPart.current) await untilAborted(signal);
+      return found.indices;
+    },
     [client, sessionId],
   );
   // JSON typing makes `unknown` fields optional; buildTimeline checks every field of every line anyway.
@@ -49,13 +57,24 @@ export function TimelinePage({ sessionId }: { sessionId: string }) {
     );
   }
   return (
-    <div style={{ height: "100vh" }} className={styles.root} data-testid="timeline-page" data-version={live.timeline.version}>
+    <div
+      style={{ height: "100vh" }}
+      className={styles.root}
+      data-testid="timeline-page"
+      data-version={live.timeline.version}
+      data-complete={live.complete ? "true" : "false"}
+    >
       <TimelineView
         timeline={live.timeline}
         loadDetail={loadDetail}
         search={search}
         actions={
           <>
+            {live.complete ? null : (
+              <span className={styles.loadingMore} data-testid="timeline-loading-more">
+                Reading the rest of the session…
+              </span>
+            )}
             <ExportHtmlButton sessionId={sessionId} loadSource={loadSource} />
             <TimelineUpload compact />
             <Link href="/">IDE</Link>
@@ -64,4 +83,12 @@ export function TimelinePage({ sessionId }: { sessionId: string }) {
       />
     </div>
   );
+}
+
+/** Never resolves; rejects when `signal` aborts. */
+function untilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
 }

@@ -8,12 +8,16 @@ import { useTRPCClient } from "@/trpc/client";
 /** How often the page asks whether the transcript grew (a cheap stat on the server when it did not). */
 const FOLLOW_INTERVAL_MS = 1_500;
 
-export type LiveTimeline = { kind: "loading" } | { kind: "failed"; error: unknown } | { kind: "ready"; timeline: TimelineRows & { version: string } };
+/** `complete` is false while the server is still reading a large transcript: the first part is shown meanwhile. */
+export type LiveTimeline =
+  | { kind: "loading" }
+  | { kind: "failed"; error: unknown }
+  | { kind: "ready"; timeline: TimelineRows & { version: string }; complete: boolean };
 
 /**
  * The session's timeline as the server builds it (compact: no details), kept current while the page
  * is open: it asks for anything newer than the version it has, so a running session's new events
- * appear without a Refresh.
+ * appear without a Refresh. A large transcript comes first in part; the whole is asked for at once.
  */
 export function useLiveTimeline(sessionId: string): LiveTimeline {
   const client = useTRPCClient();
@@ -25,6 +29,7 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
     let timer: ReturnType<typeof setTimeout> | undefined;
     setState({ kind: "loading" });
     const poll = async (): Promise<void> => {
+      let complete = true;
       try {
         const started = performance.now();
         const answer = await client.timeline.view.query({ sessionId, ...(version ? { knownVersion: version } : {}) }, { signal });
@@ -38,7 +43,8 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
             performance.measure("timeline-expand", { start: fetched, end: performance.now() });
           }
           version = timeline.version;
-          setState({ kind: "ready", timeline });
+          complete = answer.complete;
+          setState({ kind: "ready", timeline, complete });
         }
       } catch (error) {
         if (signal.aborted) return;
@@ -48,7 +54,7 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
           if (cairnErrorCode(error) === "session_not_found") return;
         }
       }
-      timer = setTimeout(() => void poll(), FOLLOW_INTERVAL_MS);
+      timer = setTimeout(() => void poll(), complete ? FOLLOW_INTERVAL_MS : 0);
     };
     void poll();
     return () => {

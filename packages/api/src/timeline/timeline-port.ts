@@ -14,8 +14,11 @@ export type ImportedTranscript = {
  * What the `timeline` router needs. Kept free of Node imports: the web app type-checks the router
  * (and so this file) against browser types.
  */
-/** The timeline as built on the server, unless the viewer already has this version. */
-export type TimelineViewAnswer = { changed: false; version: string } | { changed: true; timeline: CompactTimeline };
+/**
+ * The timeline as built on the server, unless the viewer already has this version. `complete` is false for the
+ * first part of a large transcript, sent while the rest is read: ask again (with its version) for the whole.
+ */
+export type TimelineViewAnswer = { changed: false; version: string } | { changed: true; timeline: CompactTimeline; complete: boolean };
 
 export interface TimelinePort {
   source(sessionId: string, signal?: AbortSignal): Promise<TimelineSource>;

@@ -76,6 +76,32 @@ describe("TimelineService", () => {
     expect((await service.search(sessionId, "no event says this")).indices).toEqual([]);
   });
 
+  it("shows a large transcript first in part, then whole; details come from the part, search from the whole", async () => {
+    await writeFile(transcript, text(source.lines));
+    const partly = new TimelineService({ cairnHome, workspaceRoot, version: "test" }, { partialBytes: 8 * 1024 });
+    const first = await partly.view(sessionId, undefined);
+    if (!first.changed) throw new Error("expected a timeline");
+    expect(first.complete).toBe(false);
+    const part = expandCompactTimeline(first.timeline);
+    const firstTool = part.events.find((event) => event.kind === "tool" && event.agentId === null)!;
+    expect(await partly.detail(sessionId, firstTool.id)).toMatchObject({ version: part.version, detail: { kind: "tool", name: firstTool.toolName } });
+
+    // Asked again with the part's version: the whole, the same as a timeline read in one go.
+    const second = await partly.view(sessionId, part.version);
+    if (!second.changed) throw new Error("expected the whole timeline");
+    expect(second.complete).toBe(true);
+    const whole = expandCompactTimeline(second.timeline);
+    expect(part.events.length).toBeGreaterThan(0);
+    expect(whole.events.length).toBeGreaterThan(part.events.length);
+    const inOneGo = await viewOf();
+    expect(whole.events.map((event) => [event.id, event.status, event.start, event.end])).toEqual(
+      inOneGo.events.map((event) => [event.id, event.status, event.start, event.end]),
+    );
+    expect(whole.summary).toEqual(inOneGo.summary);
+    expect((await partly.search(sessionId, firstTool.title)).version).toBe(whole.version);
+    expect(await partly.view(sessionId, whole.version)).toEqual({ changed: false, version: whole.version });
+  });
+
   it("says a session that is not there is not found", async () => {
     const missing = await service.view("nope", undefined).catch((error: unknown) => error);
     expect((missing as ApiError).code).toBe("session_not_found");

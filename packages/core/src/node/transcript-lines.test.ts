@@ -20,4 +20,16 @@ describe("readTranscriptLines", () => {
     expect(lines.every((line) => line.sessionId !== undefined)).toBe(true);
     expect(lines.map((line) => (line.type === "user" || line.type === "assistant" ? line.uuid.slice(-2) : line.type))).toEqual(["01", "02", "03", "04"]);
   });
+
+  it("reads a part: the lines that start from `from` and before `upTo`, and where to read on", async () => {
+    const whole = await readTranscriptLines(`${fixtures}tombstones.jsonl`);
+    const cutAt = Math.floor(whole.size / 2);
+    const head = await readTranscriptLines(`${fixtures}tombstones.jsonl`, { upTo: cutAt });
+    expect(head.endOffset).toBeGreaterThanOrEqual(cutAt);
+    expect(head.report.tornTail).toBe(false);
+    const tail = await readTranscriptLines(`${fixtures}tombstones.jsonl`, { from: head.endOffset });
+    expect([...head.lines, ...tail.lines]).toEqual(whole.lines);
+    expect(head.lines.length).toBeGreaterThan(0);
+    expect(tail.lines.length).toBeGreaterThan(0);
+  });
 });

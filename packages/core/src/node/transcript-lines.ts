@@ -19,10 +19,11 @@ const KNOWN_TYPES = new Set(["user", "assistant", "system", "tombstone", "cairn-
  * Every line of a transcript as written, in file order, tombstones and all: what a timeline draws
  * (the conversation loader, by contrast, rebuilds one chain and drops what tombstones name). Uses
  * the loader's line streaming; never throws on bad content: damaged lines are skipped and counted.
+ * `from` and `upTo` (byte offsets) read a part: the lines that start at or after `from` and before `upTo`.
  */
 export async function readTranscriptLines(
   path: string,
-  options: { signal?: AbortSignal; sessionId?: string; from?: number } = {},
+  options: { signal?: AbortSignal; sessionId?: string; from?: number; upTo?: number } = {},
 ): Promise<{ lines: TranscriptLine[]; report: TranscriptLinesReport; size: number; endOffset: number }> {
   // Hand-written and some older lines carry no sessionId: they belong to the file's session.
   const sessionId = options.sessionId ?? basename(path, ".jsonl");
@@ -34,10 +35,16 @@ export async function readTranscriptLines(
   const lines: TranscriptLine[] = [];
   const report: TranscriptLinesReport = { lines: 0, malformedLines: 0, tornTail: false, unknownLines: 0 };
   let lastWasBad = false;
+  let stoppedEarly = false;
   await forEachLine(
     file,
     options.signal,
     (text, offset, byteLength) => {
+      // Only lines that start before `upTo`: a first part of a large file.
+      if (options.upTo !== undefined && offset >= options.upTo) {
+        stoppedEarly = true;
+        return true;
+      }
       if (offset + byteLength < size || endsWithNewline) endOffset = Math.min(size, offset + byteLength + 1);
       visitLine(text);
     },
@@ -66,7 +73,7 @@ export async function readTranscriptLines(
     else report.malformedLines++;
   }
   // A bad last line with no newline after it is a write cut short by a crash, not a malformed line.
-  if (lastWasBad && !endsWithNewline) {
+  if (lastWasBad && !endsWithNewline && !stoppedEarly) {
     report.malformedLines--;
     report.tornTail = true;
   }

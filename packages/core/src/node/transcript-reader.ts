@@ -1,5 +1,4 @@
 import { open, type FileHandle } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import type { ConversationMessage } from "../schema/messages.ts";
 import { checkpointLineSchema, type CheckpointLine, type SessionMetaLine } from "../schema/transcript.ts";
 import { ConversationAssembler } from "../session/assemble.ts";
@@ -28,7 +27,7 @@ const READ_GAP = 64 * 1024;
 const READ_RANGE = 4 * 1024 * 1024;
 
 /**
- * The tolerant loader. Pass one streams the file line by line (readline over a read stream) into a
+ * The tolerant loader. Pass one streams the file line by line (large chunks cut at newlines) into a
  * compact index, in memory that does not grow with message sizes; pass two reads back, by byte
  * offset, only the lines the planned conversation needs. Never throws on bad content: torn and
  * malformed lines are skipped and counted in `report`.
@@ -78,28 +77,58 @@ export async function indexTranscriptFile(path: string, signal?: AbortSignal): P
 
 export type LineVisitor = (line: string, byteOffset: number, byteLength: number) => boolean | void;
 
-/** Streams `file` (and closes it). The visitor returns `true` to stop early. */
+/** How much of a transcript one read takes in (grown for a line longer than this). */
+const LINE_CHUNK = 1024 * 1024;
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/**
+ * Streams `file` line by line (and closes it). Reads large chunks and cuts lines at "\n" in the bytes, so
+ * offsets are exact and no line is decoded twice; a "\r" before the "\n" is left out of the text but
+ * counted in `byteLength`, so `offset + byteLength + 1` is always where the next line starts. A last line
+ * without a newline is visited too. The visitor returns `true` to stop early.
+ */
 export async function forEachLine(file: FileHandle, signal: AbortSignal | undefined, visit: LineVisitor, start = 0): Promise<void> {
-  const input = file.createReadStream({ encoding: "utf8", start });
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  const onAbort = (): void => {
-    input.destroy(signal?.reason instanceof Error ? signal.reason : new Error("aborted"));
-  };
-  signal?.addEventListener("abort", onAbort, { once: true });
-  let offset = start;
   try {
-    for await (const line of lines) {
-      const byteLength = Buffer.byteLength(line, "utf8");
-      if (visit(line, offset, byteLength) === true) break;
-      offset += byteLength + 1;
+    let buffer = Buffer.allocUnsafe(LINE_CHUNK);
+    // Bytes in `buffer` not yet cut into lines, and the file offset of the first of them.
+    let filled = 0;
+    let offset = start;
+    let position = start;
+    for (;;) {
+      signal?.throwIfAborted();
+      if (filled === buffer.length) {
+        const larger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(larger, 0, 0, filled);
+        buffer = larger;
+      }
+      const { bytesRead } = await file.read(buffer, filled, buffer.length - filled, position);
+      position += bytesRead;
+      if (bytesRead === 0) {
+        if (filled > 0) visitLine(buffer, 0, filled, offset, visit);
+        signal?.throwIfAborted();
+        return;
+      }
+      filled += bytesRead;
+      let lineStart = 0;
+      for (;;) {
+        const newline = buffer.indexOf(NEWLINE, lineStart);
+        if (newline === -1 || newline >= filled) break;
+        if (visitLine(buffer, lineStart, newline, offset, visit) === true) return;
+        offset += newline - lineStart + 1;
+        lineStart = newline + 1;
+      }
+      buffer.copy(buffer, 0, lineStart, filled);
+      filled -= lineStart;
     }
-    signal?.throwIfAborted();
   } finally {
-    signal?.removeEventListener("abort", onAbort);
-    lines.close();
-    input.destroy();
     await file.close().catch(() => undefined);
   }
+}
+
+function visitLine(buffer: Buffer, from: number, to: number, offset: number, visit: LineVisitor): boolean | void {
+  const textEnd = to > from && buffer[to - 1] === CARRIAGE_RETURN ? to - 1 : to;
+  return visit(buffer.toString("utf8", from, textEnd), offset, to - from);
 }
 
 class OffsetMismatch extends Error {}
