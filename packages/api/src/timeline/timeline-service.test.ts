@@ -102,6 +102,21 @@ describe("TimelineService", () => {
     expect(await partly.view(sessionId, whole.version)).toEqual({ changed: false, version: whole.version });
   });
 
+  it("gives a first look at a large timeline its first events, and the whole when asked again", async () => {
+    await writeFile(transcript, text(source.lines));
+    const whole = await viewOf();
+    const headed = new TimelineService({ cairnHome, workspaceRoot, version: "test" }, { headEvents: 50 });
+    const first = await headed.view(sessionId, undefined);
+    if (!first.changed) throw new Error("expected a timeline");
+    expect(first.complete).toBe(false);
+    const head = expandCompactTimeline(first.timeline);
+    expect(head.events.map((event) => event.id)).toEqual(whole.events.slice(0, 50).map((event) => event.id));
+    const second = await headed.view(sessionId, head.version);
+    if (!second.changed) throw new Error("expected the whole timeline");
+    expect(second.complete).toBe(true);
+    expect(expandCompactTimeline(second.timeline).events).toHaveLength(whole.events.length);
+  });
+
   it("says a session that is not there is not found", async () => {
     const missing = await service.view("nope", undefined).catch((error: unknown) => error);
     expect((missing as ApiError).code).toBe("session_not_found");

@@ -1,10 +1,13 @@
-import { searchTimelineEvents, type TimelineDetail, type TimelineSource } from "@cairn/core/timeline";
+import { compactHead, searchTimelineEvents, type TimelineDetail, type TimelineSource } from "@cairn/core/timeline";
 import { importTranscriptText } from "./import-transcript.ts";
 import { loadTimelineSource, type TimelineStoreLocation } from "./source.ts";
 import { TimelineCache } from "./timeline-cache.ts";
 import type { ImportedTranscript, TimelinePort, TimelineViewAnswer } from "./timeline-port.ts";
 
 type Where = TimelineStoreLocation & { version: string };
+
+/** A first look at a timeline larger than this gets its first events at once, then the whole. */
+const DEFAULT_HEAD_EVENTS = 5_000;
 
 /**
  * The timeline port over this workspace's transcripts (a `Runtime` is a `Where`): timelines are built
@@ -14,10 +17,12 @@ type Where = TimelineStoreLocation & { version: string };
 export class TimelineService implements TimelinePort {
   private readonly runtime: Where;
   private readonly cache: TimelineCache;
+  private readonly headEvents: number;
 
-  constructor(runtime: Where, options: { partialBytes?: number } = {}) {
+  constructor(runtime: Where, options: { partialBytes?: number; headEvents?: number } = {}) {
     this.runtime = runtime;
     this.cache = new TimelineCache(runtime, options);
+    this.headEvents = options.headEvents ?? DEFAULT_HEAD_EVENTS;
   }
 
   source(sessionId: string, signal?: AbortSignal): Promise<TimelineSource> {
@@ -26,9 +31,12 @@ export class TimelineService implements TimelinePort {
 
   async view(sessionId: string, knownVersion: string | undefined, signal?: AbortSignal): Promise<TimelineViewAnswer> {
     const cached = await this.cache.first(sessionId, knownVersion, signal);
-    return cached.version === knownVersion
-      ? { changed: false, version: cached.version }
-      : { changed: true, timeline: cached.compact, complete: cached.complete };
+    if (cached.version === knownVersion) return { changed: false, version: cached.version };
+    // A first look at a large timeline: its first events now (a fraction of the bytes to send and parse), the whole when asked again.
+    if (knownVersion === undefined && cached.complete && cached.compact.columns.count > this.headEvents) {
+      return { changed: true, timeline: compactHead(cached.compact, this.headEvents, `head-${cached.version}`), complete: false };
+    }
+    return { changed: true, timeline: cached.compact, complete: cached.complete };
   }
 
   async detail(sessionId: string, eventId: string, signal?: AbortSignal): Promise<{ version: string; detail: TimelineDetail } | null> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "./build-timeline.ts";
-import { compactTimeline, COMPACT_SUMMARY_CHARS, expandCompactTimeline, permissionWait } from "./compact.ts";
+import { compactHead, compactTimeline, COMPACT_SUMMARY_CHARS, expandCompactTimeline, permissionWait } from "./compact.ts";
 import { searchTimelineEvents } from "./search.ts";
 import { syntheticTimelineSource } from "./synthetic-source.ts";
 
@@ -56,5 +56,25 @@ describe("searchTimelineEvents", () => {
     expect(searchTimelineEvents(events, "42 (x")).toEqual([0]);
     expect(searchTimelineEvents(events, ".*")).toEqual([]);
     expect(searchTimelineEvents(events, "  ")).toEqual([0, 1, 2]);
+  });
+});
+
+describe("compactHead", () => {
+  const timeline = buildTimeline(syntheticTimelineSource({ events: 2_000, sidechains: 2 }));
+
+  it("cuts a head: the first events, lane items and running totals up to them", () => {
+    const compact = compactTimeline(timeline, "v1");
+    const head = expandCompactTimeline(compactHead(compact, 300, "head-v1"));
+    const rows = expandCompactTimeline(compact);
+    expect(head.version).toBe("head-v1");
+    expect(head.events).toEqual(rows.events.slice(0, 300));
+    for (const lane of head.lanes) expect(lane.items.every((index) => index < 300)).toBe(true);
+    expect(head.lanes.reduce((sum, lane) => sum + lane.items.length, 0)).toBeGreaterThanOrEqual(300);
+    const lastEnd = Math.max(...head.events.map((event) => event.end ?? event.at));
+    expect(head.endMs).toBe(lastEnd);
+    expect(head.totals.t.length).toBeGreaterThan(0);
+    expect(head.totals.t.every((t) => t <= lastEnd)).toBe(true);
+    expect(head.totals.t.length).toBeLessThan(rows.totals.t.length);
+    expect(compactHead(compact, compact.columns.count + 1, "same").columns.count).toBe(compact.columns.count);
   });
 });

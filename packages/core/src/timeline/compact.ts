@@ -97,6 +97,54 @@ export function compactTimeline(timeline: Timeline, version: string): CompactTim
   return { ...rest, version, columns };
 }
 
+/**
+ * The first `maxEvents` events of a compact timeline (they are ordered by time), with the lanes' items and the
+ * running totals cut to them: what a viewer can show at once while the whole, far larger, follows.
+ */
+export function compactHead(compact: CompactTimeline, maxEvents: number, version: string): CompactTimeline {
+  const { columns } = compact;
+  if (columns.count <= maxEvents) return { ...compact, version };
+  const count = Math.max(0, maxEvents);
+  let endOffset = 0;
+  for (let index = 0; index < count; index++) endOffset = Math.max(endOffset, columns.end[index] ?? columns.at[index]!);
+  const endMs = compact.startMs + endOffset;
+  const inTotals = compact.totals.t.findIndex((t) => t > endMs);
+  const totalsCount = inTotals === -1 ? compact.totals.t.length : inTotals;
+  const cutTotals = <T>(values: T[]) => values.slice(0, totalsCount);
+  return {
+    ...compact,
+    version,
+    endMs: count === 0 ? compact.startMs : endMs,
+    lanes: compact.lanes.map((lane) => ({ ...lane, items: lane.items.filter((index) => index < count) })),
+    totals: {
+      t: cutTotals(compact.totals.t),
+      inputTokens: cutTotals(compact.totals.inputTokens),
+      outputTokens: cutTotals(compact.totals.outputTokens),
+      cacheReadTokens: cutTotals(compact.totals.cacheReadTokens),
+      cacheWriteTokens: cutTotals(compact.totals.cacheWriteTokens),
+      costUsd: cutTotals(compact.totals.costUsd),
+    },
+    columns: {
+      ...columns,
+      count,
+      id: columns.id.slice(0, count),
+      kind: columns.kind.slice(0, count),
+      lane: columns.lane.slice(0, count),
+      row: columns.row.slice(0, count),
+      start: columns.start.slice(0, count),
+      end: columns.end.slice(0, count),
+      at: columns.at.slice(0, count),
+      timingKnown: columns.timingKnown.slice(0, count),
+      title: columns.title.slice(0, count),
+      summary: columns.summary.slice(0, count),
+      status: columns.status.slice(0, count),
+      agent: columns.agent.slice(0, count),
+      tool: columns.tool.slice(0, count),
+      wait: columns.wait.slice(0, count),
+    },
+  };
+}
+
 /** The rows back from the columns (in the browser). */
 export function expandCompactTimeline(compact: CompactTimeline): TimelineRows & { version: string } {
   const { columns, ...rest } = compact;

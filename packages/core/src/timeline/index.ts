@@ -1,6 +1,6 @@
 // The session timeline: pure and browser-safe (the web app, the share page and the exported HTML file use it).
 export { buildTimeline, totalsAt } from "./build-timeline.ts";
-export { compactTimeline, expandCompactTimeline, permissionWait } from "./compact.ts";
+export { compactHead, compactTimeline, expandCompactTimeline, permissionWait } from "./compact.ts";
 export type { CompactTimeline, TimelineRow, TimelineRows } from "./compact.ts";
 export { editDiff } from "./edit-diff.ts";
 export { searchTimelineEvents, timelineQueryMatcher } from "./search.ts";
