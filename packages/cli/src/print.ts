@@ -118,6 +118,10 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
         return 1;
       }
     }
+    // The git snapshot, the memory files and the skill catalog are read while the session is resolved.
+    const contextLoading = runtime.sessionContext(runtime.model.model);
+    const catalogLoading = contextLoading.then((context) => context.memory.skills());
+    catalogLoading.catch(() => undefined);
     const resumed = await resolveSession(args, runtime);
     const sessionId = args.forkSession || !resumed ? (args.sessionId ?? crypto.randomUUID()) : resumed.sessionId;
     const wiring = runtime.session(sessionId);
@@ -143,8 +147,8 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
       );
     }
 
-    const { systemPrompt, memory } = await runtime.sessionContext(runtime.model.model);
-    const catalog = await memory.skills();
+    const { systemPrompt, memory } = await contextLoading;
+    const catalog = await catalogLoading;
     if (args.verbose)
       for (const problem of catalog.problems) io.stderr(`cairn: ${problem.kind} /${problem.name} is invalid (${problem.path}): ${problem.reason}\n`);
     let prompt = args.prompt;
