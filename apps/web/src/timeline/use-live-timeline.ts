@@ -1,6 +1,6 @@
 "use client";
 
-import { expandCompactTimeline, type TimelineRows } from "@cairn/core/timeline";
+import { expandCompactTimeline, type CompactTimeline, type TimelineRows } from "@cairn/core/timeline";
 import { useEffect, useState } from "react";
 import { cairnErrorCode } from "@/lib/errors";
 import { useTRPCClient } from "@/trpc/client";
@@ -36,8 +36,8 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
         if (signal.aborted) return;
         if (answer.changed) {
           const fetched = performance.now();
-          // JSON typing makes nothing optional here: the compact form has no `unknown` fields.
-          const timeline = expandCompactTimeline(answer.timeline);
+          // The server sends a CompactTimeline as JSON text (serialized once per version there).
+          const timeline = expandCompactTimeline(JSON.parse(answer.timelineJson) as CompactTimeline);
           if (version === undefined) {
             performance.measure("timeline-fetch", { start: started, end: fetched });
             performance.measure("timeline-expand", { start: fetched, end: performance.now() });

@@ -26,6 +26,9 @@ export type CachedTimeline = {
   indexOf: ReadonlyMap<string, number>;
   /** False for the first part of a large transcript, shown while the rest is read. */
   complete: boolean;
+  /** `compact` as JSON, and the JSON of its first events, made when first sent. */
+  json?: string;
+  headJson?: string;
 };
 
 type Entry = CachedTimeline & { main: TrackedFile; sidechains: Map<string, SidechainFile> };
@@ -51,10 +54,10 @@ class Refresh {
 }
 
 /**
- * How much of a large transcript is read before its first part is shown: a few thousand events, built in
+ * How much of a large transcript is read before its first part is shown: a thousand events or so, built in
  * well under a tenth of a second, so the page is usable while the rest (possibly hundreds of MB) is read.
  */
-const DEFAULT_PARTIAL_BYTES = 2 * 1024 * 1024;
+const DEFAULT_PARTIAL_BYTES = 512 * 1024;
 
 /**
  * Built timelines per session transcript, kept until the transcript's size or mtime (or a subagent

@@ -1,4 +1,4 @@
-import type { CompactTimeline, TimelineDetail, TimelineSource } from "@cairn/core/timeline";
+import type { TimelineDetail, TimelineSource } from "@cairn/core/timeline";
 
 /** The upload limit: a long Claude Code session is a few MB; far past that is not a transcript. */
 export const MAX_TRANSCRIPT_CHARS = 50 * 1024 * 1024;
@@ -15,10 +15,12 @@ export type ImportedTranscript = {
  * (and so this file) against browser types.
  */
 /**
- * The timeline as built on the server, unless the viewer already has this version. `complete` is false for the
- * first part of a large transcript, sent while the rest is read: ask again (with its version) for the whole.
+ * The timeline as built on the server, unless the viewer already has this version: a `CompactTimeline` as JSON
+ * text, serialized once per version on the server (a 100,000-event timeline is 14 MB; serializing it per request
+ * kept the server from answering anything else meanwhile). `complete` is false for the first part of a large
+ * timeline: ask again (with its version) for the whole.
  */
-export type TimelineViewAnswer = { changed: false; version: string } | { changed: true; timeline: CompactTimeline; complete: boolean };
+export type TimelineViewAnswer = { changed: false; version: string } | { changed: true; timelineJson: string; complete: boolean };
 
 export interface TimelinePort {
   source(sessionId: string, signal?: AbortSignal): Promise<TimelineSource>;

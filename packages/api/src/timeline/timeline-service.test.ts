@@ -30,7 +30,7 @@ afterEach(async () => {
 const viewOf = async (known?: string) => {
   const answer = await service.view(sessionId, known);
   if (!answer.changed) throw new Error("expected a changed view");
-  return expandCompactTimeline(answer.timeline);
+  return expandCompactTimeline(JSON.parse(answer.timelineJson));
 };
 
 describe("TimelineService", () => {
@@ -51,8 +51,8 @@ describe("TimelineService", () => {
     // The same as a timeline read from scratch.
     const fresh = await new TimelineService({ cairnHome, workspaceRoot, version: "test" }).view(sessionId, undefined);
     if (!fresh.changed) throw new Error("expected a timeline");
-    expect(complete.events.map((event) => event.id)).toEqual(expandCompactTimeline(fresh.timeline).events.map((event) => event.id));
-    expect(complete.summary).toEqual(expandCompactTimeline(fresh.timeline).summary);
+    expect(complete.events.map((event) => event.id)).toEqual(expandCompactTimeline(JSON.parse(fresh.timelineJson)).events.map((event) => event.id));
+    expect(complete.summary).toEqual(expandCompactTimeline(JSON.parse(fresh.timelineJson)).summary);
   });
 
   it("rereads a transcript that was rewritten shorter", async () => {
@@ -82,7 +82,7 @@ describe("TimelineService", () => {
     const first = await partly.view(sessionId, undefined);
     if (!first.changed) throw new Error("expected a timeline");
     expect(first.complete).toBe(false);
-    const part = expandCompactTimeline(first.timeline);
+    const part = expandCompactTimeline(JSON.parse(first.timelineJson));
     const firstTool = part.events.find((event) => event.kind === "tool" && event.agentId === null)!;
     expect(await partly.detail(sessionId, firstTool.id)).toMatchObject({ version: part.version, detail: { kind: "tool", name: firstTool.toolName } });
 
@@ -90,7 +90,7 @@ describe("TimelineService", () => {
     const second = await partly.view(sessionId, part.version);
     if (!second.changed) throw new Error("expected the whole timeline");
     expect(second.complete).toBe(true);
-    const whole = expandCompactTimeline(second.timeline);
+    const whole = expandCompactTimeline(JSON.parse(second.timelineJson));
     expect(part.events.length).toBeGreaterThan(0);
     expect(whole.events.length).toBeGreaterThan(part.events.length);
     const inOneGo = await viewOf();
@@ -109,12 +109,12 @@ describe("TimelineService", () => {
     const first = await headed.view(sessionId, undefined);
     if (!first.changed) throw new Error("expected a timeline");
     expect(first.complete).toBe(false);
-    const head = expandCompactTimeline(first.timeline);
+    const head = expandCompactTimeline(JSON.parse(first.timelineJson));
     expect(head.events.map((event) => event.id)).toEqual(whole.events.slice(0, 50).map((event) => event.id));
     const second = await headed.view(sessionId, head.version);
     if (!second.changed) throw new Error("expected the whole timeline");
     expect(second.complete).toBe(true);
-    expect(expandCompactTimeline(second.timeline).events).toHaveLength(whole.events.length);
+    expect(expandCompactTimeline(JSON.parse(second.timelineJson)).events).toHaveLength(whole.events.length);
   });
 
   it("says a session that is not there is not found", async () => {

@@ -7,7 +7,7 @@ import type { ImportedTranscript, TimelinePort, TimelineViewAnswer } from "./tim
 type Where = TimelineStoreLocation & { version: string };
 
 /** A first look at a timeline larger than this gets its first events at once, then the whole. */
-const DEFAULT_HEAD_EVENTS = 5_000;
+const DEFAULT_HEAD_EVENTS = 2_000;
 
 /**
  * The timeline port over this workspace's transcripts (a `Runtime` is a `Where`): timelines are built
@@ -34,9 +34,11 @@ export class TimelineService implements TimelinePort {
     if (cached.version === knownVersion) return { changed: false, version: cached.version };
     // A first look at a large timeline: its first events now (a fraction of the bytes to send and parse), the whole when asked again.
     if (knownVersion === undefined && cached.complete && cached.compact.columns.count > this.headEvents) {
-      return { changed: true, timeline: compactHead(cached.compact, this.headEvents, `head-${cached.version}`), complete: false };
+      cached.headJson ??= JSON.stringify(compactHead(cached.compact, this.headEvents, `head-${cached.version}`));
+      return { changed: true, timelineJson: cached.headJson, complete: false };
     }
-    return { changed: true, timeline: cached.compact, complete: cached.complete };
+    cached.json ??= JSON.stringify(cached.compact);
+    return { changed: true, timelineJson: cached.json, complete: cached.complete };
   }
 
   async detail(sessionId: string, eventId: string, signal?: AbortSignal): Promise<{ version: string; detail: TimelineDetail } | null> {
