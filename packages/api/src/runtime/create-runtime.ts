@@ -60,7 +60,7 @@ import { createLocalWorkspace, createRemoteWorkspace, type WorkerWorkspace } fro
 import { createMcpSandboxLauncher } from "./mcp-sandbox.ts";
 import { sandboxOptionsFromSettings } from "./sandbox-options.ts";
 import { resolveModelSource, type ModelSource } from "./model-source.ts";
-import { takeGitSnapshot } from "./git-snapshot.ts";
+import { sharedGitSnapshots } from "./git-snapshot.ts";
 import { compactorContextOptions } from "./context-options.ts";
 import { createPromptDumpFetch, promptDumpPath } from "./prompt-dump.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
@@ -286,6 +286,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const today = () => new Date().toISOString().slice(0, 10);
   const environment = { cwd: workspace.root, platform: process.platform, date: today(), model: model.model };
   const systemPrompt = buildSystemPrompt(environment);
+  const gitSnapshot = sharedGitSnapshots(workspace.root);
   const runner = createNodeHookRunner();
   // One retry policy for the loop's requests and the compactor's summary calls.
   const retry = { ...defaultRetryPolicy, ...(options.maxRetries ? { maxAttempts: options.maxRetries } : {}) };
@@ -335,7 +336,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     mcp,
     agents,
     async sessionContext(sessionModel) {
-      const git = await takeGitSnapshot(workspace.root);
+      const git = await gitSnapshot();
       return {
         systemPrompt: buildSystemPrompt({ ...environment, date: today(), model: sessionModel, git }),
         memory: createSessionMemory({ fs: memoryFs, workspaceRoot: workspace.root, homeDir, cairnHome: options.cairnHome, today, trusted: () => trusted }),

@@ -39,3 +39,24 @@ export async function takeGitSnapshot(cwd: string, timeoutMs = 5_000): Promise<G
     recentCommits: recentCommits ?? "",
   };
 }
+
+/**
+ * Git snapshots of one directory shared by the sessions that start close together: a snapshot taken (or being
+ * taken) less than `maxAgeMs` ago is reused. A burst of new sessions (a hundred tabs reopening) then costs one set
+ * of git processes instead of one per session; each spawn forks the whole server process.
+ */
+export function sharedGitSnapshots(
+  cwd: string,
+  options: { maxAgeMs?: number; now?: () => number; take?: (cwd: string) => Promise<GitSnapshot | undefined> } = {},
+): () => Promise<GitSnapshot | undefined> {
+  const maxAgeMs = options.maxAgeMs ?? 2_000;
+  const now = options.now ?? Date.now;
+  const take = options.take ?? takeGitSnapshot;
+  let latest: { startedAt: number; snapshot: Promise<GitSnapshot | undefined> } | undefined;
+  return () => {
+    const startedAt = now();
+    if (latest && startedAt - latest.startedAt < maxAgeMs) return latest.snapshot;
+    latest = { startedAt, snapshot: take(cwd) };
+    return latest.snapshot;
+  };
+}
