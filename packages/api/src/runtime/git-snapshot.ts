@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
 
 export type GitSnapshot = { branch: string | null; mainBranch: string | null; status: string; recentCommits: string };
 
@@ -21,6 +23,8 @@ export async function takeGitSnapshot(cwd: string, timeoutMs = 5_000): Promise<G
         (error, stdout) => resolve(error ? null : stdout.trim()),
       );
     });
+  // Most directories that are no work tree are told apart without a git process (each spawn forks the server).
+  if (!(await mayBeInWorkTree(cwd))) return undefined;
   if ((await git("rev-parse", "--is-inside-work-tree")) !== "true") return undefined;
   const [branch, originHead, hasMain, hasMaster, status, recentCommits] = await Promise.all([
     git("branch", "--show-current"),
@@ -38,6 +42,24 @@ export async function takeGitSnapshot(cwd: string, timeoutMs = 5_000): Promise<G
     status: shortStatus.length > MAX_STATUS_CHARS ? `${shortStatus.slice(0, MAX_STATUS_CHARS)}\n… (cut: run "git status" for the rest)` : shortStatus,
     recentCommits: recentCommits ?? "",
   };
+}
+
+/**
+ * Whether git could see `cwd` as inside a work tree: a `.git` (directory or file, as in linked worktrees and
+ * submodules) in it or a parent, or git told where the repository is through the environment.
+ */
+async function mayBeInWorkTree(cwd: string, environment: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  if (environment.GIT_DIR !== undefined || environment.GIT_WORK_TREE !== undefined) return true;
+  for (let directory = cwd; ; directory = dirname(directory)) {
+    if (
+      await stat(join(directory, ".git")).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
+    if (dirname(directory) === directory) return false;
+  }
 }
 
 /**
