@@ -36,6 +36,9 @@ export interface CairnCompactor extends Compactor {
   /** Compacts now, whatever the size (trigger "manual"); `instructions` are added to the summary prompt. */
   compactNow(input: CompactionInput, options?: { instructions?: string }): Promise<ManualCompaction>;
   blockingLimit(input: CompactionInput): BlockingLimit | null;
+  /** Cairn's compactor always has the collapse stage (it returns null while `contextCollapse` is off). */
+  collapse(input: CompactionInput): Promise<CompactionResult | null>;
+  drainCollapses(input: CompactionInput): Promise<CompactionResult | null>;
   taskBudget(): { total: number; remaining: number | undefined } | undefined;
   /** For the context meter. */
   contextUsage(input: ContextUsageInput): ContextUsage;
