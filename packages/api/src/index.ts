@@ -32,8 +32,10 @@ export { openSessionIndex, sessionQuerySchema, sessionRowSchema } from "./sessio
 export type { RefreshReport, SessionIndex, SessionIndexOptions, SessionQuery, SessionRow } from "./session-index/session-index.ts";
 export { DistributedConfigError, redactUrl, resolveDistributedConfig, splitWorkerUrls } from "./distributed/distributed-config.ts";
 export type { DistributedConfig, DistributedSettings } from "./distributed/distributed-config.ts";
-export { startServer, ServerConfigError, DEFAULT_HOST, DEFAULT_PORT } from "./server/start-server.ts";
-export type { CairnServer, StartServerOptions } from "./server/start-server.ts";
+export { startServer } from "./server/start-server.ts";
+export type { CairnServer } from "./server/start-server.ts";
+export { ServerConfigError, DEFAULT_HOST, DEFAULT_PORT } from "./server/server-options.ts";
+export type { StartServerOptions } from "./server/server-options.ts";
 export { isWebAppBuilt, loadNextHandler, WebAppNotBuiltError } from "./server/next-handler.ts";
 export type { WebHandler } from "./server/next-handler.ts";
 export { generateAccessToken, isLoopbackHost, tokensEqual } from "./auth/access-token.ts";
@@ -69,7 +71,7 @@ export type {
   ShareSummary,
   ShareViewPort,
 } from "./share/share-types.ts";
-export type { ShareOptions } from "./server/start-server.ts";
+export type { ShareOptions } from "./server/server-options.ts";
 export { loadTimelineSource } from "./timeline/source.ts";
 export type { LoadTimelineSourceOptions, TimelineStoreLocation } from "./timeline/source.ts";
 export { importTranscriptText } from "./timeline/import-transcript.ts";
