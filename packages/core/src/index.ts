@@ -58,7 +58,7 @@ export type { Listener, Store } from "./state/store.ts";
 export type { DeepImmutable } from "./state/deep-immutable.ts";
 export type { TranscriptSink } from "./session/port.ts";
 export { query } from "./loop/query.ts";
-export type { QueryParams } from "./loop/query.ts";
+export type { QueryParams } from "./loop/query-params.ts";
 export { runPrompt } from "./loop/run-prompt.ts";
 export type { RunPromptOptions, RunPromptResult } from "./loop/run-prompt.ts";
 export { abortableSleep, productionDeps } from "./loop/deps.ts";

@@ -1,5 +1,6 @@
 import type { ConversationMessage } from "../schema/messages.ts";
 import type { ToolUseContext } from "../tools/tool.ts";
+import type { QueryParams } from "./query-params.ts";
 
 /** Why the previous iteration continued, kept for tests and debugging. */
 export type Transition =
@@ -30,3 +31,22 @@ export type QueryState = {
   lastInputTokens: number | null;
   transition: Transition | undefined;
 };
+
+/** The state before the first iteration: the caller's conversation, context and model, no recovery tried yet. */
+export function initialQueryState(params: QueryParams): QueryState {
+  return {
+    messages: params.messages,
+    context: { ...params.context, signal: params.signal, tools: params.tools, messages: params.messages },
+    model: params.model,
+    turnCount: 1,
+    maxOutputTokensOverride: undefined,
+    maxOutputTokensRecoveryCount: 0,
+    streamCutRecoveryCount: 0,
+    hasAttemptedReactiveCompact: false,
+    hasDrainedCollapses: false,
+    stopHookActive: false,
+    batchesUsed: 0,
+    lastInputTokens: null,
+    transition: undefined,
+  };
+}

@@ -1,6 +1,6 @@
 import type { UserMessage } from "../schema/messages.ts";
 import { testContext } from "../testing/index.ts";
-import type { QueryParams } from "./query.ts";
+import type { QueryParams } from "./query-params.ts";
 
 export function prompt(text: string): UserMessage {
   return { type: "user", uuid: "prompt-1", parentUuid: null, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: text } };

@@ -5,7 +5,8 @@ import type { TranscriptSink } from "../session/port.ts";
 import { noHooks } from "../hooks/port.ts";
 import { dispatchRecorded, dispatchSessionStart, type SessionStartSource } from "../hooks/session-events.ts";
 import { createUserMessage } from "./messages.ts";
-import { query, type QueryParams } from "./query.ts";
+import { query } from "./query.ts";
+import type { QueryParams } from "./query-params.ts";
 import { parseTokenBudget } from "./token-budget.ts";
 
 export type RunPromptOptions = Omit<QueryParams, "messages"> & {
