@@ -14,3 +14,5 @@ export type { SandboxedCommand, SandboxedCommandOptions } from "./sandbox/sandbo
 export type { GitRepository } from "./git/git-repository.ts";
 export type { WorkerWorkspace } from "./local-workspace.ts";
 export { GitError } from "./git/git-runner.ts";
+export { createWorkspaceWorktrees } from "./git/git-worktrees.ts";
+export type { GitWorktree, GitWorktrees } from "./git/git-worktrees.ts";

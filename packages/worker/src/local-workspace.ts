@@ -66,6 +66,7 @@ export async function createLocalWorkspace(options: LocalWorkspaceOptions, worke
           // The host's temp dir holds other workspaces' private directories.
           denyRead: [workerEnv.tmpDir, ...(sandbox.denyRead ?? [])],
           runtimeReadable: [sandboxRuntimeVendorDirectory()].filter((path): path is string => path !== undefined),
+          gitDirectories: settings.gitDirectories ?? [],
         }),
       })
     : new UnsandboxedLauncher(shellEnv);

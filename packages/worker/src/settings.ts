@@ -19,6 +19,12 @@ export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;
 export const localWorkspaceOptionsSchema = z.strictObject({
   root: z.string().min(1),
   additionalDirectories: z.array(z.string().min(1)).optional(),
+  /**
+   * For a linked worktree workspace: the repository directory its `.git` file points to, which the
+   * sandboxed shell may write (git commits there) except its hooks and config. The file tools stay
+   * confined to the root.
+   */
+  gitDirectories: z.array(z.string().min(1)).optional(),
   sandbox: sandboxSettingsSchema,
   /** Extra variables for the shell, laid over the scrubbed base environment. */
   env: z.record(z.string(), z.string()).optional(),

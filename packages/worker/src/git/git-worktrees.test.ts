@@ -44,6 +44,8 @@ describe("worktrees for parallel sessions", () => {
     git(["commit", "-qm", "first"]);
     const first = await worktrees().add("s1");
     const second = await worktrees().add("s2");
+    expect(await worktrees().repositoryDirectory()).toBe(join(root, ".git"));
+    expect(await readFile(join(first.path, ".git"), "utf8")).toBe(`gitdir: ${join(root, ".git", "worktrees", "s1")}\n`);
     expect(first).toEqual({ name: "s1", path: join(worktreesDirectory, "s1"), branch: "cairn/s1", base: "main" });
     // The workspace's own tree stays clean: the worktrees live in Cairn's directory.
     expect(git(["status", "--porcelain"])).toBe("");

@@ -1,4 +1,6 @@
+import { realpath } from "node:fs/promises";
 import { join } from "node:path";
+import { readWorkerEnv, type WorkerEnv } from "../env.ts";
 import { createGitRunner, GitError, type GitRunnerOptions, type RunGit } from "./git-runner.ts";
 
 /** A session's worktree name: it becomes a directory and the branch `cairn/<name>`. */
@@ -37,6 +39,13 @@ export function createGitWorktrees(options: WorktreeOptions) {
   };
 
   return {
+    /** The repository directory the worktrees' `.git` files point into (the workspace's `.git`), resolved. */
+    async repositoryDirectory(): Promise<string> {
+      await requireRepository();
+      const common = await git(["rev-parse", "--path-format=absolute", "--git-common-dir"]);
+      return realpath(common.stdout.trim());
+    },
+
     /** Creates the worktree and its branch from the current branch's last commit. */
     async add(name: string): Promise<GitWorktree> {
       await requireRepository();
@@ -90,4 +99,11 @@ export function createGitWorktrees(options: WorktreeOptions) {
       await git(["branch", "-D", worktree.branch], { ok: [0, 1] });
     },
   };
+}
+
+export type GitWorktrees = ReturnType<typeof createGitWorktrees>;
+
+/** The workspace's worktrees with the server's git (PATH, and HOME for the user's identity). */
+export function createWorkspaceWorktrees(root: string, worktreesDirectory: string, workerEnv: WorkerEnv = readWorkerEnv()): GitWorktrees {
+  return createGitWorktrees({ root, worktreesDirectory, path: workerEnv.path, home: workerEnv.home });
 }

@@ -58,4 +58,32 @@ describe("writeDenialsNow", () => {
     await mkdir(join(root, ".claude"));
     expect(denials(root)).toEqual(inRoot(".claude", ".bash_profile", ".bashrc", ".gitconfig", ".profile", ".ripgreprc", ".zprofile", ".zshrc"));
   });
+
+  it("lets a linked worktree's shell write its repository directory but not its hooks or config, and hides the main checkout", async () => {
+    const main = join(base, "main");
+    const repository = join(main, ".git");
+    await mkdir(join(repository, "hooks"), { recursive: true });
+    await writeFile(join(repository, "config"), "");
+    await writeFile(join(root, ".git"), `gitdir: ${join(repository, "worktrees", "ws")}\n`);
+    const policy = buildFilesystemPolicy({
+      roots: [root],
+      privateReadable: [],
+      privateWritable: [],
+      serverHome: join(base, "home"),
+      cairnHome: join(base, "cairn"),
+      denyRead: [],
+      runtimeReadable: [],
+      gitDirectories: [repository],
+    });
+    expect(policy.allowWrite).toEqual([root, repository]);
+    expect(policy.allowRead).toContain(repository);
+    expect(policy.denyRead).toContain(main);
+    expect(writeDenialsNow(policy).sort()).toEqual(
+      [
+        join(repository, "config"),
+        join(repository, "hooks"),
+        ...inRoot(".claude/agents", ".claude/commands", ".claude/settings.json", ".claude/settings.local.json", ".git"),
+      ].sort(),
+    );
+  });
 });

@@ -16,6 +16,12 @@ export type PolicyInput = {
   denyRead: readonly string[];
   /** Runtime files the sandbox itself needs to read (its seccomp helper). */
   runtimeReadable: readonly string[];
+  /**
+   * The repository directory of a linked worktree workspace (the main checkout's `.git`, where the
+   * worktree's `.git` file points): readable and writable so git commits from the worktree, its hooks
+   * and config read-only; the folder holding it (the main checkout) stays unreadable.
+   */
+  gitDirectories?: readonly string[];
 };
 
 /**
@@ -109,15 +115,21 @@ function nearestExisting(path: string): string {
  * workspace and its private HOME and TMPDIR, minus the protected files above.
  */
 export function buildFilesystemPolicy(input: PolicyInput): SandboxFilesystemPolicy {
-  const denyRead = unique([input.serverHome, input.cairnHome, ...input.roots.map((root) => dirname(root)), ...input.denyRead]).filter(
+  const gitDirectories = input.gitDirectories ?? [];
+  const denyRead = unique([input.serverHome, input.cairnHome, ...[...input.roots, ...gitDirectories].map((root) => dirname(root)), ...input.denyRead]).filter(
     (path) => path !== "/" && path !== "",
   );
+  // What would run on the host later: a repository's hooks and config (kept uncreatable too).
+  const gitExecutables = gitDirectories.flatMap((directory) => [join(directory, "hooks"), join(directory, "config")]);
   return {
     denyRead,
-    allowRead: unique([...input.roots, ...input.privateReadable, ...input.privateWritable, ...input.runtimeReadable]),
-    allowWrite: unique([...input.roots, ...input.privateWritable]),
-    denyWrite: input.roots.flatMap(protectedPaths),
-    createBlocked: input.roots.flatMap((root) => [...settingsNames, ...(root === input.serverHome ? homeOnlyNames : [])].map((name) => join(root, name))),
+    allowRead: unique([...input.roots, ...gitDirectories, ...input.privateReadable, ...input.privateWritable, ...input.runtimeReadable]),
+    allowWrite: unique([...input.roots, ...gitDirectories, ...input.privateWritable]),
+    denyWrite: [...input.roots.flatMap(protectedPaths), ...gitExecutables],
+    createBlocked: [
+      ...input.roots.flatMap((root) => [...settingsNames, ...(root === input.serverHome ? homeOnlyNames : [])].map((name) => join(root, name))),
+      ...gitExecutables,
+    ],
   };
 }
 
