@@ -11,8 +11,13 @@ const codeOf: Record<GitError["code"], ApiErrorCode> = {
   empty_commit_message: "empty_commit_message",
   no_remote: "no_remote",
   outside_workspace: "outside_workspace",
-  merge_conflict: "file_conflict",
+  merge_conflict: "merge_conflict",
 };
+
+/** A worker git failure as the API reports it (the same message, the API's code); anything else as it is. */
+export function asApiError(error: unknown): unknown {
+  return error instanceof GitError ? new ApiError(codeOf[error.code], error.message, { cause: error }) : error;
+}
 
 const DRAFT_SYSTEM =
   "You write git commit messages. Answer with the commit message only: a summary line in the imperative mood of at most 72 characters, then, when the change needs it, a blank line and a short body wrapped at 72 characters. No code fences, no preamble.";
@@ -90,8 +95,7 @@ export class GitService {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof GitError) throw new ApiError(codeOf[error.code], error.message, { cause: error });
-      throw error;
+      throw asApiError(error);
     }
   }
 }

@@ -19,6 +19,8 @@ import { MemoryEventBus, type EventBus } from "./event-bus.ts";
 import { streamEvents } from "./event-stream.ts";
 import { LiveSession } from "./live-session.ts";
 import { forkAt, loadSession, rewindFiles, rewindFilesPreview } from "./session-files.ts";
+import type { WorktreeSessions } from "../worktree/worktree-sessions.ts";
+import type { WorktreeRecord } from "../worktree/worktree-registry.ts";
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
 const EMPTY_SESSION_IDLE_MS = 10 * 60_000;
@@ -35,6 +37,8 @@ export type SessionHubOptions = {
   idleTimeoutMs?: number;
   /** Replaces the loop's side effects (tests). */
   deps?: (runtime: Runtime) => QueryDeps;
+  /** Sessions in worktrees of their own: their runtime (tools, sandbox, git) is rooted there. */
+  worktrees?: WorktreeSessions;
 };
 
 /**
@@ -48,6 +52,9 @@ export class SessionHub implements SessionsPort {
   private readonly live = new Map<string, LiveSession>();
   private readonly loading = new Map<string, Promise<LiveSession>>();
   private readonly checkpointStore: CheckpointStore | undefined;
+  /** The runtime of each live session that does not run in the main checkout (a worktree session's). */
+  private readonly sessionRuntimes = new Map<string, Runtime>();
+  private readonly worktreeCheckpoints = new Map<string, CheckpointStore>();
   private closed = false;
   private readonly touched = new Map<string, number>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
@@ -81,6 +88,7 @@ export class SessionHub implements SessionsPort {
       if (now - (this.touched.get(sessionId) ?? 0) < limit) continue;
       this.live.delete(sessionId);
       this.touched.delete(sessionId);
+      this.sessionRuntimes.delete(sessionId);
       this.bus.drop(sessionId);
       evicted.push(sessionId);
       await session.close().catch(() => undefined);
@@ -94,9 +102,40 @@ export class SessionHub implements SessionsPort {
     return { sessionId: session.sessionId };
   }
 
+  /** A new session in a git worktree and branch of its own (refused with a clear message outside a repository). */
+  async createInWorktree(options: { model?: string; permissionMode?: PermissionMode }): Promise<{ sessionId: string; worktree: WorktreeRecord }> {
+    if (!this.options.worktrees) throw new ApiError("not_implemented", "Worktree sessions are not available on this server");
+    if (options.permissionMode === "bypassPermissions") this.assertBypassAllowed();
+    const sessionId = randomUUID();
+    const { record, runtime } = await this.options.worktrees.create(sessionId);
+    this.adopt(sessionId, options, runtime);
+    return { sessionId, worktree: record };
+  }
+
+  /** The runtime a session's tools, files and git run in: its worktree's, or the main checkout's. */
+  async runtimeOf(sessionId: string): Promise<Runtime> {
+    await this.require(sessionId);
+    return this.sessionRuntimes.get(sessionId) ?? this.runtime;
+  }
+
+  /** The file checkpoints of the checkout a session runs in (undefined when turned off). */
+  async checkpointsOf(sessionId: string): Promise<CheckpointStore | undefined> {
+    return this.checkpointsFor(await this.runtimeOf(sessionId));
+  }
+
+  /** Stops a live session and lets go of it (its transcript stays); used before its worktree is removed. */
+  async release(sessionId: string): Promise<void> {
+    const session = this.live.get(sessionId);
+    this.live.delete(sessionId);
+    this.touched.delete(sessionId);
+    this.sessionRuntimes.delete(sessionId);
+    await session?.close().catch(() => undefined);
+  }
+
   async list(): Promise<SessionSummary[]> {
     const stored = await this.runtime.transcripts.list();
     const summaries = new Map<string, SessionSummary>();
+    const worktrees = new Map((await this.options.worktrees?.all())?.map((record) => [record.sessionId, record]));
     for (const entry of stored) {
       summaries.set(entry.sessionId, {
         sessionId: entry.sessionId,
@@ -115,6 +154,10 @@ export class SessionHub implements SessionsPort {
         messageCount: session.messageCount,
       });
     }
+    for (const [sessionId, summary] of summaries) {
+      const worktree = worktrees.get(sessionId);
+      if (worktree) summary.worktree = { branch: worktree.branch, base: worktree.base, discarded: worktree.discardedAt !== undefined };
+    }
     return [...summaries.values()].sort((left, right) => right.updatedAt.localeCompare(left.updatedAt));
   }
 
@@ -125,6 +168,9 @@ export class SessionHub implements SessionsPort {
   /** Runs or queues a prompt; `/<name> [args]` runs a built-in or a skill, and an unknown command sends nothing. */
   async send(sessionId: string, prompt: string): Promise<SendResult> {
     const session = await this.require(sessionId);
+    const worktree = await this.options.worktrees?.record(sessionId);
+    if (worktree?.discardedAt !== undefined)
+      throw new ApiError("worktree_not_found", `This session's worktree was discarded (${worktree?.branch} is gone): start a new session to go on.`);
     // A shared bus: number this node's events after whatever another node published last.
     if (!session.running) await this.bus.prepare?.(sessionId);
     // A plain prompt is queued at once; only a slash command waits for the skill catalog.
@@ -203,8 +249,9 @@ export class SessionHub implements SessionsPort {
     if (!message) throw new ApiError("message_not_found", `No message ${messageUuid} in session ${sessionId}`);
     const result: RewindResult = { sessionId: null, restoredCheckpoint: null, backupCheckpoint: null, prompt: promptText(message) };
     if (mode !== "conversation") {
-      if (!this.checkpointStore) throw new ApiError("not_implemented", "File checkpoints are turned off on this server");
-      const restored = await rewindFiles(this.checkpointStore, this.runtime.transcripts, sessionId, messageUuid);
+      const checkpoints = await this.checkpointsOf(sessionId);
+      if (!checkpoints) throw new ApiError("not_implemented", "File checkpoints are turned off on this server");
+      const restored = await rewindFiles(checkpoints, this.runtime.transcripts, sessionId, messageUuid);
       result.restoredCheckpoint = restored?.restored ?? null;
       result.backupCheckpoint = restored?.backup ?? null;
     }
@@ -222,16 +269,18 @@ export class SessionHub implements SessionsPort {
   async rewindPreview(sessionId: string, messageUuid: string): Promise<RewindPreview> {
     const session = await this.require(sessionId);
     await session.flush();
-    if (!this.checkpointStore) return { available: false, checkpoint: null, files: [] };
-    const preview = await rewindFilesPreview(this.checkpointStore, this.runtime.transcripts, sessionId, messageUuid);
+    const checkpoints = await this.checkpointsOf(sessionId);
+    if (!checkpoints) return { available: false, checkpoint: null, files: [] };
+    const preview = await rewindFilesPreview(checkpoints, this.runtime.transcripts, sessionId, messageUuid);
     return { available: true, checkpoint: preview.checkpoint, files: preview.files };
   }
 
   /** Puts the files back as a checkpoint holds them (undoing a rewind with its backup); keeps a backup of the present too. */
-  async restoreCheckpoint(commit: string): Promise<RestoreResult> {
-    if (!this.checkpointStore) throw new ApiError("not_implemented", "File checkpoints are turned off on this server");
+  async restoreCheckpoint(commit: string, sessionId?: string): Promise<RestoreResult> {
+    const checkpoints = sessionId === undefined ? this.checkpointStore : await this.checkpointsOf(sessionId);
+    if (!checkpoints) throw new ApiError("not_implemented", "File checkpoints are turned off on this server");
     try {
-      return await this.checkpointStore.restoreFiles(commit);
+      return await checkpoints.restoreFiles(commit);
     } catch (error) {
       if (error instanceof CheckpointError && error.code === "unknown-checkpoint")
         throw new ApiError("message_not_found", `No checkpoint ${commit}`, { cause: error });
@@ -288,6 +337,8 @@ export class SessionHub implements SessionsPort {
     await Promise.allSettled(this.loading.values());
     await Promise.all([...this.live.values()].map((session) => session.close()));
     this.live.clear();
+    this.sessionRuntimes.clear();
+    await this.options.worktrees?.close();
   }
 
   private async require(sessionId: string): Promise<LiveSession> {
@@ -306,18 +357,32 @@ export class SessionHub implements SessionsPort {
   private async load(sessionId: string): Promise<LiveSession> {
     const loaded = await loadSession(this.runtime, sessionId);
     if (!loaded) throw new ApiError("session_not_found", `No session ${sessionId} in ${this.runtime.workspaceRoot}`);
+    // A worktree session resumes in its worktree (a discarded one is only read, in the main checkout).
+    const runtime = (await this.options.worktrees?.runtime(sessionId)) ?? this.runtime;
     await this.bus.prepare?.(sessionId);
-    return this.live.get(sessionId) ?? this.adopt(sessionId, loaded);
+    return this.live.get(sessionId) ?? this.adopt(sessionId, loaded, runtime);
+  }
+
+  private checkpointsFor(runtime: Runtime): CheckpointStore | undefined {
+    if (runtime === this.runtime || !this.checkpointStore) return this.checkpointStore;
+    let store = this.worktreeCheckpoints.get(runtime.workspaceRoot);
+    if (!store) {
+      store = createCheckpointStore({ cairnHome: this.runtime.cairnHome, workspaceRoot: runtime.workspaceRoot });
+      this.worktreeCheckpoints.set(runtime.workspaceRoot, store);
+    }
+    return store;
   }
 
   private adopt(
     sessionId: string,
     seed: { model?: string; permissionMode?: PermissionMode; startSource?: "clear"; history?: ConversationMessage[]; title?: string; updatedAt?: string },
+    runtime: Runtime = this.runtime,
   ): LiveSession {
-    const checkpoints = this.checkpointStore;
+    const checkpoints = this.checkpointsFor(runtime);
+    if (runtime !== this.runtime) this.sessionRuntimes.set(sessionId, runtime);
     const session = new LiveSession({
       sessionId,
-      runtime: this.runtime,
+      runtime,
       bus: this.bus,
       ...seed,
       ...(this.options.maxQueuedPrompts !== undefined ? { maxQueuedPrompts: this.options.maxQueuedPrompts } : {}),

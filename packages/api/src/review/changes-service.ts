@@ -18,11 +18,15 @@ type ChangesSession = {
   recordNote(text: string): Promise<void>;
 };
 
+/** Where a session's files live: the main checkout, or its own worktree, with that checkout's checkpoints. */
+export type SessionFiles = { workspace: Workspace; checkpoints: CheckpointStore | undefined };
+
 type ChangesServiceOptions = {
-  workspace: Workspace;
-  checkpoints: CheckpointStore | undefined;
   session(sessionId: string): Promise<ChangesSession>;
+  filesOf(sessionId: string): Promise<SessionFiles>;
 };
+
+type Baseline = { baseline: string | null; store: CheckpointStore; session: ChangesSession; workspace: Workspace };
 
 /**
  * The Changes panel: every file that differs from the session's first checkpoint (taken just before
@@ -37,14 +41,14 @@ export class ChangesService {
   }
 
   async list(sessionId: string): Promise<ChangesView> {
-    const { baseline, store } = await this.baselineOf(sessionId);
+    const { baseline, store, workspace } = await this.baselineOf(sessionId);
     if (baseline === null) return { baseline: null, files: [] };
     const changed = await store.changedSince(baseline);
     const files = await Promise.all(
       changed
         .sort((left, right) => left.path.localeCompare(right.path))
         .map(async (file): Promise<ChangedFileView> => {
-          const [before, after] = await Promise.all([store.readFileAt(baseline, file.path), this.readNow(file.path)]);
+          const [before, after] = await Promise.all([store.readFileAt(baseline, file.path), readNow(workspace, file.path)]);
           const beforeText = textOf(before);
           const afterText = textOf(after);
           const binary = (before !== null && beforeText === null) || (after !== null && afterText === null);
@@ -63,12 +67,12 @@ export class ChangesService {
   }
 
   async revertFile(sessionId: string, path: string, expectedSha256: string | null): Promise<RevertResult> {
-    const { baseline, store, session } = await this.prepareRevert(sessionId);
-    await this.assertUnchanged(path, expectedSha256);
+    const { baseline, store, session, workspace } = await this.prepareRevert(sessionId);
+    await assertUnchanged(workspace, path, expectedSha256);
     const before = await store.readFileAt(baseline, path);
-    const absolute = await this.resolve(path);
-    if (before === null) await this.options.workspace.remove(absolute);
-    else await this.options.workspace.writeFile(absolute, before);
+    const absolute = await resolveIn(workspace, path);
+    if (before === null) await workspace.remove(absolute);
+    else await workspace.writeFile(absolute, before);
     await session.recordNote(
       before === null
         ? `The user reverted ${path} in the IDE's Changes panel: the file, which this session created, was deleted.`
@@ -78,15 +82,15 @@ export class ChangesService {
   }
 
   async revertHunk(sessionId: string, path: string, hunkIndex: number, expectedSha256: string): Promise<RevertResult> {
-    const { baseline, store, session } = await this.prepareRevert(sessionId);
-    const now = await this.assertUnchanged(path, expectedSha256);
+    const { baseline, store, session, workspace } = await this.prepareRevert(sessionId);
+    const now = await assertUnchanged(workspace, path, expectedSha256);
     const beforeText = textOf(await store.readFileAt(baseline, path)) ?? "";
     const afterText = textOf(now);
     if (afterText === null) throw new ApiError("invalid_path", `${path} is binary or too large to revert by hunk; revert the whole file`);
     const hunk = lineHunks(beforeText, afterText)[hunkIndex];
     if (!hunk) throw new ApiError("file_conflict", `${path} has no change number ${hunkIndex + 1} any more; reload the Changes panel`, { details: { path } });
     const reverted = revertHunk(beforeText, afterText, hunkIndex);
-    await this.options.workspace.writeFile(await this.resolve(path), reverted);
+    await workspace.writeFile(await resolveIn(workspace, path), reverted);
     const lines = hunk.afterLines.length === 0 ? `after line ${hunk.afterStart}` : `lines ${hunk.afterStart}-${hunk.afterStart + hunk.afterLines.length - 1}`;
     await session.recordNote(
       `The user reverted one of this session's changes to ${path} in the IDE's Changes panel (${lines}, now as before the session). Read it again before editing it.`,
@@ -94,46 +98,44 @@ export class ChangesService {
     return { path, sha256: hashOf(new TextEncoder().encode(reverted)) };
   }
 
-  private async baselineOf(sessionId: string): Promise<{ baseline: string | null; store: CheckpointStore; session: ChangesSession }> {
-    const store = this.options.checkpoints;
-    if (!store) throw new ApiError("not_implemented", "File checkpoints are turned off on this server, so there is no record of the session's changes");
+  private async baselineOf(sessionId: string): Promise<Baseline> {
     const session = await this.options.session(sessionId);
+    const { workspace, checkpoints: store } = await this.options.filesOf(sessionId);
+    if (!store) throw new ApiError("not_implemented", "File checkpoints are turned off on this server, so there is no record of the session's changes");
     await session.flush();
     const checkpoints = await session.transcriptCheckpoints();
-    return { baseline: checkpoints?.[0]?.commit ?? null, store, session };
+    return { baseline: checkpoints?.[0]?.commit ?? null, store, session, workspace };
   }
 
-  private async prepareRevert(sessionId: string): Promise<{ baseline: string; store: CheckpointStore; session: ChangesSession }> {
+  private async prepareRevert(sessionId: string): Promise<Baseline & { baseline: string }> {
     const found = await this.baselineOf(sessionId);
     if (found.session.running) throw new ApiError("session_busy", "Wait for the agent to finish (or interrupt it) before reverting its changes");
     if (found.baseline === null) throw new ApiError("file_conflict", "This session has not changed any file");
     return { ...found, baseline: found.baseline };
   }
+}
 
-  /** The file now, refused when it is not the version the panel showed. */
-  private async assertUnchanged(path: string, expectedSha256: string | null): Promise<Uint8Array | null> {
-    const now = await this.readNow(path);
-    const current = hashOf(now);
-    if (current !== expectedSha256) {
-      throw new ApiError(
-        "file_conflict",
-        `${path} changed since the Changes panel showed it; nothing was reverted. Reload the panel to see the current diff.`,
-        { details: { path } },
-      );
-    }
-    return now;
+/** The file now, refused when it is not the version the panel showed. */
+async function assertUnchanged(workspace: Workspace, path: string, expectedSha256: string | null): Promise<Uint8Array | null> {
+  const now = await readNow(workspace, path);
+  const current = hashOf(now);
+  if (current !== expectedSha256) {
+    throw new ApiError("file_conflict", `${path} changed since the Changes panel showed it; nothing was reverted. Reload the panel to see the current diff.`, {
+      details: { path },
+    });
   }
+  return now;
+}
 
-  private async resolve(path: string): Promise<string> {
-    return this.options.workspace.resolve(join(this.options.workspace.root, path));
-  }
+function resolveIn(workspace: Workspace, path: string): Promise<string> {
+  return workspace.resolve(join(workspace.root, path));
+}
 
-  private async readNow(path: string): Promise<Uint8Array | null> {
-    const absolute = await this.resolve(path);
-    const stat = await this.options.workspace.stat(absolute);
-    if (!stat || stat.kind !== "file") return null;
-    return this.options.workspace.readFile(absolute);
-  }
+async function readNow(workspace: Workspace, path: string): Promise<Uint8Array | null> {
+  const absolute = await resolveIn(workspace, path);
+  const stat = await workspace.stat(absolute);
+  if (!stat || stat.kind !== "file") return null;
+  return workspace.readFile(absolute);
 }
 
 function hashOf(bytes: Uint8Array | null): string | null {

@@ -39,7 +39,8 @@ export interface SessionsPort {
   fork(sessionId: string, messageUuid: string): Promise<{ sessionId: string }>;
   rewind(sessionId: string, messageUuid: string, mode: RewindMode): Promise<RewindResult>;
   rewindPreview(sessionId: string, messageUuid: string): Promise<RewindPreview>;
-  restoreCheckpoint(commit: string): Promise<{ restored: string; backup: string }>;
+  /** With `sessionId`, a checkpoint of the checkout that session runs in (its worktree's). */
+  restoreCheckpoint(commit: string, sessionId?: string): Promise<{ restored: string; backup: string }>;
   /** Live-first then replay: yields every event after `afterSeq` exactly once, until `signal` aborts. */
   events(sessionId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<SequencedEvent>;
   respond(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<{ accepted: boolean }>;
@@ -115,6 +116,20 @@ export interface GitPort {
   push(): Promise<{ output: string }>;
 }
 
+/** A worktree session as the IDE shows it. */
+export type WorktreeView = { sessionId: string; branch: string; base: string; path: string; discarded: boolean };
+
+/** Sessions in git worktrees of their own (implemented over the hub and `WorktreeSessions`). */
+export interface WorktreePort {
+  create(options: { model?: string; permissionMode?: PermissionMode }): Promise<{ sessionId: string; worktree: WorktreeView }>;
+  /** The session's worktree; null for a session of the main checkout. */
+  get(sessionId: string): Promise<WorktreeView | null>;
+  merge(sessionId: string): Promise<{ commit: string; base: string; branch: string }>;
+  discard(sessionId: string): Promise<WorktreeView>;
+  /** The git repository a session works in: its worktree's, or undefined for the main checkout's. */
+  git(sessionId: string): Promise<GitPort | undefined>;
+}
+
 /** What every procedure receives: the server's services, built once per server. */
 export type ApiContext = {
   meta: MetaPort;
@@ -131,4 +146,5 @@ export type ApiContext = {
   /** The review workflow (optional for the same reason). */
   review?: ReviewPort;
   git?: GitPort;
+  worktrees?: WorktreePort;
 };

@@ -29,6 +29,8 @@ export const apiErrorCodes = [
   "no_remote",
   "git_failed",
   "unknown_command",
+  "merge_conflict",
+  "worktree_not_found",
 ] as const;
 export type ApiErrorCode = (typeof apiErrorCodes)[number];
 
@@ -60,6 +62,8 @@ const trpcCodeOf: Record<ApiErrorCode, TRPC_ERROR_CODE_KEY> = {
   no_remote: "PRECONDITION_FAILED",
   git_failed: "CONFLICT",
   unknown_command: "BAD_REQUEST",
+  merge_conflict: "CONFLICT",
+  worktree_not_found: "NOT_FOUND",
 };
 
 /** Details a client can act on, e.g. the current mtime after a write conflict. JSON only. */

@@ -7,6 +7,7 @@ import { shareRouter } from "./share.ts";
 import { timelineRouter } from "./timeline.ts";
 import { changesRouter, reviewRouter } from "./review.ts";
 import { gitRouter } from "./git.ts";
+import { worktreeRouter } from "./worktree.ts";
 
 const sessionId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "not a session id");
 const messageUuid = z.string().min(1).max(200);
@@ -68,8 +69,8 @@ const session = router({
     .query(({ ctx, input }) => ctx.sessions.rewindPreview(input.sessionId, input.messageUuid)),
   /** Undoes a rewind: the files go back to its backup checkpoint (the present is backed up in turn). */
   restoreCheckpoint: procedure
-    .input(z.object({ commit: z.string().regex(/^[0-9a-f]{40}$/, "not a checkpoint id") }))
-    .mutation(({ ctx, input }) => ctx.sessions.restoreCheckpoint(input.commit)),
+    .input(z.object({ commit: z.string().regex(/^[0-9a-f]{40}$/, "not a checkpoint id"), sessionId: sessionId.optional() }))
+    .mutation(({ ctx, input }) => ctx.sessions.restoreCheckpoint(input.commit, input.sessionId)),
   /**
    * Every event of the session after `lastEventId`, then live ones; each is `tracked(String(seq), event)`,
    * so an EventSource reconnect resumes with no gap and no duplicate. The first event after subscribing
@@ -193,5 +194,6 @@ export const appRouter = router({
   changes: changesRouter,
   review: reviewRouter,
   git: gitRouter,
+  worktree: worktreeRouter,
 });
 export type AppRouter = typeof appRouter;

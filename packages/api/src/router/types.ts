@@ -28,6 +28,8 @@ export type SessionSummary = {
   updatedAt: string;
   running: boolean;
   messageCount: number;
+  /** Set for a session in a git worktree of its own: its branch, the branch it merges into, and whether it was discarded. */
+  worktree?: { branch: string; base: string; discarded: boolean };
 };
 
 export type SessionSnapshot = {

@@ -111,6 +111,8 @@ export type RuntimeOptions = {
   telemetry?: Telemetry | undefined;
   /** Where transcripts live (distributed mode: PostgreSQL); default one JSONL file per session under `$CAIRN_HOME/projects/`. */
   sessionStore?: SessionStoreFactory | undefined;
+  /** A worktree session's runtime: the main checkout's repository directory, which its sandboxed git may write (hooks and config excepted). */
+  worktreeRepository?: string | undefined;
   /** Run the tools in a workspace on a `cairn worker --listen` host (`workspace`: its name under the worker's root) instead of in this process. */
   remoteWorker?: { url: string; token: string; workspace: string } | undefined;
   mcp?: {
@@ -220,7 +222,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const sandbox = sandboxOptionsFromSettings(merged.sandbox, options.cairnHome);
   const workspace =
     options.remoteWorker === undefined
-      ? await createLocalWorkspace({ root: options.workspaceRoot, additionalDirectories: merged.permissions.additionalDirectories, sandbox, env: merged.env })
+      ? await createLocalWorkspace({
+          root: options.workspaceRoot,
+          additionalDirectories: merged.permissions.additionalDirectories,
+          ...(options.worktreeRepository ? { gitDirectories: [options.worktreeRepository] } : {}),
+          sandbox,
+          env: merged.env,
+        })
       : await createRemoteWorkspace({ ...options.remoteWorker, sandbox, env: merged.env });
   const store = createStore(createInitialAppState({ model: model.model, permissionMode: merged.permissions.defaultMode }));
   // The MCP configuration, the agent definitions and the memory files are read side by side.

@@ -3,6 +3,8 @@ import type { BrowserSessionStore } from "../auth/browser-sessions.ts";
 import { GitService } from "../git/git-service.ts";
 import type { SessionHub } from "../hub/session-hub.ts";
 import { createReviewPort } from "../review/review-port.ts";
+import { createWorktreePort } from "../worktree/worktree-port.ts";
+import type { WorktreeSessions } from "../worktree/worktree-sessions.ts";
 import type { ApiContext } from "../router/context.ts";
 import type { Runtime } from "../runtime/create-runtime.ts";
 import { secretEnvironmentValues } from "../share/env-secrets.ts";
@@ -25,6 +27,8 @@ import type { WorkspaceFiles } from "./workspace-files.ts";
 export type ApiServicesInput = {
   runtime: Runtime;
   hub: SessionHub;
+  /** Sessions in worktrees of their own (undefined where the workspace is not on this node). */
+  worktrees: WorktreeSessions | undefined;
   terminals: TerminalManager;
   files: WorkspaceFiles;
   trustStore: TrustStore;
@@ -82,13 +86,14 @@ export function createApiServices(input: ApiServicesInput): { context: ApiContex
     shares: new ShareService({ store: shareStore, sessions: hub, redactor, workspaceRoot: runtime.workspaceRoot, now }),
     mcp: new McpService(runtime.mcp),
     timeline: new TimelineService(runtime),
-    review: createReviewPort(hub, runtime.workspace),
+    review: createReviewPort(hub),
     git: new GitService({
       // Git runs where the workspace lives (in the worker, when it is a separate process), never here.
       repository: runtime.workspace.git,
       model: { client: runtime.model.client, name: () => runtime.store.getState().model },
     }),
     auth: { signOutEverywhere: () => input.browserSessions.revokeAll() },
+    ...(input.worktrees ? { worktrees: createWorktreePort(hub, input.worktrees) } : {}),
   };
   return { context, shareView };
 }

@@ -8,6 +8,7 @@ import { HostPolicy } from "../auth/host-policy.ts";
 import { ideHostName } from "../auth/ide-host.ts";
 import type { DistributedNode } from "../distributed/start-distributed.ts";
 import { SessionHub } from "../hub/session-hub.ts";
+import { createWorktreeSessions } from "../worktree/worktree-runtime.ts";
 import { createRuntime, type Runtime } from "../runtime/create-runtime.ts";
 import { ShareStore } from "../share/share-store.ts";
 import { TerminalManager } from "../terminal/terminal-manager.ts";
@@ -93,9 +94,12 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
   let browserSessions: BrowserSessionStore | undefined;
   try {
     const sandbox = await sandboxStatus(runtime);
+    // Worktree sessions need the workspace on this node (as the git panel and checkpoints do).
+    const worktrees = runtimeOptions.remoteWorker === undefined ? createWorktreeSessions(runtimeOptions, runtime) : undefined;
     hub = new SessionHub({
       runtime,
       sandboxed: sandbox.available,
+      ...(worktrees ? { worktrees } : {}),
       ...(checkpoints !== undefined ? { checkpoints } : {}),
       ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
       ...(bus ? { bus } : distributed?.bus ? { bus: distributed.bus } : {}),
@@ -114,6 +118,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const { context, shareView } = createApiServices({
       runtime,
       hub,
+      worktrees,
       terminals,
       files,
       trustStore,
