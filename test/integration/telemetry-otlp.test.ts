@@ -92,6 +92,8 @@ describe.each(["http/json", "http/protobuf"] as const)("OpenTelemetry over %s", 
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(items.every((item) => item.contentType.includes(protocol === "http/json" ? "json" : "protobuf"))).toBe(true);
+    // A `cairn -p` run sends one batch per signal, at exit (the SDK loaded while the first request was answered).
+    expect(items.map((item) => item.signal).sort()).toEqual(["logs", "metrics", "traces"]);
 
     const spans = spansOf(items);
     const turn = spans.find((span: any) => span.name === "cairn.turn");
@@ -101,6 +103,10 @@ describe.each(["http/json", "http/protobuf"] as const)("OpenTelemetry over %s", 
     expect(turn).toBeDefined();
     expect(requests).toHaveLength(2);
     for (const request of requests) expect(request.parentSpanId).toEqual(turn.spanId);
+    // Recorded before the SDK had loaded, the turn keeps the time it really started.
+    const nanos = (value: unknown) => BigInt(String(value));
+    expect(nanos(turn.startTimeUnixNano) <= nanos(requests[0].startTimeUnixNano)).toBe(true);
+    expect(nanos(requests[1].endTimeUnixNano) <= nanos(turn.endTimeUnixNano)).toBe(true);
     expect(attr(requests[0], "model")).toBeTruthy();
     expect(Number(attr(requests[0], "input_tokens"))).toBe(120);
     expect(tool.parentSpanId).toEqual(requests[0].spanId);

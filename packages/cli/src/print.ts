@@ -17,7 +17,7 @@ import {
 import { assertSessionId, createCheckpointStore, listTranscriptFiles, loadTranscript, sessionTranscriptPath } from "@cairn/core/node";
 import { checkpointingGate, createRuntime, sessionStartAfterCompaction, type Runtime, type SessionWiring } from "@cairn/api/runtime";
 import type { PrintArgs } from "./args.ts";
-import { createSessionTelemetry, type Telemetry, type TurnTelemetry } from "@cairn/api/telemetry";
+import { createPendingSessionTelemetry, type Telemetry, type TelemetryHandle, type TurnTelemetry } from "@cairn/api/telemetry";
 import type { CliEnv } from "./env.ts";
 import { eventToLine, initLine, resultLine } from "./stream-json.ts";
 
@@ -33,31 +33,57 @@ export type CliIo = {
  * directory, as `claude -p` does. A permission `ask` becomes a denial the model is told about.
  */
 export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, version: string): Promise<number> {
-  // Telemetry (CAIRN_ENABLE_TELEMETRY=1): the SDK is loaded only then, while the runtime starts, and
-  // flushed before exit. A failure to start it costs the run a warning, not the run.
-  const { telemetry: config } = env;
-  const starting = config
-    ? import("@cairn/api/telemetry")
-        .then(({ startTelemetry }) => startTelemetry(config, { serviceVersion: version, warn: (message) => io.stderr(`cairn: ${message}\n`) }))
-        .catch((error: unknown) => {
-          io.stderr(`cairn: telemetry: could not start: ${(error as Error).message}\n`);
-          return undefined;
-        })
-    : Promise.resolve(undefined);
+  const telemetry = env.telemetry ? lazyTelemetry(env.telemetry, io, version) : undefined;
   try {
-    return await runWithRuntime(
-      args,
-      env,
-      io,
-      version,
-      starting.then((handle) => handle?.telemetry),
-    );
+    return await runWithRuntime(args, env, io, version, telemetry);
   } finally {
-    await (await starting)?.shutdown();
+    await telemetry?.shutdown();
   }
 }
 
-async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: string, telemetryStarting: Promise<Telemetry | undefined>): Promise<number> {
+type LazyTelemetry = ReturnType<typeof lazyTelemetry>;
+
+/** Long enough that a `cairn -p` run sends its spans and log records once, at exit (a full batch still goes at once). */
+const PRINT_BATCH_DELAY_MS = 10 * 60_000;
+
+/**
+ * Telemetry (CAIRN_ENABLE_TELEMETRY=1) for one run. The SDK is loaded only when `start` is first called (once the
+ * first model request is on its way, so its loading overlaps the model's answer instead of delaying the request),
+ * and events seen before then are replayed with their times. Spans and log records go out in one batch per signal at
+ * exit. A failure to start or to export costs the run a warning, not the run.
+ */
+function lazyTelemetry(config: NonNullable<CliEnv["telemetry"]>, io: CliIo, version: string) {
+  let starting: Promise<TelemetryHandle | undefined> | undefined;
+  let used = false;
+  let resolveReady: (telemetry: Telemetry | undefined) => void = () => undefined;
+  const ready = new Promise<Telemetry | undefined>((resolve) => (resolveReady = resolve));
+  const start = () => {
+    if (starting) return starting;
+    starting = import("@cairn/api/telemetry")
+      .then(({ startTelemetry }) =>
+        startTelemetry(config, { serviceVersion: version, warn: (message) => io.stderr(`cairn: ${message}\n`), batchDelayMs: PRINT_BATCH_DELAY_MS }),
+      )
+      .catch((error: unknown) => {
+        io.stderr(`cairn: telemetry: could not start: ${(error as Error).message}\n`);
+        return undefined;
+      });
+    void starting.then((handle) => resolveReady(handle?.telemetry));
+    return starting;
+  };
+  return {
+    session(sessionId: string) {
+      used = true;
+      return createPendingSessionTelemetry(ready, { sessionId });
+    },
+    start,
+    async shutdown() {
+      if (!used && !starting) return;
+      await (await start())?.shutdown();
+    },
+  };
+}
+
+async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: string, lazy: LazyTelemetry | undefined): Promise<number> {
   let runtime: Runtime;
   try {
     runtime = await createRuntime({
@@ -205,9 +231,8 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
     let finalText = "";
     let result: Extract<AgentEvent, { type: "result" }> | undefined;
     let turnTelemetry: TurnTelemetry | undefined;
-    const telemetry = await telemetryStarting;
-    if (telemetry) {
-      const sessionTelemetry = createSessionTelemetry(telemetry, { sessionId });
+    if (lazy) {
+      const sessionTelemetry = lazy.session(sessionId);
       sessionTelemetry.started();
       turnTelemetry = sessionTelemetry.turn(args.prompt);
     }
@@ -243,6 +268,8 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
     });
     for await (const event of events) {
       turnTelemetry?.observe(event);
+      // The request is being sent: the SDK loads while the model answers.
+      if (lazy && event.type === "request-start") setImmediate(lazy.start);
       if (!promptUuid && event.type === "message" && event.message.type === "user") promptUuid = event.message.uuid;
       if (event.type === "message" && event.message.type === "assistant") {
         const text = event.message.message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");

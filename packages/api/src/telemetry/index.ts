@@ -1,3 +1,4 @@
+export { createPendingSessionTelemetry } from "./pending-session-telemetry.ts";
 export { createSessionTelemetry } from "./session-telemetry.ts";
 export type { SessionTelemetry, TurnTelemetry } from "./session-telemetry.ts";
 export { startTelemetry } from "./start-telemetry.ts";

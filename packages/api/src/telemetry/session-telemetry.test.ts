@@ -1,45 +1,7 @@
-import type { Attributes, Context, Span, SpanOptions, Tracer } from "@opentelemetry/api";
-import { trace } from "@opentelemetry/api";
 import type { AgentEvent } from "@cairn/core";
 import { describe, expect, test } from "vitest";
+import { recordingTelemetry } from "./recording-telemetry.ts";
 import { createSessionTelemetry } from "./session-telemetry.ts";
-import type { Telemetry } from "./telemetry-port.ts";
-
-type Recorded = { name: string; id: string; parentId: string | undefined; attributes: Attributes; start: number; end: number | undefined };
-
-/** A tracer at the port that records names, parents and times (the OTLP export itself is covered by test/integration). */
-function recordingTelemetry() {
-  const spans: Recorded[] = [];
-  const tracer = {
-    startSpan(name: string, options: SpanOptions = {}, parent?: Context) {
-      const id = `span-${spans.length + 1}`;
-      const parentId = parent ? trace.getSpanContext(parent)?.spanId : undefined;
-      const record: Recorded = { name, id, parentId, attributes: { ...options.attributes }, start: Number(options.startTime ?? 0), end: undefined };
-      spans.push(record);
-      const span = {
-        spanContext: () => ({ traceId: "t".repeat(32), spanId: id, traceFlags: 1 }),
-        setAttributes(attributes: Attributes) {
-          Object.assign(record.attributes, attributes);
-          return span;
-        },
-        setStatus: () => span,
-        end(at?: number) {
-          record.end = Number(at ?? Date.now());
-        },
-      };
-      return span as unknown as Span;
-    },
-  } as unknown as Tracer;
-  const counter = { add: () => undefined };
-  const telemetry: Telemetry = {
-    tracer,
-    instruments: { sessionCount: counter, tokenUsage: counter, costUsage: counter, linesOfCode: counter, codeEditToolDecision: counter, activeTime: counter },
-    emit: () => undefined,
-    logUserPrompts: false,
-    logToolDetails: false,
-  } as unknown as Telemetry;
-  return { telemetry, spans };
-}
 
 const now = Date.now();
 const assistant: AgentEvent = {

@@ -8,15 +8,15 @@ const EDIT_TOOLS = new Set(["Edit", "MultiEdit", "Write", "NotebookEdit"]);
 const MAX_ATTRIBUTE_CHARS = 4_000;
 
 export type TurnTelemetry = {
-  /** Every event of the turn, in order; the `result` event ends the turn's span. */
-  observe(event: AgentEvent): void;
+  /** Every event of the turn, in order, with the time it happened (now by default); the `result` event ends the turn's span. */
+  observe(event: AgentEvent, at?: number): void;
 };
 
 export type SessionTelemetry = {
   /** Counts the session (once per session per process). */
   started(): void;
-  /** A user prompt: a span for the turn, the `cairn.user_prompt` event. */
-  turn(prompt: string): TurnTelemetry;
+  /** A user prompt, given at `at` (now by default): a span for the turn, the `cairn.user_prompt` event. */
+  turn(prompt: string, at?: number): TurnTelemetry;
 };
 
 type Patch = { lines?: unknown };
@@ -75,8 +75,8 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
     started() {
       instruments.sessionCount.add(1, common);
     },
-    turn(prompt) {
-      const turnStartedAt = Date.now();
+    turn(prompt, at = Date.now()) {
+      const turnStartedAt = at;
       const turnSpan = tracer.startSpan("cairn.turn", { startTime: turnStartedAt, attributes: { ...common, "prompt.length": prompt.length } });
       const turnContext = trace.setSpan(otelContext.active(), turnSpan);
       let requestContext: Context = turnContext;
@@ -84,10 +84,10 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
       const inputs = new Map<string, unknown>();
       /** Each call's permission decision, kept until its tool span exists to hold it. */
       const decisions = new Map<string, { decidedAt: number; event: Extract<AgentEvent, { type: "permission-decision" }> }>();
-      telemetry.emit("cairn.user_prompt", { ...common, prompt_length: prompt.length, ...(telemetry.logUserPrompts ? { prompt: clean(prompt) } : {}) });
+      telemetry.emit("cairn.user_prompt", { ...common, prompt_length: prompt.length, ...(telemetry.logUserPrompts ? { prompt: clean(prompt) } : {}) }, at);
       let ended = false;
 
-      const modelRequest = (event: Extract<AgentEvent, { type: "message" }>) => {
+      const modelRequest = (event: Extract<AgentEvent, { type: "message" }>, at: number) => {
         const message = event.message;
         if (message.type !== "assistant" || !message.modelCall) return;
         const call = message.modelCall;
@@ -120,7 +120,7 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
           if (value > 0) instruments.tokenUsage.add(value, { ...common, type, model });
         }
         instruments.costUsage.add(cost, { ...common, model });
-        telemetry.emit("cairn.api_request", { ...attributes, cost_usd: cost });
+        telemetry.emit("cairn.api_request", { ...attributes, cost_usd: cost }, at);
       };
 
       const toolResult = (event: Extract<AgentEvent, { type: "message" }>) => {
@@ -154,7 +154,7 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
         tracer.startSpan("cairn.permission", { startTime, attributes }, parent).end(Math.max(startTime, decidedAt));
       };
 
-      const toolEnd = (record: Extract<AgentEvent, { type: "tool-end" }>["record"]) => {
+      const toolEnd = (record: Extract<AgentEvent, { type: "tool-end" }>["record"], at: number) => {
         const source = record.decision ? decisionReasonToOTelSource(record.decision.reason, record.decision.behavior) : undefined;
         const attributes: Attributes = {
           ...common,
@@ -172,51 +172,51 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
         hookSpans(record.hooks ?? [], toolContext);
         span.end(record.endedAt);
         const input = inputs.get(record.toolUseId);
-        telemetry.emit("cairn.tool_result", {
-          ...attributes,
-          ...(telemetry.logToolDetails && input !== undefined ? { tool_parameters: clean(JSON.stringify(input)) } : {}),
-        });
+        telemetry.emit(
+          "cairn.tool_result",
+          { ...attributes, ...(telemetry.logToolDetails && input !== undefined ? { tool_parameters: clean(JSON.stringify(input)) } : {}) },
+          at,
+        );
       };
 
       return {
-        observe(event) {
+        observe(event, at = Date.now()) {
           if (ended) return;
           switch (event.type) {
             case "retry":
               retries++;
               return;
             case "message":
-              modelRequest(event);
+              modelRequest(event, at);
               toolResult(event);
               return;
             case "tool-start":
               if (telemetry.logToolDetails) inputs.set(event.toolUseId, event.input);
               return;
             case "permission-decision": {
-              decisions.set(event.toolUseId, { decidedAt: Date.now(), event });
+              decisions.set(event.toolUseId, { decidedAt: at, event });
               const source = decisionReasonToOTelSource(event.reason, event.behavior);
               const decision = event.behavior === "allow" ? "accept" : "reject";
-              telemetry.emit("cairn.tool_decision", { ...common, tool_name: event.toolName, decision, source });
+              telemetry.emit("cairn.tool_decision", { ...common, tool_name: event.toolName, decision, source }, at);
               if (EDIT_TOOLS.has(event.toolName)) instruments.codeEditToolDecision.add(1, { ...common, tool: event.toolName, decision, source });
               return;
             }
             case "tool-end":
-              toolEnd(event.record);
+              toolEnd(event.record, at);
               return;
             case "hook-runs":
               hookSpans(event.runs, turnContext);
               return;
             case "error":
-              telemetry.emit("cairn.api_error", {
-                ...common,
-                error: clean(event.message),
-                "error.code": event.code,
-                ...(event.status === null ? {} : { status_code: event.status }),
-              });
+              telemetry.emit(
+                "cairn.api_error",
+                { ...common, error: clean(event.message), "error.code": event.code, ...(event.status === null ? {} : { status_code: event.status }) },
+                at,
+              );
               return;
             case "result": {
               ended = true;
-              const endedAt = Date.now();
+              const endedAt = at;
               instruments.activeTime.add((endedAt - turnStartedAt) / 1000, common);
               turnSpan.setAttributes({ "turn.reason": event.terminal.reason, "turn.model_requests": event.numTurns });
               if (event.terminal.reason === "model_error")

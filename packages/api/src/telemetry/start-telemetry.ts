@@ -35,21 +35,44 @@ function createInstruments(meter: Meter): TelemetryInstruments {
   };
 }
 
-const pick = (kinds: readonly TelemetryExporterKind[]) => ({ otlp: kinds.includes("otlp"), console: kinds.includes("console") });
+const wantsConsole = (kinds: readonly TelemetryExporterKind[]) => kinds.includes("console");
+
+export type StartTelemetryOptions = {
+  serviceVersion: string;
+  warn: (message: string) => void;
+  /**
+   * How long finished spans and log records wait before a batch is sent (the SDK's defaults, 5 s and 1 s, when
+   * absent). A short-lived `cairn -p` run passes a long delay, so it sends one batch per signal, at exit; a full
+   * batch (512 items) still goes out at once.
+   */
+  batchDelayMs?: number;
+};
+
+/** Only the exporter modules a configuration uses: the protobuf and JSON variants are separate packages. */
+function loadExporters(config: TelemetryConfig) {
+  const json = config.protocol === "http/json";
+  const wanted = (kinds: readonly TelemetryExporterKind[]) => kinds.includes("otlp");
+  return Promise.all([
+    wanted(config.traces) ? (json ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto")) : undefined,
+    wanted(config.metrics) ? (json ? import("@opentelemetry/exporter-metrics-otlp-http") : import("@opentelemetry/exporter-metrics-otlp-proto")) : undefined,
+    wanted(config.logs) ? (json ? import("@opentelemetry/exporter-logs-otlp-http") : import("@opentelemetry/exporter-logs-otlp-proto")) : undefined,
+  ]);
+}
 
 /**
  * Starts the OpenTelemetry SDK (traces, metrics, logs) with OTLP/HTTP exporters in the configured
- * protocol. The SDK packages are loaded here, on demand, so runs without telemetry never load them.
+ * protocol. The SDK packages are loaded here, on demand and all at once, so runs without telemetry never load them.
  * Nothing is registered globally: the providers are reached only through the returned `Telemetry`.
  */
-export async function startTelemetry(config: TelemetryConfig, options: { serviceVersion: string; warn: (message: string) => void }): Promise<TelemetryHandle> {
-  const json = config.protocol === "http/json";
-  const [{ resourceFromAttributes }, traceSdk, metricsSdk, logsSdk] = await Promise.all([
+export async function startTelemetry(config: TelemetryConfig, options: StartTelemetryOptions): Promise<TelemetryHandle> {
+  const [{ resourceFromAttributes }, traceSdk, metricsSdk, logsSdk, [traceExporter, metricExporter, logExporter]] = await Promise.all([
     import("@opentelemetry/resources"),
     import("@opentelemetry/sdk-trace-base"),
     import("@opentelemetry/sdk-metrics"),
     import("@opentelemetry/sdk-logs"),
+    loadExporters(config),
   ]);
+  const batching = options.batchDelayMs === undefined ? {} : { scheduledDelayMillis: options.batchDelayMs };
   const resource = resourceFromAttributes({ "service.name": "cairn", "service.version": options.serviceVersion, ...config.resourceAttributes });
   let warned = false;
   const onFailure = (signal: string) => (error: Error | undefined) => {
@@ -63,13 +86,12 @@ export async function startTelemetry(config: TelemetryConfig, options: { service
 
   const shutdowns: Array<() => Promise<void>> = [];
 
-  const traces = pick(config.traces);
   const spanProcessors: InstanceType<typeof traceSdk.BatchSpanProcessor>[] = [];
-  if (traces.otlp) {
-    const { OTLPTraceExporter } = json ? await import("@opentelemetry/exporter-trace-otlp-http") : await import("@opentelemetry/exporter-trace-otlp-proto");
-    spanProcessors.push(new traceSdk.BatchSpanProcessor(watchExports(new OTLPTraceExporter(exporterOptions(config.urls.traces)), onFailure("traces"))));
+  if (traceExporter) {
+    const exporter = watchExports(new traceExporter.OTLPTraceExporter(exporterOptions(config.urls.traces)), onFailure("traces"));
+    spanProcessors.push(new traceSdk.BatchSpanProcessor(exporter, batching));
   }
-  if (traces.console) spanProcessors.push(new traceSdk.BatchSpanProcessor(new traceSdk.ConsoleSpanExporter()));
+  if (wantsConsole(config.traces)) spanProcessors.push(new traceSdk.BatchSpanProcessor(new traceSdk.ConsoleSpanExporter(), batching));
   let tracer = trace.getTracer("cairn");
   if (spanProcessors.length > 0) {
     const provider = new traceSdk.BasicTracerProvider({ resource, spanProcessors });
@@ -77,7 +99,6 @@ export async function startTelemetry(config: TelemetryConfig, options: { service
     shutdowns.push(() => provider.shutdown());
   }
 
-  const metrics = pick(config.metrics);
   const readers: InstanceType<typeof metricsSdk.PeriodicExportingMetricReader>[] = [];
   const reader = (exporter: ConstructorParameters<typeof metricsSdk.PeriodicExportingMetricReader>[0]["exporter"]) =>
     new metricsSdk.PeriodicExportingMetricReader({
@@ -85,13 +106,8 @@ export async function startTelemetry(config: TelemetryConfig, options: { service
       exportIntervalMillis: config.metricExportIntervalMs,
       exportTimeoutMillis: Math.min(config.exportTimeoutMs, config.metricExportIntervalMs),
     });
-  if (metrics.otlp) {
-    const { OTLPMetricExporter } = json
-      ? await import("@opentelemetry/exporter-metrics-otlp-http")
-      : await import("@opentelemetry/exporter-metrics-otlp-proto");
-    readers.push(reader(watchExports(new OTLPMetricExporter(exporterOptions(config.urls.metrics)), onFailure("metrics"))));
-  }
-  if (metrics.console) readers.push(reader(new metricsSdk.ConsoleMetricExporter()));
+  if (metricExporter) readers.push(reader(watchExports(new metricExporter.OTLPMetricExporter(exporterOptions(config.urls.metrics)), onFailure("metrics"))));
+  if (wantsConsole(config.metrics)) readers.push(reader(new metricsSdk.ConsoleMetricExporter()));
   let meter = createNoopMeter();
   if (readers.length > 0) {
     const provider = new metricsSdk.MeterProvider({ resource, readers });
@@ -99,19 +115,23 @@ export async function startTelemetry(config: TelemetryConfig, options: { service
     shutdowns.push(() => provider.shutdown());
   }
 
-  const logs = pick(config.logs);
   const processors: InstanceType<typeof logsSdk.BatchLogRecordProcessor>[] = [];
-  if (logs.otlp) {
-    const { OTLPLogExporter } = json ? await import("@opentelemetry/exporter-logs-otlp-http") : await import("@opentelemetry/exporter-logs-otlp-proto");
-    processors.push(new logsSdk.BatchLogRecordProcessor({ exporter: watchExports(new OTLPLogExporter(exporterOptions(config.urls.logs)), onFailure("logs")) }));
+  if (logExporter) {
+    const exporter = watchExports(new logExporter.OTLPLogExporter(exporterOptions(config.urls.logs)), onFailure("logs"));
+    processors.push(new logsSdk.BatchLogRecordProcessor({ exporter, ...batching }));
   }
-  if (logs.console) processors.push(new logsSdk.BatchLogRecordProcessor({ exporter: new logsSdk.ConsoleLogRecordExporter() }));
+  if (wantsConsole(config.logs)) processors.push(new logsSdk.BatchLogRecordProcessor({ exporter: new logsSdk.ConsoleLogRecordExporter(), ...batching }));
   let emit: Telemetry["emit"] = () => undefined;
   if (processors.length > 0) {
     const provider = new logsSdk.LoggerProvider({ resource, processors });
     const logger = provider.getLogger("cairn", options.serviceVersion);
-    emit = (name, attributes) =>
-      logger.emit({ eventName: name, body: name, attributes: { "event.name": name, "event.timestamp": new Date().toISOString(), ...attributes } });
+    emit = (name, attributes, at = Date.now()) =>
+      logger.emit({
+        eventName: name,
+        body: name,
+        timestamp: at,
+        attributes: { "event.name": name, "event.timestamp": new Date(at).toISOString(), ...attributes },
+      });
     shutdowns.push(() => provider.shutdown());
   }
 

@@ -14,8 +14,8 @@ export type TelemetryInstruments = {
 export type Telemetry = {
   tracer: Tracer;
   instruments: TelemetryInstruments;
-  /** One log event (`cairn.api_request`, …); attribute values are already free of secrets. */
-  emit(name: string, attributes: Attributes): void;
+  /** One log event (`cairn.api_request`, …) that happened at `at` (epoch ms, now by default); attribute values are already free of secrets. */
+  emit(name: string, attributes: Attributes, at?: number): void;
   logUserPrompts: boolean;
   logToolDetails: boolean;
 };
