@@ -204,16 +204,22 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
     },
   };
-  // The Bash grammar (a wasm module) loads while the rest starts; the first decision about a Bash
-  // command waits for it, and until then no command counts as read-only (so none runs concurrently).
-  const parserLoading = createNodeShellParser();
+  // The Bash grammar (a wasm module and its JavaScript runtime) loads when a Bash command is first looked at, so a
+  // run without Bash never pays for it; the first permission decision about a Bash command waits for it, and until
+  // it is loaded no command counts as read-only (so none runs concurrently).
   let parser: ShellParser | undefined;
-  parserLoading.then(
-    (loaded) => {
-      parser = loaded;
-    },
-    () => undefined,
-  );
+  let parserLoading: Promise<ShellParser> | undefined;
+  const loadParser = (): Promise<ShellParser> => {
+    if (parserLoading) return parserLoading;
+    parserLoading = createNodeShellParser();
+    parserLoading.then(
+      (loaded) => {
+        parser = loaded;
+      },
+      () => undefined,
+    );
+    return parserLoading;
+  };
   let settings = await loadSettings(settingsOptions);
   let trusted = options.trusted;
   const merged = settings.merged;
@@ -257,7 +263,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Servers connect while the rest starts; the runtime is ready once each is connected or failed.
   const mcpStarted = mcp.start();
   const agents = await agentsLoading;
-  const isReadOnlyCommand = (command: string) => (parser ? isReadOnlyBashCommand(parser, command) : false);
+  const isReadOnlyCommand = (command: string) => {
+    if (parser) return isReadOnlyBashCommand(parser, command);
+    void loadParser().catch(() => undefined);
+    return false;
+  };
   const allTools = [...builtinTools({ isReadOnlyCommand }), createAgentTool({ definitions: agents.definitions }), createSkillTool()];
   const tools = options.toolNames
     ? allTools.filter((tool) => options.toolNames!.includes(tool.name) || tool.aliases?.some((alias) => options.toolNames!.includes(alias)))
@@ -282,7 +292,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       setAppState: state.setState,
       workspaceRoot: workspace.root,
       additionalDirectories: merged.permissions.additionalDirectories,
-      parser: parserLoading,
+      parser: loadParser,
       persistRule,
       bashSandboxed: sandbox.enabled,
       classifier,

@@ -1,5 +1,4 @@
 import { createAnthropicModelClient, type ModelClient } from "@cairn/core";
-import { startDemoModel } from "@cairn/model-sim/demo";
 
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
 export const DEMO_MODEL = "cairn-demo";
@@ -19,7 +18,7 @@ export type ModelSource = {
  * The real API when a key or base URL is given; otherwise the offline demo model, started in-process
  * on a random loopback port and spoken to through the same SDK client, so the whole path is real. The demo model is
  * the simulator's demo mode (`@cairn/model-sim/demo`, a runtime dependency on purpose: one implementation of the
- * Messages wire format, shared with the tests).
+ * Messages wire format, shared with the tests), imported only when it is used.
  */
 export async function resolveModelSource(options: {
   apiKey: string | undefined;
@@ -37,6 +36,7 @@ export async function resolveModelSource(options: {
       close: async () => undefined,
     };
   }
+  const { startDemoModel } = await import("@cairn/model-sim/demo");
   const sim = await startDemoModel();
   const demoOptions = { apiKey: "cairn-demo", baseURL: sim.url };
   return {

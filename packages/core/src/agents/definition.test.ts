@@ -18,8 +18,8 @@ Check for bugs.
 `;
 
 describe("agent definitions", () => {
-  it("parses Claude Code's agent file: name, description, comma tool list, model, body as the system prompt", () => {
-    const parsed = parseAgentFile(reviewer, "/w/.claude/agents/reviewer.md");
+  it("parses Claude Code's agent file: name, description, comma tool list, model, body as the system prompt", async () => {
+    const parsed = await parseAgentFile(reviewer, "/w/.claude/agents/reviewer.md");
     expect(parsed).toEqual({
       definition: {
         agentType: "code-reviewer",
@@ -33,26 +33,28 @@ describe("agent definitions", () => {
     });
   });
 
-  it("reads YAML tool lists, keeps (…) commas together, and treats * or inherit as the defaults", () => {
-    const listed = parseAgentFile("---\nname: a\ndescription: d\ntools:\n  - Read\n  - 'Grep'  # search\n---\nbody", "a.md");
+  it("reads YAML tool lists, keeps (…) commas together, and treats * or inherit as the defaults", async () => {
+    const listed = await parseAgentFile("---\nname: a\ndescription: d\ntools:\n  - Read\n  - 'Grep'  # search\n---\nbody", "a.md");
     expect(listed).toMatchObject({ definition: { tools: ["Read", "Grep"] } });
-    const inline = parseAgentFile('---\nname: a\ndescription: d\ntools: [Read, "Bash(git add, git commit)"]\n---\n', "a.md");
+    const inline = await parseAgentFile('---\nname: a\ndescription: d\ntools: [Read, "Bash(git add, git commit)"]\n---\n', "a.md");
     expect(inline).toMatchObject({ definition: { tools: ["Read", "Bash"] } });
-    const star = parseAgentFile('---\nname: a\ndescription: d\ntools: "*"\nmodel: inherit\n---\nprompt', "a.md");
+    const star = await parseAgentFile('---\nname: a\ndescription: d\ntools: "*"\nmodel: inherit\n---\nprompt', "a.md");
     expect(star).toEqual({ definition: { agentType: "a", description: "d", systemPrompt: "prompt", source: "project", path: "a.md" } });
   });
 
-  it("reports malformed YAML as a problem of that file", () => {
-    expect(parseAgentFile("---\nname: [a\ndescription: d\n---\n", "x.md")).toMatchObject({
+  it("reports malformed YAML as a problem of that file", async () => {
+    expect(await parseAgentFile("---\nname: [a\ndescription: d\n---\n", "x.md")).toMatchObject({
       problem: { path: "x.md", message: expect.stringContaining("front matter is not valid YAML") },
     });
   });
 
-  it("reports files without front matter, name or description", () => {
-    expect(parseAgentFile("just text", "x.md")).toEqual({ problem: { path: "x.md", message: "no front matter (--- name: … description: … ---)" } });
-    expect(parseAgentFile("---\ndescription: d\n---\n", "x.md")).toMatchObject({ problem: { message: 'missing "name" in the front matter' } });
-    expect(parseAgentFile("---\nname: x\n---\n", "x.md")).toMatchObject({ problem: { message: 'missing "description" in the front matter' } });
-    expect(parseAgentFile("---\nname: has space\ndescription: d\n---\n", "x.md")).toMatchObject({ problem: { message: expect.stringContaining("agentType") } });
+  it("reports files without front matter, name or description", async () => {
+    expect(await parseAgentFile("just text", "x.md")).toEqual({ problem: { path: "x.md", message: "no front matter (--- name: … description: … ---)" } });
+    expect(await parseAgentFile("---\ndescription: d\n---\n", "x.md")).toMatchObject({ problem: { message: 'missing "name" in the front matter' } });
+    expect(await parseAgentFile("---\nname: x\n---\n", "x.md")).toMatchObject({ problem: { message: 'missing "description" in the front matter' } });
+    expect(await parseAgentFile("---\nname: has space\ndescription: d\n---\n", "x.md")).toMatchObject({
+      problem: { message: expect.stringContaining("agentType") },
+    });
   });
 
   it("loads .claude/agents/*.md through the workspace, after the built-in general-purpose agent", async () => {

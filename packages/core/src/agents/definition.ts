@@ -44,8 +44,8 @@ export type AgentFileProblem = { path: string; message: string };
  * `description`, optional `tools` (a comma list, a YAML list, or `*`) and `model`; the body is the
  * system prompt.
  */
-export function parseAgentFile(text: string, path: string): { definition: AgentDefinition } | { problem: AgentFileProblem } {
-  const parsed = parseFrontMatter(text);
+export async function parseAgentFile(text: string, path: string): Promise<{ definition: AgentDefinition } | { problem: AgentFileProblem }> {
+  const parsed = await parseFrontMatter(text);
   if (parsed.kind === "none") return { problem: { path, message: "no front matter (--- name: … description: … ---)" } };
   if (parsed.kind === "invalid") return { problem: { path, message: `front matter is not valid YAML: ${parsed.message}` } };
   const { data, body } = parsed;

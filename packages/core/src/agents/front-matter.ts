@@ -1,5 +1,3 @@
-import { parse as parseYaml } from "yaml";
-
 /** The front matter of a Markdown file (agents, skills, commands): its YAML mapping and the text after it. */
 export type FrontMatter = { data: Record<string, unknown>; body: string };
 
@@ -11,14 +9,16 @@ const fencePattern = /^---[ \t]*\n(?:([\s\S]*?)\n)?---[ \t]*(?:\n|$)/;
  * Splits `---\n<yaml>\n---\n<body>` and parses the YAML with the `yaml` library (YAML 1.2 core schema), so block
  * scalars keep their indentation, quoted list items keep their commas and comments are dropped. `none` when the
  * text does not start with a front matter fence; `invalid` (with the parser's message) when the YAML is malformed
- * or is not a mapping. An empty front matter is an empty mapping.
+ * or is not a mapping. An empty front matter is an empty mapping. The `yaml` library (116 KB) is imported only when a
+ * file has front matter, so a start without agent, skill or command files does not load it.
  */
-export function parseFrontMatter(text: string): FrontMatterResult {
+export async function parseFrontMatter(text: string): Promise<FrontMatterResult> {
   const normalized = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   const match = fencePattern.exec(normalized);
   if (!match) return { kind: "none" };
   const body = normalized.slice(match[0].length);
   const yamlText = match[1] ?? "";
+  const { parse: parseYaml } = await import("yaml");
   let data: unknown;
   try {
     data = parseYaml(yamlText);

@@ -25,7 +25,7 @@ export async function loadAgentDefinitions(workspace: Workspace): Promise<{ defi
       problems.push({ path: file.path, message: `cannot read: ${(error as Error).message}` });
       continue;
     }
-    const parsed = parseAgentFile(text, file.path);
+    const parsed = await parseAgentFile(text, file.path);
     if ("problem" in parsed) problems.push(parsed.problem);
     else if (project.some((known) => known.agentType === parsed.definition.agentType))
       problems.push({ path: file.path, message: `another file already defines the agent "${parsed.definition.agentType}"` });

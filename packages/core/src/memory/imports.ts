@@ -1,4 +1,4 @@
-import { Lexer, type Token } from "marked";
+import type { Token } from "marked";
 
 /** `@path` after the start of a text run or whitespace; `\ ` keeps a space inside the path. */
 const IMPORT_PATTERN = /(?:^|\s)@((?:[^\s\\]|\\ )+)/g;
@@ -6,9 +6,12 @@ const IMPORT_PATTERN = /(?:^|\s)@((?:[^\s\\]|\\ )+)/g;
 /**
  * The `@path` imports of a memory file, in order of appearance, without duplicates. The markdown is
  * tokenised with marked's lexer so an `@` inside a code span or a code block is not an import; a
- * `#fragment` is dropped, and only things that look like paths count (not `@@`, `@#`, e-mail addresses).
+ * `#fragment` is dropped, and only things that look like paths count (not `@@`, `@#`, e-mail addresses). marked
+ * (51 KB) is imported only for a file with an `@` in it.
  */
-export function findImports(markdown: string): string[] {
+export async function findImports(markdown: string): Promise<string[]> {
+  if (!markdown.includes("@")) return [];
+  const { Lexer } = await import("marked");
   const found = new Set<string>();
   const visit = (tokens: readonly Token[]): void => {
     for (const token of tokens) {

@@ -70,7 +70,7 @@ async function loadOne(
   }
   const content = truncated ? `${text.slice(0, MAX_MEMORY_FILE_CHARS)}\n\n[… cut: the file is longer than ${MAX_MEMORY_FILE_CHARS} characters]` : text;
   if (content.trim() !== "") load.files.push({ path, kind, content, chars: text.length, truncated, ...(importedFrom ? { importedFrom } : {}) });
-  const imports = findImports(content);
+  const imports = await findImports(content);
   if (imports.length === 0) return;
   if (chain.length + 1 > MAX_IMPORT_DEPTH) {
     load.notices.push({

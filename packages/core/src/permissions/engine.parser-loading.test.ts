@@ -32,4 +32,20 @@ describe("a shell parser that is still loading", () => {
     expect(await harness.engine.check(harness.args(tools.Bash, { command: "git status --short" }))).toMatchObject({ behavior: "ask" });
     expect(await harness.engine.check(harness.args(tools.Read, { file_path: "/ws/a.ts" }))).toMatchObject({ behavior: "allow" });
   });
+
+  test("a loader function is called by the first Bash decision only, never by other tools, and once", async () => {
+    let loads = 0;
+    const harness = createHarness({
+      parser: () => {
+        loads += 1;
+        return Promise.resolve(parser);
+      },
+      layers,
+    });
+    expect(await harness.engine.check(harness.args(tools.Read, { file_path: "/ws/a.ts" }))).toMatchObject({ behavior: "allow" });
+    expect(loads).toBe(0);
+    expect(await harness.engine.check(harness.args(tools.Bash, { command: "git status --short" }))).toMatchObject({ behavior: "allow" });
+    expect(await harness.engine.check(harness.args(tools.Bash, { command: "git status" }))).toMatchObject({ behavior: "allow" });
+    expect(loads).toBe(1);
+  });
 });

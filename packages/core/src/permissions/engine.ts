@@ -32,9 +32,10 @@ export type PermissionEngineOptions = {
   additionalDirectories?: readonly string[];
   /**
    * Without a parser no Bash command is allowed by a specifier rule or as read-only: they ask. A parser
-   * still loading is awaited by the first decision that needs it (a failed load counts as none).
+   * still loading is awaited by the first decision that needs it (a failed load counts as none); a loader
+   * function is called by the first decision about a Bash command, so a session without Bash never loads it.
    */
-  parser?: ShellParser | Promise<ShellParser>;
+  parser?: ShellParser | Promise<ShellParser> | (() => Promise<ShellParser>);
   /** Writes an "always allow" rule (Node: into `.claude/settings.local.json`). */
   persistRule?(rule: string): Promise<void>;
   homeDir?: string;
@@ -92,14 +93,21 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
 
   let parser: ShellParser | undefined;
   let parserLoading: Promise<void> | undefined;
-  if (options.parser instanceof Promise) {
-    parserLoading = options.parser.then(
+  const awaitParser = (loading: Promise<ShellParser>): Promise<void> =>
+    loading.then(
       (loaded) => {
         parser = loaded;
       },
       () => undefined,
     );
-  } else parser = options.parser;
+  const parserOption = options.parser;
+  if (parserOption instanceof Promise) parserLoading = awaitParser(parserOption);
+  else if (typeof parserOption !== "function") parser = parserOption;
+  /** Resolves once the parser is loaded or has failed to; a loader function is called the first time only. */
+  const parserReady = (): Promise<void> | undefined => {
+    if (parserLoading === undefined && typeof parserOption === "function") parserLoading = awaitParser(parserOption());
+    return parserLoading;
+  };
 
   const analyse = (command: string): ShellAnalysis =>
     parser ? parser.analyze(command) : { command, commands: [], redirects: [], problems: ["the shell parser is not available"] };
@@ -116,7 +124,10 @@ export function createPermissionEngine(options: PermissionEngineOptions): Permis
     const { tool, input, context } = args;
     const cwd = context.cwd || workspaceRoot;
     const subject = describeCall(tool, input, cwd);
-    if (subject.command !== undefined && parserLoading) await parserLoading;
+    if (subject.command !== undefined) {
+      const loading = parserReady();
+      if (loading) await loading;
+    }
     const { rules, roots, mode, autoAllowSandboxed } = current(extraAllowRules);
     const analysis = subject.command === undefined ? undefined : analyse(subject.command);
     // Every file the Bash line writes (redirections, tee, dd of=): judged as an Edit of that file.

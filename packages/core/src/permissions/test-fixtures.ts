@@ -68,7 +68,7 @@ export type Harness = {
 export type HarnessOptions = {
   layers?: Array<{ source: SettingsSource; settings: SettingsFile }>;
   cli?: CliPermissionInput;
-  parser?: ShellParser | Promise<ShellParser>;
+  parser?: ShellParser | Promise<ShellParser> | (() => Promise<ShellParser>);
   mode?: PermissionMode;
   engine?: Partial<PermissionEngineOptions>;
 };

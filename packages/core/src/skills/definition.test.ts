@@ -10,17 +10,17 @@ const origin = {
 };
 
 describe("parseSkillFile", () => {
-  it("reads allowed-tools as a YAML list, a comma list or space-separated rules", () => {
-    const asList = parseSkillFile("---\nallowed-tools:\n  - Read\n  - Bash(git add, git commit)\n---\nx", origin);
+  it("reads allowed-tools as a YAML list, a comma list or space-separated rules", async () => {
+    const asList = await parseSkillFile("---\nallowed-tools:\n  - Read\n  - Bash(git add, git commit)\n---\nx", origin);
     expect(asList.ok && asList.skill.allowedTools).toEqual(["Read", "Bash(git add, git commit)"]);
-    const bySpaces = parseSkillFile("---\nallowed-tools: Read Grep Bash(git status:*)\n---\nx", origin);
+    const bySpaces = await parseSkillFile("---\nallowed-tools: Read Grep Bash(git status:*)\n---\nx", origin);
     expect(bySpaces.ok && bySpaces.skill.allowedTools).toEqual(["Read", "Grep", "Bash(git status:*)"]);
   });
 
-  it("reads every Claude Code field", () => {
+  it("reads every Claude Code field", async () => {
     const text =
       "---\nname: release-notes\ndescription: Writes release notes\nallowed-tools: Bash(git log:*), Read\nmodel: claude-haiku-4-5\ndisable-model-invocation: true\nargument-hint: <version>\n---\nNotes for $ARGUMENTS\n";
-    expect(parseSkillFile(text, origin)).toEqual({
+    expect(await parseSkillFile(text, origin)).toEqual({
       ok: true,
       body: "Notes for $ARGUMENTS\n",
       skill: {
@@ -34,23 +34,23 @@ describe("parseSkillFile", () => {
     });
   });
 
-  it("falls back to the first line of the body for a missing description", () => {
-    const parsed = parseSkillFile("# Tidy the imports\n\nDo it.", { ...origin, name: "tidy" });
+  it("falls back to the first line of the body for a missing description", async () => {
+    const parsed = await parseSkillFile("# Tidy the imports\n\nDo it.", { ...origin, name: "tidy" });
     expect(parsed.ok && parsed.skill.description).toBe("Tidy the imports");
     expect(parsed.ok && parsed.skill.name).toBe("tidy");
   });
 
-  it("turns wrong types and bad rules into a problem with the reason", () => {
-    const wrongType = parseSkillFile("---\ndisable-model-invocation: sometimes\n---\nx", origin);
+  it("turns wrong types and bad rules into a problem with the reason", async () => {
+    const wrongType = await parseSkillFile("---\ndisable-model-invocation: sometimes\n---\nx", origin);
     expect(wrongType).toMatchObject({
       ok: false,
       problem: { name: "release-notes", path: origin.path, reason: expect.stringContaining("disable-model-invocation") },
     });
-    const brokenYaml = parseSkillFile("---\ndescription: [oops\n---\nbody", origin);
+    const brokenYaml = await parseSkillFile("---\ndescription: [oops\n---\nbody", origin);
     expect(brokenYaml).toMatchObject({ ok: false, problem: { reason: expect.stringMatching(/^invalid YAML front matter/) } });
-    const unclosed = parseSkillFile("---\ndescription: x\nbody without an end", origin);
+    const unclosed = await parseSkillFile("---\ndescription: x\nbody without an end", origin);
     expect(unclosed).toMatchObject({ ok: false, problem: { reason: expect.stringContaining("never closed") } });
-    const badRule = parseSkillFile("---\nallowed-tools: Bash(unclosed\n---\nx", origin);
+    const badRule = await parseSkillFile("---\nallowed-tools: Bash(unclosed\n---\nx", origin);
     expect(badRule).toMatchObject({ ok: false, problem: { reason: expect.stringContaining("allowed-tools") } });
   });
 });

@@ -40,12 +40,12 @@ const frontMatterSchema = z
 export type ParsedSkill = { ok: true; skill: SkillDefinition; body: string } | { ok: false; problem: SkillProblem };
 
 /** Parses a skill or command file; `name` is the directory (skills) or file name (commands). */
-export function parseSkillFile(
+export async function parseSkillFile(
   text: string,
   origin: { name: string; kind: "skill" | "command"; source: "project" | "user"; path: string; directory: string },
-): ParsedSkill {
+): Promise<ParsedSkill> {
   const fail = (reason: string): ParsedSkill => ({ ok: false, problem: { name: origin.name, kind: origin.kind, path: origin.path, reason } });
-  const parsed = parseFrontMatter(text);
+  const parsed = await parseFrontMatter(text);
   if (parsed.kind === "invalid") return fail(`invalid YAML front matter: ${parsed.message}`);
   if (parsed.kind === "none" && /^\uFEFF?---[ \t]*\r?\n/.test(text)) return fail("the front matter opened with --- is never closed");
   const frontMatter = parsed.kind === "parsed" ? parsed : { data: {}, body: text.replace(/\r\n?/g, "\n") };

@@ -24,9 +24,9 @@ export async function discoverSkills(fs: MemoryFs, roots: SkillRoots): Promise<S
     discovery.watched.set(path, stat?.mtimeMs ?? null);
     return stat;
   };
-  const add = (text: string | null, origin: Parameters<typeof parseSkillFile>[1]) => {
+  const add = async (text: string | null, origin: Parameters<typeof parseSkillFile>[1]) => {
     if (text === null) return;
-    const parsed = parseSkillFile(text, origin);
+    const parsed = await parseSkillFile(text, origin);
     if (!parsed.ok) {
       discovery.problems.push(parsed.problem);
       return;
@@ -48,7 +48,7 @@ export async function discoverSkills(fs: MemoryFs, roots: SkillRoots): Promise<S
         return { name, directory, path, text: stat && !stat.isDirectory ? await fs.readText(path) : null };
       }),
     );
-    for (const entry of found) add(entry.text, { name: entry.name, kind: "skill", source: root.source, path: entry.path, directory: entry.directory });
+    for (const entry of found) await add(entry.text, { name: entry.name, kind: "skill", source: root.source, path: entry.path, directory: entry.directory });
   }
   for (const root of roots.commands) {
     if (!(await watch(root.dir))?.isDirectory) continue;
@@ -60,7 +60,7 @@ export async function discoverSkills(fs: MemoryFs, roots: SkillRoots): Promise<S
         return { name: file.slice(0, -3), path, text: await fs.readText(path) };
       }),
     );
-    for (const entry of found) add(entry.text, { name: entry.name, kind: "command", source: root.source, path: entry.path, directory: root.dir });
+    for (const entry of found) await add(entry.text, { name: entry.name, kind: "command", source: root.source, path: entry.path, directory: root.dir });
   }
   return discovery;
 }
@@ -69,6 +69,6 @@ export async function discoverSkills(fs: MemoryFs, roots: SkillRoots): Promise<S
 export async function readSkillBody(fs: MemoryFs, skill: SkillDefinition): Promise<string | null> {
   const text = await fs.readText(skill.path);
   if (text === null) return null;
-  const parsed = parseSkillFile(text, skill);
+  const parsed = await parseSkillFile(text, skill);
   return parsed.ok ? parsed.body : null;
 }

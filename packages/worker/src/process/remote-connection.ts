@@ -1,5 +1,5 @@
 import { WorkspaceError } from "@cairn/core";
-import WebSocket from "ws";
+import type WebSocket from "ws";
 import { abortError } from "../errors.ts";
 import { GitError } from "../git/git-runner.ts";
 import type { LocalWorkspaceOptions } from "../settings.ts";
@@ -44,7 +44,10 @@ export class RemoteConnection implements ProtocolConnection {
   constructor(settings: RemoteConnectionOptions) {
     this.settings = settings;
     this.ready = new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => this.dial(resolve, reject), settings.delayMs);
+      // ws is imported on the first dial: a process that never talks to a remote worker does not load it.
+      const timer = setTimeout(() => {
+        import("ws").then(({ default: WebSocketClass }) => this.dial(WebSocketClass, resolve, reject), reject);
+      }, settings.delayMs);
       this.cancelDial = () => {
         clearTimeout(timer);
         reject(new WorkspaceError("worker_unavailable", "The connection to the remote worker was closed"));
@@ -90,9 +93,11 @@ export class RemoteConnection implements ProtocolConnection {
     clearTimeout(timer);
   }
 
-  private dial(resolve: (root: string) => void, reject: (error: unknown) => void): void {
+  private dial(WebSocketClass: typeof WebSocket, resolve: (root: string) => void, reject: (error: unknown) => void): void {
+    // Closed while ws was being imported: the ready promise was already rejected.
+    if (this.closedReason !== undefined) return;
     const url = this.settings.url;
-    const socket = new WebSocket(url, {
+    const socket = new WebSocketClass(url, {
       headers: { authorization: `Bearer ${this.settings.token}` },
       handshakeTimeout: 10_000,
       maxPayload: 256 * 1024 * 1024,
@@ -167,7 +172,7 @@ export class RemoteConnection implements ProtocolConnection {
   }
 
   private send(message: ParentMessage): void {
-    if (this.socket?.readyState !== WebSocket.OPEN) return;
+    if (this.socket === undefined || this.socket.readyState !== this.socket.OPEN) return;
     this.socket.send(JSON.stringify(message));
   }
 }

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
-import { WebSocketServer, type WebSocket } from "ws";
+import type { WebSocket } from "ws";
 import { toWireError, serveWorkspace } from "./worker-server.ts";
 import { decodeLine, parentMessageSchema } from "./protocol.ts";
 import { remoteWorkspaceNameSchema } from "./remote-workspace.ts";
@@ -50,6 +50,7 @@ function refuse(socket: Duplex, status: string): void {
 export async function startRemoteWorkerServer(options: RemoteWorkerServerOptions): Promise<RemoteWorkerServer> {
   if (options.token === "") throw new Error("CAIRN_WORKER_TOKEN must be set: a worker never serves without a token");
   const root = await realpath(options.root);
+  const { WebSocketServer } = await import("ws");
   const server: Server = options.tls === undefined ? createHttpServer() : createHttpsServer({ cert: options.tls.cert, key: options.tls.key });
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 * 1024 });
   server.on("request", (_request, response) => {

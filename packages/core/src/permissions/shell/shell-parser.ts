@@ -1,4 +1,4 @@
-import { Language, Parser } from "web-tree-sitter";
+import type { Parser } from "web-tree-sitter";
 import { analyzeTree } from "./analyze-tree.ts";
 import { readSyntaxTree } from "./syntax-tree.ts";
 import type { ShellAnalysis } from "./types.ts";
@@ -32,7 +32,8 @@ const suspiciousCharacters = /[\x00-\x08\x0b-\x1f\x7f\u00a0\u1680\u2000-\u200f\u
 export async function createShellParser(loader: ShellWasmLoader, options: { cacheSize?: number } = {}): Promise<ShellParser> {
   let parser: Parser;
   try {
-    const [runtime, language] = await Promise.all([loader.loadRuntime(), loader.loadLanguage()]);
+    // web-tree-sitter's JavaScript (150 KB) is imported here, not at module load: only a run that judges a Bash command needs it.
+    const [{ Language, Parser }, runtime, language] = await Promise.all([import("web-tree-sitter"), loader.loadRuntime(), loader.loadLanguage()]);
     // Parser.init is idempotent per module instance; the binary is passed in, so nothing is fetched.
     await Parser.init({ wasmBinary: runtime });
     const bash = await Language.load(language);
