@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import {
   checkBypassPermissionsAllowed,
   dispatchSessionEnd,
   grantSkillTools,
+  manualCompaction,
   useSkillModel,
   productionDeps,
   renderSkillPrompt,
@@ -15,7 +17,7 @@ import {
   type ConversationMessage,
 } from "@cairn/core";
 import { assertSessionId, createCheckpointStore, listTranscriptFiles, loadTranscript, sessionTranscriptPath } from "@cairn/core/node";
-import { checkpointingGate, createRuntime, sessionStartAfterCompaction, type Runtime, type SessionWiring } from "@cairn/api/runtime";
+import { checkpointingGate, createRuntime, type Runtime, type SessionWiring } from "@cairn/api/runtime";
 import type { PrintArgs } from "./args.ts";
 import { createPendingSessionTelemetry, type Telemetry, type TelemetryHandle, type TurnTelemetry } from "@cairn/api/telemetry";
 import type { CliEnv } from "./env.ts";
@@ -358,34 +360,33 @@ async function runManualCompaction(options: {
     io.stderr("cairn: /compact needs a conversation: use it with --resume <id> or --continue\n");
     return 2;
   }
-  const outcome = await wiring.compactor.compactNow(
-    {
-      messages: history,
-      model: runtime.model.model,
-      systemPrompt: runtime.systemPrompt,
-      signal: io.signal,
-      client: runtime.model.client,
-      lastInputTokens: null,
-    },
-    options.instructions ? { instructions: options.instructions } : {},
-  );
+  const steps = manualCompaction({
+    compactor: wiring.compactor,
+    sink: wiring.sink,
+    messages: history,
+    model: runtime.model.model,
+    systemPrompt: runtime.systemPrompt,
+    signal: io.signal,
+    client: runtime.model.client,
+    lastInputTokens: null,
+    instructions: options.instructions,
+    hooks: wiring.hooks,
+    uuid: randomUUID,
+    now: Date.now,
+  });
+  let step = await steps.next();
+  for (; !step.done; step = await steps.next()) {
+    if (step.value.type === "notice" && args.verbose) io.stderr(`cairn: ${step.value.message}\n`);
+  }
+  const outcome = step.value;
+  await wiring.sink.close();
   if (!outcome.ok) {
     io.stderr(`cairn: compaction failed (${outcome.error.code}): ${outcome.error.message}. The conversation was left as it was.\n`);
-    await wiring.sink.close();
     return 1;
   }
-  for (const event of outcome.result.events) if (event.type === "hook-runs") await wiring.sink.appendHookRuns(event.event, event.runs);
-  for (const message of outcome.result.added) await wiring.sink.appendMessage(message);
-  const context = { hooks: wiring.hooks, sink: wiring.sink, signal: io.signal, model: runtime.model.model };
-  for await (const event of sessionStartAfterCompaction(context, outcome.result.added.at(-1)?.uuid ?? null)) {
-    if (event.type === "notice" && args.verbose) io.stderr(`cairn: ${event.message}\n`);
-  }
-  await wiring.sink.close();
-  const boundary = outcome.result.events.find((event) => event.type === "compact-boundary");
-  const summary =
-    boundary && boundary.type === "compact-boundary"
-      ? `Compacted the conversation: ${boundary.preTokens} → ${boundary.postTokens} tokens.`
-      : "Compacted the conversation.";
+  const summary = outcome.figures
+    ? `Compacted the conversation: ${outcome.figures.preTokens} → ${outcome.figures.postTokens} tokens.`
+    : "Compacted the conversation.";
   if (args.outputFormat === "text") io.stdout(`${summary}\n`);
   else emit({ type: "result", subtype: "success", is_error: false, result: summary, session_id: sessionId, num_turns: 0 });
   return 0;

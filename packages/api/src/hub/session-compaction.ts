@@ -1,5 +1,6 @@
+import { randomUUID } from "node:crypto";
 import {
-  forgetUnseenFiles,
+  manualCompaction,
   type AgentEvent,
   type CairnCompactor,
   type HookDispatcher,
@@ -9,7 +10,6 @@ import {
 } from "@cairn/core";
 import type { ConversationMessage } from "@cairn/core/schema";
 import { ApiError } from "../router/errors.ts";
-import { sessionStartAfterCompaction } from "./session-start-after-compaction.ts";
 import type { CompactResult } from "../router/types.ts";
 
 type ManualCompactionInput = {
@@ -30,51 +30,26 @@ type ManualCompactionInput = {
 };
 
 /**
- * `/compact [instructions]` for a live session: yields the compaction's events and, once each is
- * durable, a `message` event per line it adds; returns the token figures, or why nothing changed.
+ * `/compact [instructions]` for a live session: core's `manualCompaction` run to its end, handing each
+ * event (once durable) to `onEvent`; returns the token figures, or why nothing changed as an ApiError.
  */
-async function* manualCompaction(input: ManualCompactionInput): AsyncGenerator<AgentEvent, CompactResult | ApiError> {
-  const outcome = await input.compactor.compactNow(
-    {
-      messages: input.messages,
-      model: input.model,
-      systemPrompt: input.systemPrompt,
-      signal: input.signal,
-      client: input.client,
-      lastInputTokens: input.lastInputTokens,
-    },
-    input.instructions ? { instructions: input.instructions } : {},
-  );
-  if (!outcome.ok) {
-    yield* outcome.events;
-    return new ApiError("compaction_failed", `The conversation was not compacted (${outcome.error.code}): ${outcome.error.message}`, { cause: outcome.error });
-  }
-  for (const event of outcome.result.events) {
-    if (event.type === "hook-runs") await input.sink.appendHookRuns(event.event, event.runs);
-    yield event;
-  }
-  forgetUnseenFiles(input.readFileState, outcome.result);
-  for (const message of outcome.result.added) {
-    await input.sink.appendMessage(message);
-    yield { type: "message", message };
-  }
-  if (input.hooks) yield* sessionStartAfterCompaction({ ...input, hooks: input.hooks }, outcome.result.added.at(-1)?.uuid ?? null);
-  await input.sink.flush();
-  const boundary = outcome.result.events.find((event) => event.type === "compact-boundary");
-  if (boundary?.type !== "compact-boundary") return { preTokens: 0, postTokens: 0, summarizedCount: 0 };
-  return { preTokens: boundary.preTokens, postTokens: boundary.postTokens, summarizedCount: boundary.summarizedCount };
-}
-
-/** Runs `manualCompaction` to its end, handing each event to `onEvent`; returns its outcome. */
 export async function runManualCompaction(
   session: Omit<ManualCompactionInput, "instructions" | "signal" | "readFileState">,
   run: Pick<ManualCompactionInput, "instructions" | "signal" | "readFileState">,
   onEvent: (event: AgentEvent) => void,
 ): Promise<CompactResult | ApiError> {
-  const steps = manualCompaction({ ...session, ...run });
+  const steps = manualCompaction({ ...session, ...run, uuid: randomUUID, now: Date.now });
   while (true) {
     const step = await steps.next();
-    if (step.done) return step.value;
-    onEvent(step.value);
+    if (!step.done) {
+      onEvent(step.value);
+      continue;
+    }
+    const outcome = step.value;
+    if (!outcome.ok) {
+      const { error } = outcome;
+      return new ApiError("compaction_failed", `The conversation was not compacted (${error.code}): ${error.message}`, { cause: error });
+    }
+    return outcome.figures ?? { preTokens: 0, postTokens: 0, summarizedCount: 0 };
   }
 }

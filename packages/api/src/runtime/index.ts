@@ -3,4 +3,3 @@
 export { createRuntime } from "./create-runtime.ts";
 export type { Runtime, RuntimeOptions, SessionWiring } from "./create-runtime.ts";
 export { checkpointingGate } from "../hub/checkpointing-gate.ts";
-export { sessionStartAfterCompaction } from "../hub/session-start-after-compaction.ts";
