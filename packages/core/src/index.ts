@@ -130,7 +130,7 @@ export { createEnterPlanModeTool } from "./tools/builtin/index.ts";
 export { PLAN_MODE_REMINDER, modelForMode } from "./loop/plan-mode.ts";
 export { MODEL_ALIASES, resolveModelAlias } from "./model/model-aliases.ts";
 export { BACKGROUND_AGENTS_SERVICE, BackgroundAgents, backgroundAgentsOf, taskNotificationText } from "./agents/background-agents.ts";
-export type { BackgroundAgentOutcome, TaskNotification } from "./agents/background-agents.ts";
+export type { BackgroundAgentOutcome, BackgroundAgentView, TaskNotification } from "./agents/background-agents.ts";
 // MCP client (runtime-neutral; Node transports live at @cairn/core/node).
 export {
   describeServer,

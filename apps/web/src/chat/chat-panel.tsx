@@ -16,6 +16,7 @@ import { MessageList } from "./message-list";
 import { ModeModelControls } from "../session/mode-model-controls";
 import { SessionBar } from "../session/session-bar";
 import { TodoList } from "./todo-list";
+import { BackgroundAgents } from "./background-agents";
 import { SessionCost } from "./session-cost-view";
 import { RewindDialog } from "../review/rewind-dialog";
 import { NotifyToggle } from "../notify/notify-toggle";
@@ -165,6 +166,7 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
         empty={<p className="muted">Ask the agent to read, search, edit or run code in this workspace.</p>}
       />
       <TodoList todos={state.todos} />
+      <BackgroundAgents agents={state.backgroundAgents} />
       {request && sessionId ? (
         <PermissionPrompt
           key={request.requestId}

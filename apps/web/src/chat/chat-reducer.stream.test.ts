@@ -88,11 +88,15 @@ describe("session state and run end", () => {
           todos: [{ content: "a", status: "pending", activeForm: "doing a" }],
           contextTokens: 1234,
           queued: 0,
+          backgroundAgents: [{ agentId: "agent_1", description: "Scan logs", status: "running", startedAt: 1, endedAt: null, resultPreview: null }],
         },
       ]),
     );
     expect(state).toMatchObject({ running: true, permissionMode: "acceptEdits", model: "claude-x", contextTokens: 1234 });
     expect(state.todos).toHaveLength(1);
+    expect(state.backgroundAgents).toEqual([
+      { agentId: "agent_1", description: "Scan logs", status: "running", startedAt: 1, endedAt: null, resultPreview: null },
+    ]);
   });
 
   it("records compactions for the context meter", () => {

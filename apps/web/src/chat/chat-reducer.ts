@@ -34,6 +34,7 @@ function reduce(state: ChatState, event: SessionEvent, key: string): ChatState {
         todos: event.todos,
         contextTokens: event.contextTokens,
         queued: event.queued,
+        backgroundAgents: event.backgroundAgents,
         // A run that ended while we were away leaves nothing streaming.
         ...(event.running ? {} : { streamingId: null, permissionRequests: [], items: stopStreaming(state.items) }),
       };

@@ -37,6 +37,7 @@ const snapshot: SessionSnapshot = {
   lastSeq: 57,
   streamingFromSeq: null,
   queued: 0,
+  backgroundAgents: [{ agentId: "agent_9", description: "Review the diff", status: "completed", startedAt: 5, endedAt: 9, resultPreview: "Looks fine." }],
 };
 
 describe("state from session.get", () => {
@@ -47,6 +48,7 @@ describe("state from session.get", () => {
     expect(state.toolCalls.t_edit).toMatchObject({ status: "pending", awaitingPermission: true });
     expect(state.permissionRequests.map((request) => request.requestId)).toEqual(["req_1"]);
     expect(state).toMatchObject({ running: true, contextTokens: 900, contextWindow: 200_000, lastEventId: "57" });
+    expect(state.backgroundAgents.map((agent) => `${agent.agentId}:${agent.status}`)).toEqual(["agent_9:completed"]);
   });
 
   it("continues with live events after the snapshot", () => {

@@ -28,6 +28,7 @@ export function stateFromSnapshot(snapshot: SessionSnapshot): ChatState {
     contextTokens: snapshot.contextTokens,
     contextWindow: snapshot.contextWindow,
     queued: snapshot.queued,
+    backgroundAgents: snapshot.backgroundAgents,
     lastEventId: String(snapshot.streamingFromSeq ?? snapshot.lastSeq),
   };
 }

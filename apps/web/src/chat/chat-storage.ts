@@ -1,7 +1,7 @@
 import type { ChatState } from "./chat-types.ts";
 
 /** Bump when ChatState's shape changes, so an old tab's saved state is ignored instead of misread. */
-const FORMAT = 2;
+const FORMAT = 3;
 const keyOf = (sessionId: string) => `cairn:chat:${sessionId}`;
 
 type Saved = { format: number; sessionId: string; state: ChatState };

@@ -7,6 +7,8 @@ export type { SessionEvent };
 /** A conversation message as JSON delivers it (fields typed `unknown` become optional on the wire). */
 export type WireMessage = Extract<SessionEvent, { type: "message" }>["message"];
 
+export type BackgroundAgentView = Extract<SessionEvent, { type: "session-state" }>["backgroundAgents"][number];
+
 export type ToolStatus = "pending" | "running" | "completed" | "error";
 
 export type ToolDecisionView = {
@@ -96,6 +98,8 @@ export type ChatState = {
   contextWindow: number;
   /** Prompts waiting for the current run to end. */
   queued: number;
+  /** Agents started with `run_in_background`: those running and the latest that ended. */
+  backgroundAgents: BackgroundAgentView[];
   /** Context size after each compaction, for the meter's marks. */
   compactions: { preTokens: number; postTokens: number }[];
   /** The server's id of the last event applied; the stream resumes after it. */
@@ -114,6 +118,7 @@ export const initialChatState = (): ChatState => ({
   contextTokens: null,
   contextWindow: 200_000,
   queued: 0,
+  backgroundAgents: [],
   compactions: [],
   lastEventId: null,
 });

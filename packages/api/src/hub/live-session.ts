@@ -117,6 +117,7 @@ export class LiveSession {
     this.unsubscribeStore = this.store.subscribe(() => this.publishStateIfChanged());
     // A background agent that finishes while the session is idle wakes it: its result becomes the next turn.
     this.backgroundAgents.onFinished(() => this.deliverBackgroundResults());
+    this.backgroundAgents.onChange(() => this.publishStateIfChanged());
   }
 
   get running(): boolean {
@@ -145,6 +146,7 @@ export class LiveSession {
       todos: app.todos.map((todo) => ({ ...todo })),
       contextTokens: this.contextTokens,
       queued: this.queue.length,
+      backgroundAgents: this.backgroundAgents.views(),
     };
   }
 
@@ -165,6 +167,7 @@ export class LiveSession {
       lastSeq: this.bus.lastSeq(this.sessionId),
       streamingFromSeq: this.streamingFromSeq,
       queued: state.queued,
+      backgroundAgents: state.backgroundAgents,
     };
   }
 

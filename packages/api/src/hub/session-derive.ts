@@ -12,7 +12,8 @@ export function sameState(left: SessionStateEvent, right: SessionStateEvent): bo
     left.model === right.model &&
     left.contextTokens === right.contextTokens &&
     left.queued === right.queued &&
-    JSON.stringify(left.todos) === JSON.stringify(right.todos)
+    JSON.stringify(left.todos) === JSON.stringify(right.todos) &&
+    JSON.stringify(left.backgroundAgents) === JSON.stringify(right.backgroundAgents)
   );
 }
 

@@ -1,5 +1,5 @@
 import type { AgentEvent, ConversationMessage, PermissionBehavior, PermissionMode, PermissionRuleSource, TodoItem } from "@cairn/core/schema";
-import type { MemoryOverview, PermissionRequest, SlashCommandInfo } from "@cairn/core";
+import type { BackgroundAgentView, MemoryOverview, PermissionRequest, SlashCommandInfo } from "@cairn/core";
 
 /**
  * The data the web IDE receives. Plain JSON (no transformer): everything here survives `JSON.stringify`.
@@ -16,6 +16,8 @@ export type SessionStateEvent = {
   contextTokens: number | null;
   /** Prompts waiting for the current run to end (send queues while running). */
   queued: number;
+  /** Agents started with `run_in_background`: those running and the latest that ended. */
+  backgroundAgents: BackgroundAgentView[];
 };
 
 /** What `session.events` yields: the engine's events plus the hub's own state snapshots. */
@@ -52,6 +54,7 @@ export type SessionSnapshot = {
    */
   streamingFromSeq: number | null;
   queued: number;
+  backgroundAgents: BackgroundAgentView[];
 };
 
 /**

@@ -7,7 +7,24 @@ export type BackgroundAgentOutcome = { status: "completed" | "failed" | "killed"
 
 export type TaskNotification = { agentId: string; description: string } & BackgroundAgentOutcome;
 
-type Entry = { agentId: string; description: string; outcome: BackgroundAgentOutcome | null };
+type Entry = { agentId: string; description: string; startedAt: number; endedAt: number | null; outcome: BackgroundAgentOutcome | null };
+
+/** A background agent as the IDE shows it: running, or how it ended and with what. */
+export type BackgroundAgentView = {
+  agentId: string;
+  description: string;
+  status: "running" | BackgroundAgentOutcome["status"];
+  /** Epoch milliseconds. */
+  startedAt: number;
+  endedAt: number | null;
+  /** The start of its final message (or error) once it has ended. */
+  resultPreview: string | null;
+};
+
+/** The views keep this many characters of an agent's result. */
+const RESULT_PREVIEW_CHARS = 300;
+/** Ended agents older than the newest this many are left out of the views. */
+const MAX_VIEWS = 20;
 
 /**
  * The subagents a session started with `run_in_background: true`. Each finished agent leaves a
@@ -18,17 +35,53 @@ export class BackgroundAgents {
   private readonly entries = new Map<string, Entry>();
   private readonly pending: TaskNotification[] = [];
   private readonly listeners = new Set<() => void>();
+  private readonly changeListeners = new Set<() => void>();
+  private readonly now: () => number;
+
+  constructor(options: { now?: () => number } = {}) {
+    this.now = options.now ?? Date.now;
+  }
 
   launch(agentId: string, description: string, done: Promise<BackgroundAgentOutcome>): void {
-    const entry: Entry = { agentId, description, outcome: null };
+    const entry: Entry = { agentId, description, startedAt: this.now(), endedAt: null, outcome: null };
     this.entries.set(agentId, entry);
+    this.changed();
     void done
       .catch((error: unknown): BackgroundAgentOutcome => ({ status: "failed", text: error instanceof Error ? error.message : String(error) }))
       .then((outcome) => {
         entry.outcome = outcome;
+        entry.endedAt = this.now();
         this.pending.push({ agentId, description, ...outcome });
+        this.changed();
         for (const listener of [...this.listeners]) listener();
       });
+  }
+
+  /** Every agent still running and the latest ones that ended, in launch order. */
+  views(): BackgroundAgentView[] {
+    const all = [...this.entries.values()];
+    const ended = all.filter((entry) => entry.outcome !== null);
+    const dropped = new Set(ended.slice(0, Math.max(0, ended.length - MAX_VIEWS)));
+    return all
+      .filter((entry) => !dropped.has(entry))
+      .map((entry) => ({
+        agentId: entry.agentId,
+        description: entry.description,
+        status: entry.outcome?.status ?? "running",
+        startedAt: entry.startedAt,
+        endedAt: entry.endedAt,
+        resultPreview: entry.outcome ? previewOf(entry.outcome.text) : null,
+      }));
+  }
+
+  /** Called when an agent starts or ends (before the finish listeners); returns the unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of [...this.changeListeners]) listener();
   }
 
   /** Agents still working. */
@@ -64,6 +117,11 @@ export class BackgroundAgents {
       signal.addEventListener("abort", done, { once: true });
     });
   }
+}
+
+function previewOf(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length > RESULT_PREVIEW_CHARS ? `${trimmed.slice(0, RESULT_PREVIEW_CHARS - 1)}…` : trimmed;
 }
 
 export function backgroundAgentsOf(context: Pick<ToolUseContext, "services">): BackgroundAgents | undefined {
