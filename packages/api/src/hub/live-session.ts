@@ -254,6 +254,8 @@ export class LiveSession {
     if (this.runState.started) await this.hooks.sessionEnd();
     this.hooks.abort();
     await this.wiring?.sink.close();
+    // The memory files' watch ends with the session.
+    await this.context?.then((context) => context.memory.close()).catch(() => undefined);
   }
 
   /**

@@ -339,6 +339,7 @@ export class SessionHub implements SessionsPort {
     this.live.clear();
     this.sessionRuntimes.clear();
     await this.options.worktrees?.close();
+    await this.workspaceMemory?.then((memory) => memory.close()).catch(() => undefined);
   }
 
   private async require(sessionId: string): Promise<LiveSession> {

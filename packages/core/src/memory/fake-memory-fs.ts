@@ -2,12 +2,22 @@ import type { MemoryFs } from "./port.ts";
 
 /**
  * An in-memory `MemoryFs` for tests: files by absolute path (directories are implied by the paths),
- * symlinks as a map from link to target, and `touch` to move a file's mtime.
+ * symlinks as a map from link to target, and `touch` to move a file's mtime. With `watch`, it offers
+ * watches that any write or removal marks changed; `quietWrite` changes a file without telling them.
  */
-export function createFakeMemoryFs(initial: Record<string, string>, links: Record<string, string> = {}) {
+export function createFakeMemoryFs(initial: Record<string, string>, links: Record<string, string> = {}, options: { watch?: boolean } = {}) {
   const files = new Map<string, { text: string; mtimeMs: number }>();
   let clock = 1;
-  const write = (path: string, text: string) => files.set(path, { text, mtimeMs: clock++ });
+  const watches = new Set<{ dirty: boolean }>();
+  let watchesMade = 0;
+  const notify = () => {
+    for (const watch of watches) watch.dirty = true;
+  };
+  const quietWrite = (path: string, text: string) => files.set(path, { text, mtimeMs: clock++ });
+  const write = (path: string, text: string) => {
+    quietWrite(path, text);
+    notify();
+  };
   for (const [path, text] of Object.entries(initial)) write(path, text);
   const real = (path: string): string => {
     for (const [link, target] of Object.entries(links)) if (path === link || path.startsWith(`${link}/`)) return target + path.slice(link.length);
@@ -55,11 +65,27 @@ export function createFakeMemoryFs(initial: Record<string, string>, links: Recor
       const target = real(path);
       return files.has(target) || dirMtime(target) !== null ? target : null;
     },
+    ...(options.watch
+      ? {
+          watch() {
+            watchesMade++;
+            const watch = { dirty: false };
+            watches.add(watch);
+            return { changed: async () => watch.dirty, close: () => void watches.delete(watch) };
+          },
+        }
+      : {}),
   };
   return {
     fs,
     write,
-    remove: (path: string) => files.delete(path),
+    quietWrite,
+    remove: (path: string) => {
+      files.delete(path);
+      notify();
+    },
     statCount: () => stats,
+    openWatches: () => watches.size,
+    watchesMade: () => watchesMade,
   };
 }

@@ -15,6 +15,19 @@ export type MemoryFs = {
   listFiles(path: string): Promise<string[] | null>;
   /** The path with symlinks followed, or null when it does not exist. */
   realPath(path: string): Promise<string | null>;
+  /**
+   * Watches `paths` (files and directories, present or not) for changes, where the platform can: the check
+   * before each request then asks the watch instead of the file system. Null (or absent) when it cannot;
+   * then every check stats the paths.
+   */
+  watch?(paths: readonly string[]): MemoryWatch | null;
+};
+
+/** A watch over the paths a load looked at. */
+export type MemoryWatch = {
+  /** Whether anything under the watched paths may have changed since the watch began (changes already made when called count). */
+  changed(): Promise<boolean>;
+  close(): void;
 };
 
 export const memoryKinds = ["user", "project", "local", "nested"] as const;

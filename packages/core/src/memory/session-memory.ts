@@ -4,7 +4,7 @@ import { discoverSkills, readSkillBody, type SkillCatalog, type SkillDiscovery, 
 import type { SkillGrants } from "../skills/invoke.ts";
 import type { ToolUseContext } from "../tools/tool.ts";
 import { loadMemoryFiles, type MemoryLoad } from "./load.ts";
-import type { MemoryFile, MemoryFs, MemoryKind, MemoryNotice } from "./port.ts";
+import type { MemoryFile, MemoryFs, MemoryKind, MemoryNotice, MemoryWatch } from "./port.ts";
 import { renderMemoryReminder, renderNestedMemory, renderSkillListing } from "./render.ts";
 
 export const MEMORY_SERVICE = "memory";
@@ -36,9 +36,10 @@ export type MemoryPrefetch = {
 };
 
 /**
- * A session's memory files and skills. `prefetch` runs at the top of every loop iteration: it
- * stats every file and directory the last load looked at and reloads only when an mtime moved,
- * so an edit reaches the next request and an unchanged tree costs a few stats.
+ * A session's memory files and skills. `prefetch` runs at the top of every loop iteration. Where the
+ * file system can watch (`MemoryFs.watch`), the paths the last load looked at are watched, and a check
+ * with no change since costs no system call; after a change (or without a watch) it stats those paths
+ * and reloads only what moved. Either way an edit reaches the next request.
  */
 export type SessionMemory = {
   prefetch(): Promise<MemoryPrefetch>;
@@ -52,7 +53,12 @@ export type SessionMemory = {
   /** The rules skills granted since the last call, for the runner to take back when the prompt ends. */
   releaseGrants(): string[];
   overview(): Promise<MemoryOverview>;
+  /** Stops watching the files (the session ended). */
+  close(): void;
 };
+
+/** Reloads in a row while the files keep changing before the check settles; then the next check stats again. */
+const MAX_SETTLE_ATTEMPTS = 3;
 
 export function createSessionMemory(options: SessionMemoryOptions): SessionMemory {
   const { fs } = options;
@@ -107,13 +113,25 @@ export function createSessionMemory(options: SessionMemoryOptions): SessionMemor
     return { memory: memoryMoved, skills: skillsMoved };
   };
   const loadOptions = async () => ({ fs, homeDir: home, allowedRoots: await roots() });
+  let watch: MemoryWatch | undefined;
+  let closed = false;
+  const stopWatching = () => {
+    watch?.close();
+    watch = undefined;
+  };
   const current = async (): Promise<{ memory: MemoryLoad; skills: SkillDiscovery }> => {
-    const checked = memory && skills ? await moved(memory.watched, skills.watched) : undefined;
-    const memoryMoved = !memory || checked?.memory === true;
-    const skillsMoved = !skills || checked?.skills === true;
-    if (memoryMoved) memory = await loadMemoryFiles(rootFiles, await loadOptions());
-    if (skillsMoved) skills = await discoverSkills(fs, skillRoots);
-    return { memory: memory!, skills: skills! };
+    if (memory && skills && watch && !(await watch.changed())) return { memory, skills };
+    for (let attempt = 0; ; attempt++) {
+      // Watch first, then stat: a change made after the stats is then seen by the watch.
+      stopWatching();
+      if (memory && skills && !closed && attempt < MAX_SETTLE_ATTEMPTS) watch = fs.watch?.([...memory.watched.keys(), ...skills.watched.keys()]) ?? undefined;
+      const checked = memory && skills ? await moved(memory.watched, skills.watched) : undefined;
+      const memoryMoved = !memory || checked?.memory === true;
+      const skillsMoved = !skills || checked?.skills === true;
+      if ((!memoryMoved && !skillsMoved) || attempt >= MAX_SETTLE_ATTEMPTS) return { memory: memory!, skills: skills! };
+      if (memoryMoved) memory = await loadMemoryFiles(rootFiles, await loadOptions());
+      if (skillsMoved) skills = await discoverSkills(fs, skillRoots);
+    }
   };
   const fresh = (notices: readonly MemoryNotice[]) =>
     notices.filter((notice) => {
@@ -179,6 +197,10 @@ export function createSessionMemory(options: SessionMemoryOptions): SessionMemor
         skills: state.skills.skills,
         problems: state.skills.problems,
       };
+    },
+    close() {
+      closed = true;
+      stopWatching();
     },
   };
 }

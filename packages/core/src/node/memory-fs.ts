@@ -2,8 +2,9 @@ import { statSync } from "node:fs";
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { MemoryFs } from "../memory/port.ts";
+import { watchMemoryPaths } from "./memory-watch.ts";
 
-/** Memory and skill discovery on the local disk. Every miss is a null, never a throw. */
+/** Memory and skill discovery on the local disk, changes watched with the OS's file events. Every miss is a null, never a throw. */
 export function createNodeMemoryFs(): MemoryFs {
   const listing = async (path: string, wantDirectories: boolean): Promise<string[] | null> => {
     const entries = await readdir(path, { withFileTypes: true }).catch(() => null);
@@ -45,5 +46,6 @@ export function createNodeMemoryFs(): MemoryFs {
     async realPath(path) {
       return realpath(path).catch(() => null);
     },
+    watch: watchMemoryPaths,
   };
 }
