@@ -14,6 +14,10 @@ export type DistributedConfig = {
   workerUrls: string[];
   /** This node's id in leases and logs; default `<hostname>-<pid>`. */
   nodeId: string;
+  /** How long a session lease lasts without renewal (ms); default 8,000. */
+  leaseTtlMs?: number;
+  /** At shutdown, how long running prompts may go on before they are interrupted and handed over (ms); default 30,000. */
+  drainTimeoutMs?: number;
 };
 
 /** What the command line and the environment said, before validation (flags win over the environment). */

@@ -1,11 +1,15 @@
 import { Redis } from "ioredis";
 import type { EventBus } from "../hub/event-bus.ts";
+import type { SessionOwnership } from "../hub/session-ownership.ts";
 import type { SessionStoreFactory } from "../session-store/session-store.ts";
 import { RedisEventBus } from "./redis/redis-event-bus.ts";
 import { redactUrl, type DistributedConfig } from "./distributed-config.ts";
 import { openDatabase, type Database } from "./postgres/database.ts";
 import { migrate } from "./postgres/migrations.ts";
 import { createPostgresSessionStore } from "./postgres/postgres-session-store.ts";
+import { createSessionLeaseStore } from "./postgres/session-leases.ts";
+import { RedisCommandChannel } from "./redis/command-channel.ts";
+import { DEFAULT_LEASE_TTL_MS, SessionLeasing } from "./session-leasing.ts";
 
 /** What a node in distributed mode adds to the server: shared stores, and what to close at the end. */
 export type DistributedNode = {
@@ -14,6 +18,10 @@ export type DistributedNode = {
   sessionStore: SessionStoreFactory | undefined;
   /** The event fan-out over Redis Streams (undefined without `--redis-url`). */
   bus: EventBus | undefined;
+  /** Session leases in PostgreSQL, commands routed over Redis (undefined without `--database-url`). */
+  ownership: SessionOwnership | undefined;
+  /** How long a draining node lets running prompts go on (ms). */
+  drainTimeoutMs: number | undefined;
   /** Each shared service's state for `/readyz`: "ok" or the error (each probe bounded to 2 s). */
   checks(): Promise<Record<string, string>>;
   /** One line per service, for the start banner. */
@@ -33,8 +41,10 @@ export class DistributedStartError extends Error {
  */
 export async function startDistributedNode(config: DistributedConfig, options: { onError?: (message: string) => void } = {}): Promise<DistributedNode> {
   let sql: Database | undefined;
+  let leasing: SessionLeasing | undefined;
   let redis: Redis | undefined;
   let bus: RedisEventBus | undefined;
+  let channel: RedisCommandChannel | undefined;
   const lines: string[] = [`node id: ${config.nodeId}`];
   try {
     if (config.databaseUrl !== undefined) {
@@ -66,7 +76,29 @@ export async function startDistributedNode(config: DistributedConfig, options: {
       bus = new RedisEventBus({ redis, onError: (error, context) => options.onError?.(`Redis ${context}: ${error.message}`) });
       lines.push(`Redis: ${url} (event streams)`);
     }
+    // Leases need both: PostgreSQL fences the writes, Redis carries the commands to the owner. Without
+    // Redis nothing could reach an owner, so PostgreSQL alone keeps sessions unleased (one node per session by hand).
+    if (sql && redis) {
+      const ttlMs = config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+      const owner = new SessionLeasing({
+        nodeId: config.nodeId,
+        leases: createSessionLeaseStore(sql, { ttlMs }),
+        ttlMs,
+        onError: (error, context) => options.onError?.(`${context}: ${error.message}`),
+      });
+      leasing = owner;
+      channel = new RedisCommandChannel({
+        redis,
+        nodeId: config.nodeId,
+        handle: (command) => owner.handle(command),
+        onError: (error, context) => options.onError?.(`Redis ${context}: ${error.message}`),
+      });
+      owner.attach(channel);
+      await channel.start();
+      lines.push(`session leases: PostgreSQL, ${ttlMs} ms TTL; commands routed to owners over Redis`);
+    }
   } catch (error) {
+    await channel?.close().catch(() => undefined);
     await sql?.end({ timeout: 1 }).catch(() => undefined);
     redis?.disconnect();
     throw error;
@@ -74,10 +106,29 @@ export async function startDistributedNode(config: DistributedConfig, options: {
   const client = redis;
   const events = bus;
   const database = sql;
+  const leases = leasing;
+  const commands = channel;
   return {
     nodeId: config.nodeId,
-    sessionStore: database ? (location) => createPostgresSessionStore({ ...location, sql: database }) : undefined,
+    sessionStore: database
+      ? (location) =>
+          createPostgresSessionStore({
+            ...location,
+            sql: database,
+            ...(leases
+              ? {
+                  fence: leases.fence,
+                  onFenced: (sessionId, generation) =>
+                    options.onError?.(
+                      `refused a write to session ${sessionId}: ${generation === undefined ? "this node holds no lease for it" : `lease generation ${generation} is no longer current (another node took the session over)`}`,
+                    ),
+                }
+              : {}),
+          })
+      : undefined,
     bus: events,
+    ownership: leases,
+    drainTimeoutMs: config.drainTimeoutMs,
     async checks() {
       const checks: Record<string, string> = {};
       const probes: Array<Promise<void>> = [];
@@ -88,6 +139,7 @@ export async function startDistributedNode(config: DistributedConfig, options: {
     },
     describe: () => [...lines],
     async close() {
+      await commands?.close().catch(() => undefined);
       await events?.close().catch(() => undefined);
       await client?.quit().catch(() => client.disconnect());
       await database?.end({ timeout: 5 });

@@ -278,11 +278,19 @@ export class LiveSession {
    */
   async recordNote(text: string): Promise<void> {
     if (this.active) throw new ApiError("session_busy", "Wait for the agent to finish (or interrupt it) first");
-    const message = metaNote(text, this.history.at(-1)?.uuid ?? null);
-    await this.sessionWiring().sink.appendMessage(message);
-    await this.sessionWiring().sink.flush();
-    this.observe({ type: "message", message });
-    this.bus.publish(this.sessionId, { type: "message", message });
+    await this.record([metaNote(text, this.history.at(-1)?.uuid ?? null)]);
+  }
+
+  /** Appends messages made outside a run (a note, the close of a turn another node left unfinished), durably, and shows them. */
+  async record(messages: readonly ConversationMessage[]): Promise<void> {
+    const sink = this.sessionWiring().sink;
+    for (const message of messages) await sink.appendMessage(message);
+    await sink.flush();
+    for (const message of messages) {
+      this.observe({ type: "message", message });
+      this.bus.publish(this.sessionId, { type: "message", message });
+    }
+    this.publishStateIfChanged();
   }
 
   /** The checkpoints recorded in this session's transcript, in order (undefined when nothing is written yet). */

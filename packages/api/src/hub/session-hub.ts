@@ -18,6 +18,9 @@ import type { CompactResult, MemoryView, RewindMode, RewindPreview, RewindResult
 import { MemoryEventBus, type EventBus } from "./event-bus.ts";
 import { streamEvents } from "./event-stream.ts";
 import { LiveSession } from "./live-session.ts";
+import { drainSessions } from "./session-drain.ts";
+import type { SessionCommand, SessionOwnership } from "./session-ownership.ts";
+import { ownershipHost } from "./session-takeover.ts";
 import { forkAt, loadSession, rewindFiles, rewindFilesPreview } from "./session-files.ts";
 import type { WorktreeSessions } from "../worktree/worktree-sessions.ts";
 import type { WorktreeRecord } from "../worktree/worktree-registry.ts";
@@ -39,6 +42,10 @@ export type SessionHubOptions = {
   deps?: (runtime: Runtime) => QueryDeps;
   /** Sessions in worktrees of their own: their runtime (tools, sandbox, git) is rooted there. */
   worktrees?: WorktreeSessions;
+  /** Distributed mode: session leases, commands routed to the owner node, takeover. Embedded: none. */
+  ownership?: SessionOwnership;
+  /** At close, how long running prompts may go on before they are interrupted and handed over (ms). Default 30,000 with ownership. */
+  drainTimeoutMs?: number;
 };
 
 /**
@@ -66,6 +73,7 @@ export class SessionHub implements SessionsPort {
     this.bus = options.bus ?? new MemoryEventBus();
     this.checkpointStore =
       options.checkpoints === false ? undefined : createCheckpointStore({ cairnHome: this.runtime.cairnHome, workspaceRoot: this.runtime.workspaceRoot });
+    options.ownership?.start(ownershipHost({ live: this.live, bus: this.bus, load: (sessionId) => this.require(sessionId), sessions: this }));
     const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     if (idleMs > 0 && Number.isFinite(idleMs)) {
       this.sweeper = setInterval(() => void this.evictIdle(idleMs), Math.min(60_000, Math.max(10, idleMs / 2)));
@@ -92,6 +100,7 @@ export class SessionHub implements SessionsPort {
       this.bus.drop(sessionId);
       evicted.push(sessionId);
       await session.close().catch(() => undefined);
+      await this.options.ownership?.release(sessionId).catch(() => undefined);
     }
     return evicted;
   }
@@ -99,6 +108,7 @@ export class SessionHub implements SessionsPort {
   async create(options: { model?: string; permissionMode?: PermissionMode; startSource?: "clear" }): Promise<{ sessionId: string }> {
     if (options.permissionMode === "bypassPermissions") this.assertBypassAllowed();
     const session = this.adopt(randomUUID(), options);
+    await this.options.ownership?.claimNew(session.sessionId);
     return { sessionId: session.sessionId };
   }
 
@@ -162,11 +172,15 @@ export class SessionHub implements SessionsPort {
   }
 
   async get(sessionId: string): Promise<SessionSnapshot> {
-    return (await this.require(sessionId)).snapshot();
+    return this.routed({ kind: "get", sessionId }, async () => (await this.require(sessionId)).snapshot());
   }
 
   /** Runs or queues a prompt; `/<name> [args]` runs a built-in or a skill, and an unknown command sends nothing. */
-  async send(sessionId: string, prompt: string): Promise<SendResult> {
+  send(sessionId: string, prompt: string): Promise<SendResult> {
+    return this.routed({ kind: "send", sessionId, prompt }, () => this.sendHere(sessionId, prompt));
+  }
+
+  private async sendHere(sessionId: string, prompt: string): Promise<SendResult> {
     const session = await this.require(sessionId);
     const worktree = await this.options.worktrees?.record(sessionId);
     if (worktree?.discardedAt !== undefined)
@@ -215,18 +229,25 @@ export class SessionHub implements SessionsPort {
     return { ...overview, commands: slashCommandList(overview) };
   }
 
-  async interrupt(sessionId: string): Promise<{ interrupted: boolean }> {
-    return { interrupted: (await this.require(sessionId)).interrupt() };
+  interrupt(sessionId: string): Promise<{ interrupted: boolean }> {
+    return this.routed({ kind: "interrupt", sessionId }, async () => ({ interrupted: (await this.require(sessionId)).interrupt() }));
   }
 
   async setMode(sessionId: string, mode: PermissionMode): Promise<void> {
-    const session = await this.require(sessionId);
     if (mode === "bypassPermissions") this.assertBypassAllowed();
-    session.setMode(mode);
+    await this.routed({ kind: "set-mode", sessionId, mode }, async () => {
+      const session = await this.require(sessionId);
+      if (mode === "bypassPermissions") this.assertBypassAllowed();
+      session.setMode(mode);
+      return null;
+    });
   }
 
   async setModel(sessionId: string, model: string): Promise<void> {
-    (await this.require(sessionId)).setModel(model);
+    await this.routed({ kind: "set-model", sessionId, model }, async () => {
+      (await this.require(sessionId)).setModel(model);
+      return null;
+    });
   }
 
   async compact(sessionId: string, instructions: string | undefined): Promise<CompactResult> {
@@ -289,12 +310,15 @@ export class SessionHub implements SessionsPort {
   }
 
   async *events(sessionId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<SequencedEvent> {
-    const session = await this.require(sessionId);
-    yield* streamEvents({ bus: this.bus, sessionId, afterSeq, signal, backfill: async () => session.backfill() });
+    await this.require(sessionId);
+    // The session may be replaced meanwhile (another node's run taken over here): backfill from the current one.
+    yield* streamEvents({ bus: this.bus, sessionId, afterSeq, signal, backfill: async () => (await this.require(sessionId)).backfill() });
   }
 
-  async respond(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<{ accepted: boolean }> {
-    return { accepted: (await this.require(sessionId)).broker.respond(requestId, answer) };
+  respond(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<{ accepted: boolean }> {
+    return this.routed({ kind: "respond", sessionId, requestId, answer }, async () => ({
+      accepted: (await this.require(sessionId)).broker.respond(requestId, answer),
+    }));
   }
 
   async addSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<void> {
@@ -330,8 +354,14 @@ export class SessionHub implements SessionsPort {
     return this.live.get(sessionId);
   }
 
-  /** Stops every run and closes every transcript. */
+  /**
+   * Stops every run and closes every transcript. With session leases the node drains first: idle
+   * sessions are handed over at once, running prompts may finish (up to `drainTimeoutMs`), and what
+   * still runs then is interrupted and handed over; another node takes each one on its next command.
+   */
   async close(): Promise<void> {
+    const ownership = this.options.ownership;
+    if (ownership && !this.closed) await drainSessions(ownership, this.live, this.options.drainTimeoutMs ?? 30_000);
     this.closed = true;
     if (this.sweeper) clearInterval(this.sweeper);
     await Promise.allSettled(this.loading.values());
@@ -340,6 +370,13 @@ export class SessionHub implements SessionsPort {
     this.sessionRuntimes.clear();
     await this.options.worktrees?.close();
     await this.workspaceMemory?.then((memory) => memory.close()).catch(() => undefined);
+    await ownership?.close();
+  }
+
+  /** A command that must run where the session's owner is (this node when embedded). */
+  private routed<T>(command: SessionCommand, here: () => Promise<T>): Promise<T> {
+    const ownership = this.options.ownership;
+    return ownership ? ownership.route(command, here) : here();
   }
 
   private async require(sessionId: string): Promise<LiveSession> {

@@ -31,6 +31,8 @@ export const apiErrorCodes = [
   "unknown_command",
   "merge_conflict",
   "worktree_not_found",
+  "owner_unreachable",
+  "not_owner",
 ] as const;
 export type ApiErrorCode = (typeof apiErrorCodes)[number];
 
@@ -64,6 +66,8 @@ const trpcCodeOf: Record<ApiErrorCode, TRPC_ERROR_CODE_KEY> = {
   unknown_command: "BAD_REQUEST",
   merge_conflict: "CONFLICT",
   worktree_not_found: "NOT_FOUND",
+  owner_unreachable: "SERVICE_UNAVAILABLE",
+  not_owner: "CONFLICT",
 };
 
 /** Details a client can act on, e.g. the current mtime after a write conflict. JSON only. */

@@ -103,6 +103,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       ...(checkpoints !== undefined ? { checkpoints } : {}),
       ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
       ...(bus ? { bus } : distributed?.bus ? { bus: distributed.bus } : {}),
+      ...(distributed?.ownership ? { ownership: distributed.ownership, drainTimeoutMs: distributed.drainTimeoutMs } : {}),
       ...(deps ? { deps } : {}),
     });
     terminals = new TerminalManager(runtime);

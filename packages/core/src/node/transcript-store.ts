@@ -51,7 +51,9 @@ export type TranscriptStoreErrorCode =
   | "write-failed"
   | "session-exists"
   | "session-not-found"
-  | "missing-cwd";
+  | "missing-cwd"
+  /** A shared store refused the append: another node has taken the session over (its lease generation is newer). */
+  | "fenced";
 
 export class TranscriptStoreError extends Error {
   readonly code: TranscriptStoreErrorCode;

@@ -32,6 +32,21 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 2,
+    name: "session leases",
+    statements: [
+      // One row per session that a node has ever owned. The generation only grows: it is the fencing
+      // token every transcript append checks. owner is null once released; expires_at is on the database's clock.
+      `create table cairn_session_leases (
+         session_id text primary key,
+         owner text,
+         generation bigint not null,
+         expires_at timestamptz not null
+       )`,
+      "create index cairn_session_leases_by_owner on cairn_session_leases (owner)",
+    ],
+  },
 ];
 
 /** A lock id of Cairn's own: two nodes starting at once migrate one after the other. */

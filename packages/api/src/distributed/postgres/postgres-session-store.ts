@@ -7,6 +7,14 @@ import type { Database, Executor } from "./database.ts";
 export type PostgresSessionStoreOptions = SessionStoreLocation & {
   sql: Database;
   now?: () => Date;
+  /**
+   * Session leases are on: each append names the lease generation this node holds (undefined: none),
+   * and the statement that appends checks it against `cairn_session_leases`, so a node whose lease
+   * another node has taken over (a stale owner) has its writes refused with code `fenced`.
+   */
+  fence?: (sessionId: string) => number | undefined;
+  /** Told of each append the fence refused (logged by the node). */
+  onFenced?: (sessionId: string, generation: number | undefined) => void;
 };
 
 /** What one line adds to its session's list entry. */
@@ -73,10 +81,22 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
     };
   };
 
-  const appendLine = async (executor: Executor, sessionId: string, line: string): Promise<void> => {
+  const appendLine = async (executor: Executor, sessionId: string, line: string, fenced = options.fence !== undefined): Promise<void> => {
     const facts = lineFacts(line, now);
+    const generation = fenced ? options.fence?.(sessionId) : undefined;
+    if (fenced && generation === undefined) {
+      options.onFenced?.(sessionId, undefined);
+      throw new TranscriptStoreError("fenced", `This node does not hold the lease of session ${sessionId}`);
+    }
+    // FOR SHARE orders the append against a takeover (which updates the lease row): whichever commits
+    // first wins, and an append waiting behind a takeover re-reads the new generation and writes nothing.
     const rows = await executor`
-      with counted as (
+      with lease as (
+        select 1 from cairn_session_leases
+        where session_id = ${sessionId} and generation = ${generation ?? 0}
+        for share
+      ),
+      counted as (
         update cairn_sessions set
           line_count = line_count + 1,
           updated_at = ${facts.timestamp}::timestamptz,
@@ -84,13 +104,17 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
           title = coalesce(${facts.title}, title),
           prompt_title = coalesce(prompt_title, ${facts.promptTitle}),
           first_prompt = coalesce(first_prompt, ${facts.firstPrompt})
-        where session_id = ${sessionId}
+        where session_id = ${sessionId} and (${!fenced} or exists (select 1 from lease))
         returning line_count
       )
       insert into cairn_transcript_lines (session_id, line_no, line)
       select ${sessionId}, line_count, ${line} from counted
       returning line_no`;
-    if (rows.length === 0) throw new TranscriptStoreError("session-not-found", `Session ${sessionId} is not in the database`);
+    if (rows.length > 0) return;
+    const session = await executor`select 1 from cairn_sessions where session_id = ${sessionId}`;
+    if (session.length === 0) throw new TranscriptStoreError("session-not-found", `Session ${sessionId} is not in the database`);
+    options.onFenced?.(sessionId, generation);
+    throw new TranscriptStoreError("fenced", `Session ${sessionId} was taken over by another node (lease generation ${generation} is no longer current)`);
   };
 
   const linesOf = async (sessionId: string): Promise<string[] | undefined> => {
@@ -147,7 +171,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
           insert into cairn_sessions (session_id, workspace, updated_at) values (${newSessionId}, ${workspaceRoot}, ${now()})
           on conflict (session_id) do nothing returning session_id`;
         if (inserted.length === 0) throw new TranscriptStoreError("session-exists", `Session ${newSessionId} already exists`);
-        for (const line of written) await appendLine(transaction, newSessionId, line);
+        for (const line of written) await appendLine(transaction, newSessionId, line, false);
       });
     },
     transcriptPath: (sessionId) => `postgres:cairn_transcript_lines/${sessionId}`,

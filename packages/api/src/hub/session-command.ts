@@ -1,0 +1,22 @@
+import type { SessionsPort } from "../router/context.ts";
+import type { SessionCommand } from "./session-ownership.ts";
+
+/** Runs a command another node routed here, through the same hub methods a local request uses; the result is JSON. */
+export async function executeSessionCommand(sessions: SessionsPort, command: SessionCommand): Promise<unknown> {
+  switch (command.kind) {
+    case "send":
+      return sessions.send(command.sessionId, command.prompt);
+    case "interrupt":
+      return sessions.interrupt(command.sessionId);
+    case "respond":
+      return sessions.respond(command.sessionId, command.requestId, command.answer);
+    case "set-mode":
+      await sessions.setMode(command.sessionId, command.mode);
+      return null;
+    case "set-model":
+      await sessions.setModel(command.sessionId, command.model);
+      return null;
+    case "get":
+      return sessions.get(command.sessionId);
+  }
+}
