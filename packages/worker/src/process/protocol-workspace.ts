@@ -2,7 +2,7 @@ import { WorkspaceError } from "@cairn/core";
 import type { ExecOptions, OutputChunk, WatchEvent } from "@cairn/core";
 import { remoteGit } from "../git/git-protocol.ts";
 import type { WorkerProcessWorkspace } from "./worker-client.ts";
-import type { CallHandlers } from "./worker-connection.ts";
+import type { CallHandlers } from "./pending-calls.ts";
 import { methodSchemas, type MethodName, type MethodParams, type MethodResult } from "./protocol.ts";
 
 /** One live link to a worker (a child process, or a socket to a remote worker) that carries protocol calls. */

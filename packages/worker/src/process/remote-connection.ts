@@ -1,11 +1,9 @@
 import { WorkspaceError } from "@cairn/core";
 import type WebSocket from "ws";
-import { abortError } from "../errors.ts";
-import { GitError } from "../git/git-runner.ts";
 import type { LocalWorkspaceOptions } from "../settings.ts";
+import { type CallHandlers, PendingCalls, wireError } from "./pending-calls.ts";
 import type { ProtocolConnection } from "./protocol-workspace.ts";
-import { childMessageSchema, decodeLine, type MethodName, type MethodParams, type ParentMessage, type WireError } from "./protocol.ts";
-import type { CallHandlers } from "./worker-connection.ts";
+import { childMessageSchema, decodeLine, type MethodName, type MethodParams, type ParentMessage } from "./protocol.ts";
 
 export type RemoteConnectionOptions = {
   /** `ws://host:port` or `wss://host:port` of a `cairn worker --listen`. */
@@ -19,19 +17,13 @@ export type RemoteConnectionOptions = {
   ca?: string | undefined;
 };
 
-type Pending = { method: MethodName; resolve: (value: unknown) => void; reject: (error: unknown) => void; handlers: CallHandlers; cleanup: () => void };
-
-const wireError = ({ code, message, path, gitCode }: WireError): Error =>
-  gitCode ? new GitError(gitCode, message) : new WorkspaceError(code, message, path === undefined ? {} : { path });
-
 /** One WebSocket to a remote worker and the calls in flight on it. Once the socket closes, the connection is dead for good. */
 export class RemoteConnection implements ProtocolConnection {
   readonly pid = undefined;
   /** Resolves with the worker's path of the workspace once it is open; rejects if the worker cannot be reached. */
   readonly ready: Promise<string>;
   private socket: WebSocket | undefined;
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 0;
+  private readonly calls = new PendingCalls();
   private closedReason: string | undefined;
   private markClosed: () => void = () => undefined;
   private readonly closed = new Promise<void>((resolve) => {
@@ -66,19 +58,7 @@ export class RemoteConnection implements ProtocolConnection {
     await this.ready;
     signal?.throwIfAborted();
     if (this.closedReason !== undefined) throw this.unavailable(method);
-    const id = this.nextId;
-    this.nextId += 1;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.send({ type: "abort", id });
-        if (handlers.abortWaitsForReply === true) return;
-        this.settle(id, (pending) => pending.reject(abortError(signal ?? new AbortController().signal)));
-      };
-      const cleanup = () => signal?.removeEventListener("abort", onAbort);
-      this.pending.set(id, { method, resolve, reject, handlers, cleanup });
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.send({ type: "call", id, method, params });
-    });
+    return this.calls.start(method, params, handlers, (message) => this.send(message));
   }
 
   async close(): Promise<void> {
@@ -123,16 +103,10 @@ export class RemoteConnection implements ProtocolConnection {
           socket.close();
           return;
         case "output":
-          this.pending.get(message.id)?.handlers.onOutput?.(message.chunk);
-          return;
         case "event":
-          this.pending.get(message.id)?.handlers.onEvent?.(message.event);
-          return;
         case "result":
-          this.settle(message.id, (pending) => pending.resolve(message.value));
-          return;
         case "error":
-          this.settle(message.id, (pending) => pending.reject(wireError(message.error)));
+          this.calls.answer(message);
           return;
       }
     });
@@ -148,11 +122,7 @@ export class RemoteConnection implements ProtocolConnection {
   private fail(reason: string): void {
     if (this.closedReason !== undefined) return;
     this.closedReason = reason;
-    for (const [id, pending] of this.pending) {
-      this.pending.delete(id);
-      pending.cleanup();
-      pending.reject(this.unavailable(pending.method));
-    }
+    this.calls.failAll((method) => this.unavailable(method));
     this.markClosed();
   }
 
@@ -161,14 +131,6 @@ export class RemoteConnection implements ProtocolConnection {
       "worker_unavailable",
       `The remote workspace worker is unreachable (${this.closedReason ?? "not connected"}) during ${method}; the next call reconnects`,
     );
-  }
-
-  private settle(id: number, action: (pending: Pending) => void): void {
-    const pending = this.pending.get(id);
-    if (pending === undefined) return;
-    this.pending.delete(id);
-    pending.cleanup();
-    action(pending);
   }
 
   private send(message: ParentMessage): void {

@@ -4,37 +4,18 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { WorkspaceError } from "@cairn/core";
-import type { OutputChunk, WatchEvent } from "@cairn/core";
-import { abortError } from "../errors.ts";
-import { GitError } from "../git/git-runner.ts";
 import type { LocalWorkspaceOptions } from "../settings.ts";
+import { type CallHandlers, PendingCalls } from "./pending-calls.ts";
 import { childMessageSchema, decodeLine, encodeLine, type MethodName, type MethodParams, type ParentMessage } from "./protocol.ts";
-
-export type CallHandlers = {
-  signal?: AbortSignal;
-  /** On abort, tell the child and wait for its answer instead of rejecting at once. */
-  abortWaitsForReply?: boolean;
-  onOutput?: (chunk: OutputChunk) => void;
-  onEvent?: (event: WatchEvent) => void;
-};
-
-type Pending = {
-  method: MethodName;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
-  handlers: CallHandlers;
-  cleanup: () => void;
-};
 
 export type ConnectionOptions = { script: string; cwd: string; env: Record<string, string>; options: LocalWorkspaceOptions; temporaryRoot: string };
 
 /** One child process and the calls in flight to it. Once the child is gone, the connection is dead for good. */
 export class WorkerConnection {
   private readonly child: ChildProcessWithoutNullStreams;
-  private readonly pending = new Map<number, Pending>();
+  private readonly calls = new PendingCalls();
   private readonly ready: Promise<void>;
   private readonly closed: Promise<void>;
-  private nextId = 0;
   private exited = false;
   private exitReason = "";
 
@@ -68,21 +49,11 @@ export class WorkerConnection {
           this.child.kill("SIGKILL");
           return;
         case "output":
-          this.pending.get(message.id)?.handlers.onOutput?.(message.chunk);
-          return;
         case "event":
-          this.pending.get(message.id)?.handlers.onEvent?.(message.event);
-          return;
         case "result":
-          this.settle(message.id, (pending) => pending.resolve(message.value));
+        case "error":
+          this.calls.answer(message);
           return;
-        case "error": {
-          const { code, message: text, path, gitCode } = message.error;
-          this.settle(message.id, (pending) =>
-            pending.reject(gitCode ? new GitError(gitCode, text) : new WorkspaceError(code, text, path === undefined ? {} : { path })),
-          );
-          return;
-        }
       }
     });
     this.closed = new Promise((resolve) => {
@@ -92,16 +63,13 @@ export class WorkerConnection {
         const error = () =>
           new WorkspaceError("worker_unavailable", `The workspace worker process stopped (${this.exitReason}); the next call starts a new one`);
         failReady(error());
-        for (const [id, pending] of this.pending) {
-          this.pending.delete(id);
-          pending.cleanup();
-          pending.reject(
+        this.calls.failAll(
+          (method) =>
             new WorkspaceError(
               "worker_unavailable",
-              `The workspace worker process stopped (${this.exitReason}) during ${pending.method}; the next call starts a new one`,
+              `The workspace worker process stopped (${this.exitReason}) during ${method}; the next call starts a new one`,
             ),
-          );
-        }
+        );
         void rm(temporaryDirectory, { recursive: true, force: true })
           .catch(() => undefined)
           .finally(resolve);
@@ -128,19 +96,7 @@ export class WorkerConnection {
     signal?.throwIfAborted();
     if (this.exited)
       throw new WorkspaceError("worker_unavailable", `The workspace worker process stopped (${this.exitReason}); the next call starts a new one`);
-    const id = this.nextId;
-    this.nextId += 1;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.send({ type: "abort", id });
-        if (handlers.abortWaitsForReply === true) return;
-        this.settle(id, (pending) => pending.reject(abortError(signal ?? new AbortController().signal)));
-      };
-      const cleanup = () => signal?.removeEventListener("abort", onAbort);
-      this.pending.set(id, { method, resolve, reject, handlers, cleanup });
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.send({ type: "call", id, method, params });
-    });
+    return this.calls.start(method, params, handlers, (message) => this.send(message));
   }
 
   /** Ends the child: closes its stdin (it disposes and exits), and kills it if it lingers. */
@@ -150,14 +106,6 @@ export class WorkerConnection {
     const timer = setTimeout(() => this.child.kill("SIGKILL"), 5_000);
     await this.closed;
     clearTimeout(timer);
-  }
-
-  private settle(id: number, action: (pending: Pending) => void): void {
-    const pending = this.pending.get(id);
-    if (pending === undefined) return;
-    this.pending.delete(id);
-    pending.cleanup();
-    action(pending);
   }
 
   private send(message: ParentMessage): void {
