@@ -29,7 +29,8 @@ export type WorkerWorkspace = Workspace & { readonly git: GitRepository };
 export async function createLocalWorkspace(options: LocalWorkspaceOptions, workerEnv: WorkerEnv = readWorkerEnv()): Promise<WorkerWorkspace> {
   const settings = localWorkspaceOptionsSchema.parse(options);
   const confiner = await PathConfiner.create(settings.root, settings.additionalDirectories);
-  const files = new FileOps(confiner);
+  // The sandbox's placeholders for absent protected names are no one's files: listings leave them out.
+  const files = new FileOps(confiner, (paths) => processSandboxHost.placeholdersAmong(paths));
   const ripgrep = settings.forceJsSearch === true ? undefined : await findRipgrep(workerEnv.path);
 
   const privateDirectory = await mkdtemp(join(settings.temporaryDirectory ?? workerEnv.tmpDir, "cairn-ws-"));

@@ -48,7 +48,9 @@ export async function loadMcpServers(options: LoadMcpServersOptions): Promise<{ 
 
   const projectFile = join(options.workspaceRoot, ".mcp.json");
   const projectText = await readFile(projectFile, "utf8").catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "ENOENT") problems.push({ source: "project", file: projectFile, message: `cannot read: ${error.code ?? error.message}` });
+    // A directory is the sandbox's stand-in for an absent .mcp.json while a shell runs: no project servers.
+    if (error.code !== "ENOENT" && error.code !== "EISDIR")
+      problems.push({ source: "project", file: projectFile, message: `cannot read: ${error.code ?? error.message}` });
     return undefined;
   });
   if (projectText !== undefined) {

@@ -76,12 +76,18 @@ export class SandboxedLauncher implements ShellLauncher {
       const wrapped = await host.wrap(bashCommand(request), policy, commandId);
       // bash -c execs a lone simple command, so bwrap is the group leader and a child of this process:
       // its --die-with-parent then takes the sandbox down if this process dies.
-      const child = spawnGroupLeader("/bin/bash", ["--noprofile", "--norc", "-c", wrapped], request.cwd, env);
+      let child: ChildProcessWithoutNullStreams;
+      try {
+        child = spawnGroupLeader("/bin/bash", ["--noprofile", "--norc", "-c", wrapped.command], request.cwd, env);
+      } catch (error) {
+        await wrapped.ended();
+        throw error;
+      }
       return {
         child,
         release: async () => {
           host.unregisterAllowedDomains(commandId);
-          host.commandEnded();
+          await wrapped.ended();
           await release();
         },
       };

@@ -25,9 +25,12 @@ export function toFileStat(path: string, stats: Stats): FileStat {
 /** The file operations of the Workspace port, each confined by the given PathConfiner. */
 export class FileOps {
   private readonly confiner: PathConfiner;
+  private readonly placeholdersAmong: (paths: readonly string[]) => ReadonlySet<string>;
 
-  constructor(confiner: PathConfiner) {
+  /** `placeholdersAmong`: which of a listing's directories are sandbox placeholders, left out of it. */
+  constructor(confiner: PathConfiner, placeholdersAmong: (paths: readonly string[]) => ReadonlySet<string> = () => new Set()) {
     this.confiner = confiner;
+    this.placeholdersAmong = placeholdersAmong;
   }
 
   async stat(path: string): Promise<FileStat | null> {
@@ -125,9 +128,9 @@ export class FileOps {
     } finally {
       await pinned.close();
     }
-    return entries
-      .map((entry) => ({ name: entry.name, path: join(real, entry.name), kind: kindOf(entry) }))
-      .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+    const listed = entries.map((entry) => ({ name: entry.name, path: join(real, entry.name), kind: kindOf(entry) }));
+    const placeholders = this.placeholdersAmong(listed.filter((entry) => entry.kind === "directory").map((entry) => entry.path));
+    return listed.filter((entry) => !placeholders.has(entry.path)).sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
   }
 
   async mkdir(path: string): Promise<void> {

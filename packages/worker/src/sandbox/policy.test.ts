@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildFilesystemPolicy, writeDenialsNow } from "./policy.ts";
+import { buildFilesystemPolicy, placeholdersNeeded, writeDenialsNow } from "./policy.ts";
 
 let base: string;
 let root: string;
@@ -15,22 +15,60 @@ beforeEach(async () => {
 
 afterEach(() => rm(base, { recursive: true, force: true }));
 
-const policyFor = (serverHome = join(base, "home")) =>
+const policyFor = () =>
   buildFilesystemPolicy({
     roots: [root],
     privateReadable: [],
     privateWritable: [join(base, "private")],
-    serverHome,
+    serverHome: join(base, "home"),
     cairnHome: join(base, "cairn"),
     denyRead: [],
     runtimeReadable: [],
   });
 const inRoot = (...names: string[]) => names.map((name) => join(root, name)).sort();
-const denials = (serverHome?: string) => writeDenialsNow(policyFor(serverHome)).sort();
+const denials = () => writeDenialsNow(policyFor()).sort();
+const placeholders = () => placeholdersNeeded(policyFor()).sort();
+/** What WorkspacePlaceholders does before a shell starts: an empty directory for each absent name. */
+const makePlaceholders = async () => {
+  for (const path of placeholders()) await mkdir(path).catch(() => undefined);
+};
+const rootNames = [
+  ".bash_profile",
+  ".bashrc",
+  ".claude",
+  ".gitconfig",
+  ".gitmodules",
+  ".idea",
+  ".mcp.json",
+  ".profile",
+  ".ripgreprc",
+  ".vscode",
+  ".zprofile",
+  ".zshrc",
+];
+
+describe("placeholdersNeeded", () => {
+  it("in an empty workspace asks for every protected name in the root (.claude once for its settings), not for .git", () => {
+    expect(placeholders()).toEqual(inRoot(...rootNames));
+  });
+
+  it("holds present names too (one may be another shell's placeholder), never a name inside a directory", async () => {
+    await writeFile(join(root, ".bashrc"), "");
+    await mkdir(join(root, ".claude"));
+    expect(placeholders()).toEqual(inRoot(...rootNames));
+  });
+});
 
 describe("writeDenialsNow", () => {
-  it("in an empty workspace asks for no mount point but the .claude settings (whose hooks run on the host)", () => {
-    expect(denials()).toEqual(inRoot(".claude/agents", ".claude/commands", ".claude/settings.json", ".claude/settings.local.json"));
+  it("refuses to go on while a protected name in a root is absent (its placeholder is missing)", () => {
+    expect(() => writeDenialsNow(policyFor())).toThrow(/could not protect/);
+    // Seatbelt denies by name: no placeholder needed.
+    expect(writeDenialsNow(policyFor(), false)).toEqual(expect.arrayContaining(inRoot(".bashrc", ".claude/settings.json")));
+  });
+
+  it("with the placeholders there, denies each of them, and .claude once for all its settings", async () => {
+    await makePlaceholders();
+    expect(denials()).toEqual(inRoot(...rootNames));
   });
 
   it("denies protected files that exist as they are, and an absent one through the directory above it", async () => {
@@ -38,25 +76,22 @@ describe("writeDenialsNow", () => {
     await mkdir(join(root, ".vscode"));
     await mkdir(join(root, ".claude"));
     await writeFile(join(root, ".claude", "settings.json"), "{}");
+    await makePlaceholders();
     // .claude exists without commands/, agents/ or settings.local.json: .claude itself becomes read-only, nothing is made in it.
-    expect(denials()).toEqual(inRoot(".bashrc", ".claude", ".claude/settings.json", ".vscode"));
+    expect(denials()).toEqual(inRoot(...rootNames, ".claude/settings.json"));
   });
 
   it("denies a repository's hooks and config, a worktree's .git file, and all of .git when its hooks are missing", async () => {
-    await mkdir(join(root, ".claude"));
+    await makePlaceholders();
+    const others = rootNames;
     await mkdir(join(root, ".git", "hooks"), { recursive: true });
     await writeFile(join(root, ".git", "config"), "");
-    expect(denials()).toEqual(inRoot(".claude", ".git/config", ".git/hooks"));
+    expect(denials()).toEqual(inRoot(...others, ".git/config", ".git/hooks"));
     await rm(join(root, ".git", "hooks"), { recursive: true });
-    expect(denials()).toEqual(inRoot(".claude", ".git", ".git/config"));
+    expect(denials()).toEqual(inRoot(...others, ".git", ".git/config"));
     await rm(join(root, ".git"), { recursive: true });
     await writeFile(join(root, ".git"), "gitdir: /elsewhere\n");
-    expect(denials()).toEqual(inRoot(".claude", ".git"));
-  });
-
-  it("keeps absent shell files uncreatable when the workspace is the server's home", async () => {
-    await mkdir(join(root, ".claude"));
-    expect(denials(root)).toEqual(inRoot(".claude", ".bash_profile", ".bashrc", ".gitconfig", ".profile", ".ripgreprc", ".zprofile", ".zshrc"));
+    expect(denials()).toEqual(inRoot(...others, ".git"));
   });
 
   it("lets a linked worktree's shell write its repository directory but not its hooks or config, and hides the main checkout", async () => {
@@ -78,12 +113,8 @@ describe("writeDenialsNow", () => {
     expect(policy.allowWrite).toEqual([root, repository]);
     expect(policy.allowRead).toContain(repository);
     expect(policy.denyRead).toContain(main);
-    expect(writeDenialsNow(policy).sort()).toEqual(
-      [
-        join(repository, "config"),
-        join(repository, "hooks"),
-        ...inRoot(".claude/agents", ".claude/commands", ".claude/settings.json", ".claude/settings.local.json", ".git"),
-      ].sort(),
-    );
+    expect(placeholdersNeeded(policy).sort()).toEqual([join(repository, "config"), join(repository, "hooks"), ...inRoot(...rootNames)].sort());
+    for (const path of placeholdersNeeded(policy)) await mkdir(path).catch(() => undefined);
+    expect(writeDenialsNow(policy).sort()).toEqual([join(repository, "config"), join(repository, "hooks"), ...inRoot(...rootNames, ".git")].sort());
   });
 });

@@ -1,5 +1,6 @@
 import { lstatSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
+import { WorkspaceError } from "@cairn/core";
 import type { SandboxFilesystemPolicy } from "./sandbox-host.ts";
 
 export type PolicyInput = {
@@ -48,28 +49,40 @@ const protectedNames = [
   ".claude/settings.local.json",
 ];
 
-/** Claude Code / Cairn settings: their hooks run on the host, so they stay uncreatable even where that takes an empty directory. */
-const settingsNames = [".claude/commands", ".claude/agents", ".claude/settings.json", ".claude/settings.local.json"];
-/** Read only from a home directory: harmless in a workspace unless the workspace is the server's home. */
-const homeOnlyNames = [".gitconfig", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".ripgreprc"];
-
 function protectedPaths(root: string): string[] {
   return [...protectedNames.map((name) => join(root, name)), join(root, ".git")];
 }
 
 /**
- * The write denials to hand to the sandbox for a shell starting now. bubblewrap can only mount over
- * something that exists: for an absent path the runtime would create an empty file or directory in
- * the workspace to mount on, seen by the user, by `git status` and by the agent while any shell
- * runs. So an existing path is denied itself; an absent one through the nearest directory above
- * it that exists inside the workspace (an absent `.claude/settings.json` makes `.claude` read-only);
- * an absent name right in a workspace root cannot be refused without creating it and is left out,
- * except the `.claude` settings (whose hooks would run on the host), which get an empty read-only
- * `.claude` directory while a shell runs, and the home dotfiles when the root is the server's home.
+ * The placeholders a shell starting now relies on (see WorkspacePlaceholders): bubblewrap can only
+ * mount over something that exists, and an absent protected name right in a root cannot be refused
+ * through the directory above it, which the shell must be able to write. So each protected name in
+ * a root (its first component: `.claude` for `.claude/settings.json`) is held while the shell runs,
+ * and becomes an empty directory where it is absent. All are held, present or not: one present now
+ * may be another shell's placeholder, which must outlive that shell while this one runs. `.git` is
+ * left out: where it is absent the workspace is no repository, and `git init` stays possible (its
+ * hooks are protected from the next shell on).
  */
-export function writeDenialsNow(policy: SandboxFilesystemPolicy): string[] {
+export function placeholdersNeeded(policy: SandboxFilesystemPolicy): string[] {
+  const placeholders = new Set<string>();
+  for (const path of policy.denyWrite) {
+    if (path.endsWith(`${sep}.git`)) continue;
+    const root = policy.allowWrite.find((directory) => path.startsWith(directory + sep));
+    if (root !== undefined) placeholders.add(join(root, path.slice(root.length + 1).split(sep)[0] ?? ""));
+  }
+  return [...placeholders];
+}
+
+/**
+ * The write denials to hand to the sandbox for a shell starting now, once `placeholdersNeeded` are
+ * there. An existing path is denied itself; an absent one through the nearest directory above it
+ * inside the workspace (an absent `.claude/settings.json` makes `.claude` read-only), so nothing is
+ * made but the placeholders. A protected name still absent in a root (its placeholder removed
+ * meanwhile) fails the start rather than leaving it creatable, unless the sandbox denies paths by
+ * name (macOS Seatbelt: `mountsOnEntries` false), where it is denied as it is.
+ */
+export function writeDenialsNow(policy: SandboxFilesystemPolicy, mountsOnEntries = true): string[] {
   const denials = new Set<string>();
-  const writableDirectory = (path: string) => policy.allowWrite.includes(path);
   const insideWritable = (path: string) => policy.allowWrite.some((allowed) => path.startsWith(allowed + sep));
   for (const path of policy.denyWrite) {
     if (path.endsWith(`${sep}.git`)) {
@@ -87,7 +100,10 @@ export function writeDenialsNow(policy: SandboxFilesystemPolicy): string[] {
     const present = nearestExisting(path);
     if (present === path) denials.add(path);
     else if (insideWritable(present)) denials.add(present);
-    else if (writableDirectory(present) && policy.createBlocked.includes(path)) denials.add(path);
+    else if (!mountsOnEntries) denials.add(path);
+    else if (policy.allowWrite.includes(present)) {
+      throw new WorkspaceError("sandbox_unavailable", `The sandbox could not protect ${path}: its placeholder directory is missing`, { path });
+    }
   }
 }
 
@@ -119,17 +135,13 @@ export function buildFilesystemPolicy(input: PolicyInput): SandboxFilesystemPoli
   const denyRead = unique([input.serverHome, input.cairnHome, ...[...input.roots, ...gitDirectories].map((root) => dirname(root)), ...input.denyRead]).filter(
     (path) => path !== "/" && path !== "",
   );
-  // What would run on the host later: a repository's hooks and config (kept uncreatable too).
+  // What would run on the host later: a repository's hooks and config (an absent one held by a placeholder, like the root's names).
   const gitExecutables = gitDirectories.flatMap((directory) => [join(directory, "hooks"), join(directory, "config")]);
   return {
     denyRead,
     allowRead: unique([...input.roots, ...gitDirectories, ...input.privateReadable, ...input.privateWritable, ...input.runtimeReadable]),
     allowWrite: unique([...input.roots, ...gitDirectories, ...input.privateWritable]),
     denyWrite: [...input.roots.flatMap(protectedPaths), ...gitExecutables],
-    createBlocked: [
-      ...input.roots.flatMap((root) => [...settingsNames, ...(root === input.serverHome ? homeOnlyNames : [])].map((name) => join(root, name))),
-      ...gitExecutables,
-    ],
   };
 }
 

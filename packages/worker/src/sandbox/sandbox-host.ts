@@ -4,7 +4,9 @@ import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
 import type { SandboxManager as SandboxManagerType } from "@anthropic-ai/sandbox-runtime";
 import { WorkspaceError } from "@cairn/core";
-import { writeDenialsNow } from "./policy.ts";
+import { readWorkerEnv } from "../env.ts";
+import { WorkspacePlaceholders } from "./placeholders.ts";
+import { placeholdersNeeded, writeDenialsNow } from "./policy.ts";
 
 type Manager = typeof SandboxManagerType;
 let loading: Promise<Manager> | undefined;
@@ -29,11 +31,12 @@ export type SandboxFilesystemPolicy = {
   denyRead: string[];
   allowRead: string[];
   allowWrite: string[];
-  /** Protected paths, present or not: `writeDenialsNow` decides at each start how each is denied. */
+  /** Protected paths, present or not: `placeholdersNeeded` and `writeDenialsNow` decide at each start how each is denied. */
   denyWrite: string[];
-  /** Absent protected paths kept uncreatable even though that takes an empty mount point (see `writeDenialsNow`). */
-  createBlocked: string[];
 };
+
+/** A command line that runs a command in the sandbox (spawn it with `/bin/sh -c`), and what to call once it has exited. */
+export type WrappedCommand = { command: string; ended: () => Promise<void> };
 
 const disableHint = 'or set "sandbox": { "enabled": false } in the settings to run commands without a sandbox';
 
@@ -52,10 +55,28 @@ export class SandboxHost {
   /** Wraps running from a neutral directory, and the working directory to go back to after them. */
   private wrapsAway = 0;
   private workingDirectory = "/";
+  private placeholders: WorkspacePlaceholders | undefined;
 
+  private workspacePlaceholders(): WorkspacePlaceholders {
+    this.placeholders ??= new WorkspacePlaceholders(placeholderStateDirectory());
+    return this.placeholders;
+  }
+
+  /** Whether sandboxes can run here; on Linux, the first probe also removes placeholders a killed process left behind. */
   probe(): Promise<SandboxProbe> {
-    this.probed ??= probeSandboxOnce();
+    this.probed ??= probeSandboxOnce().then(async (probe) => {
+      if (probe.available && process.platform === "linux")
+        await this.workspacePlaceholders()
+          .sweep()
+          .catch(() => undefined);
+      return probe;
+    });
     return this.probed;
+  }
+
+  /** The placeholder directories among these paths, which workspace listings leave out (see WorkspacePlaceholders). */
+  placeholdersAmong(paths: readonly string[]): Set<string> {
+    return process.platform === "linux" ? this.workspacePlaceholders().placeholdersAmong(paths) : new Set();
   }
 
   /** Starts the sandbox runtime if needed; the returned function releases this lease. */
@@ -106,20 +127,39 @@ export class SandboxHost {
     };
   }
 
-  /** The shell command line that runs `command` under the policy (spawn it with `/bin/sh -c`). */
-  async wrap(command: string, policy: SandboxFilesystemPolicy, commandId: string): Promise<string> {
+  /**
+   * The command line that runs `command` under the policy. Protected names absent from a workspace
+   * root get their placeholder directories first (held until `ended`), so bubblewrap mounts over
+   * them and makes nothing itself.
+   */
+  async wrap(command: string, policy: SandboxFilesystemPolicy, commandId: string): Promise<WrappedCommand> {
+    // bubblewrap mounts on entries; macOS Seatbelt denies by path and needs no placeholder.
+    const mountsOnEntries = process.platform === "linux";
+    const lease = mountsOnEntries ? await this.workspacePlaceholders().hold(placeholdersNeeded(policy)) : { release: async () => undefined };
     try {
       const SandboxManager = await sandboxManager();
       const filesystem = {
         denyRead: policy.denyRead,
         allowRead: [...policy.allowRead, ...this.proxySockets()],
         allowWrite: policy.allowWrite,
-        denyWrite: writeDenialsNow(policy),
+        denyWrite: writeDenialsNow(policy, mountsOnEntries),
       };
-      return await this.awayFromWritableDirectories(policy.allowWrite, () =>
+      const wrapped = await this.awayFromWritableDirectories(policy.allowWrite, () =>
         SandboxManager.wrapWithSandbox(command, undefined, { filesystem }, undefined, { commandId }),
       );
+      let ended: Promise<void> | undefined;
+      const end = () => {
+        // The runtime's count of running commands (a wrap that threw is not in it).
+        ended ??= (async () => {
+          loaded?.cleanupAfterCommand();
+          await lease.release();
+        })();
+        return ended;
+      };
+      return { command: wrapped, ended: end };
     } catch (error) {
+      await lease.release();
+      if (error instanceof WorkspaceError) throw error;
       const reason = error instanceof Error ? error.message : String(error);
       throw new WorkspaceError("sandbox_unavailable", `The sandbox could not wrap the shell: ${reason}`, { cause: error });
     }
@@ -147,11 +187,6 @@ export class SandboxHost {
     }
   }
 
-  /** A wrapped command has exited: lets the runtime remove the mount points it made for it once none is running. */
-  commandEnded(): void {
-    loaded?.cleanupAfterCommand();
-  }
-
   registerAllowedDomains(commandId: string, allowedDomains: readonly string[]): void {
     if (allowedDomains.length > 0) loadedManager().registerCommandNetworkLists(commandId, { allowedDomains: [...allowedDomains] });
   }
@@ -165,6 +200,11 @@ export class SandboxHost {
     const manager = loadedManager();
     return [manager.getLinuxHttpSocketPath(), manager.getLinuxSocksSocketPath()].filter((path): path is string => path !== undefined);
   }
+}
+
+/** Per user, shared by all of the user's Cairn processes, hidden from every sandbox (which hides the host's temp dir). */
+function placeholderStateDirectory(): string {
+  return join(readWorkerEnv().tmpDir, `cairn-sandbox-placeholders-${process.getuid?.() ?? "user"}`);
 }
 
 /** One per process, because the library's SandboxManager is one per process. */

@@ -35,7 +35,7 @@ describe("when the sandbox cannot start", () => {
       launcher: new SandboxedLauncher({
         host,
         env: { PATH: "/usr/bin:/bin" },
-        policy: { denyRead: [], allowRead: [fixture.root], allowWrite: [fixture.root], denyWrite: [], createBlocked: [] },
+        policy: { denyRead: [], allowRead: [fixture.root], allowWrite: [fixture.root], denyWrite: [] },
         allowAllNetwork: false,
         allowedDomains: [],
       }),

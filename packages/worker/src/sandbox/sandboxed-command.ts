@@ -91,7 +91,7 @@ export async function createSandboxedCommand(options: SandboxedCommandOptions, w
     return {
       // bash execs the lone bwrap command, so the spawned process is the sandbox: killing it ends everything inside.
       command: "/bin/bash",
-      args: ["--noprofile", "--norc", "-c", wrapped],
+      args: ["--noprofile", "--norc", "-c", wrapped.command],
       env: { PATH: workerEnv.path, HOME: home, LANG: workerEnv.lang, TERM: workerEnv.term, TMPDIR: tmpDir, ...settings.env },
       cwd,
       home,
@@ -99,7 +99,7 @@ export async function createSandboxedCommand(options: SandboxedCommandOptions, w
       dispose() {
         disposed ??= (async () => {
           host.unregisterAllowedDomains(commandId);
-          host.commandEnded();
+          await wrapped.ended();
           await lease();
           await removePrivate();
         })();

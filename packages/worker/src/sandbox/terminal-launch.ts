@@ -71,12 +71,13 @@ export async function prepareTerminalLaunch(options: LocalWorkspaceOptions, work
     const lease = releaseLease;
     return {
       file: "/bin/bash",
-      args: ["--noprofile", "--norc", "-c", wrapped],
+      args: ["--noprofile", "--norc", "-c", wrapped.command],
       env,
       cwd: confiner.root,
       sandboxed: true,
       release: async () => {
         host.unregisterAllowedDomains(commandId);
+        await wrapped.ended();
         await lease();
         await removePrivate();
       },

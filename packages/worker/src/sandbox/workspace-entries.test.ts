@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Workspace } from "@cairn/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -9,9 +9,10 @@ import { createSandboxedCommand } from "./sandboxed-command.ts";
 import { prepareTerminalLaunch } from "./terminal-launch.ts";
 
 /**
- * The sandbox protects shell, git, editor and agent files in the workspace without putting anything
- * there: no empty file or directory appears, seen from inside a sandboxed shell or from the host,
- * while shells run or after they end.
+ * The sandbox refuses writes to shell, git, editor and agent files in the workspace, present or not.
+ * An absent one is held by an empty directory (bubblewrap mounts only on an entry) while a sandbox
+ * runs, which git lists nowhere, and which goes when the last sandbox using it ends: however it ends,
+ * however many run at once.
  */
 let fixture: Fixture;
 const opened: Workspace[] = [];
@@ -27,8 +28,36 @@ afterEach(async () => {
   await fixture.cleanup();
 });
 
+const placeholderNames = [
+  ".bash_profile",
+  ".bashrc",
+  ".claude",
+  ".gitconfig",
+  ".gitmodules",
+  ".idea",
+  ".mcp.json",
+  ".profile",
+  ".ripgreprc",
+  ".vscode",
+  ".zprofile",
+  ".zshrc",
+];
+const original = [".git", "hello.txt"];
+const whileRunning = [...original, ...placeholderNames].sort();
 const hostEntries = async () => (await readdir(fixture.root)).sort();
 const hostUntracked = () => execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: fixture.root, encoding: "utf8" });
+const listing = "ls -A | LC_ALL=C sort | tr '\\n' ' '; echo; git status --porcelain --untracked-files=all";
+const expectedListing = `${whileRunning.join(" ")} \n?? hello.txt\n`;
+
+/** Every absent protected name, written or made the way a command would. */
+const writeProbe = [
+  "echo x > .bashrc; echo bashrc=$?",
+  "echo '{}' > .mcp.json; echo mcp=$?",
+  "mkdir -p .vscode/x 2>&1; echo vscode=$?",
+  "mkdir -p .claude && echo '{}' > .claude/settings.json; echo settings=$?",
+  "echo hook > .git/hooks/pre-commit; echo hook=$?",
+].join("; ");
+const probeLabels = ["bashrc", "mcp", "vscode", "settings", "hook"];
 
 async function sandboxedShell(): Promise<Workspace> {
   const workspace = await openWorkspace(fixture);
@@ -36,97 +65,167 @@ async function sandboxedShell(): Promise<Workspace> {
   return workspace;
 }
 
-describe("the sandbox leaves the workspace as it was", () => {
-  it("for a shell: nothing new inside or outside, while it runs and after it ends", async () => {
-    await mkdir(join(fixture.root, ".claude"));
+async function expectRefused(workspace: Workspace): Promise<void> {
+  const result = await workspace.exec(writeProbe, execOptions());
+  for (const label of probeLabels) expect(result.stdout).toMatch(new RegExp(`^${label}=1$`, "m"));
+}
+
+describe("absent protected names", () => {
+  it("cannot be written or made from the shell, with a plain error, where an unsandboxed shell can", async () => {
     const workspace = await sandboxedShell();
-    const inside = await workspace.exec("ls -A; echo ---; git status --porcelain --untracked-files=all", execOptions());
-    expect(inside.stdout).toBe(".claude\n.git\nhello.txt\n---\n?? hello.txt\n");
-    // The shell is still alive (shells persist between calls).
-    expect(await hostEntries()).toEqual([".claude", ".git", "hello.txt"]);
-    expect(hostUntracked()).toBe("?? hello.txt\n");
-    expect(await readdir(join(fixture.root, ".claude"))).toEqual([]);
+    const result = await workspace.exec(writeProbe, execOptions());
+    for (const label of probeLabels) expect(result.stdout).toMatch(new RegExp(`^${label}=1$`, "m"));
+    expect(result.stderr).toMatch(/\.bashrc: Is a directory/);
+    expect(result.stderr).toMatch(/\.mcp\.json: Is a directory/);
+    expect(result.stdout).toMatch(/cannot create directory .\.vscode\/x.: Read-only file system/);
+    expect(result.stderr).toMatch(/\.claude\/settings\.json: Read-only file system/);
     await workspace.dispose();
-    expect(await hostEntries()).toEqual([".claude", ".git", "hello.txt"]);
+    expect(await hostEntries()).toEqual(original);
+    await expect(stat(join(fixture.root, ".git", "hooks", "pre-commit"))).rejects.toThrow();
+
+    const unsandboxed = await openWorkspace(fixture, { sandbox: { enabled: false } });
+    opened.push(unsandboxed);
+    const control = await unsandboxed.exec(writeProbe, execOptions());
+    for (const label of probeLabels) expect(control.stdout).toMatch(new RegExp(`^${label}=0$`, "m"));
+    expect(await readFile(join(fixture.root, ".bashrc"), "utf8")).toBe("x\n");
+  });
+
+  it("are empty directories git does not list while a shell runs, inside and out, and gone once it ends", async () => {
+    const workspace = await sandboxedShell();
+    expect((await workspace.exec(listing, execOptions())).stdout).toBe(expectedListing);
+    // The shell is still alive (shells persist between calls).
+    expect(await hostEntries()).toEqual(whileRunning);
+    for (const name of placeholderNames) expect(await readdir(join(fixture.root, name))).toEqual([]);
+    expect(hostUntracked()).toBe("?? hello.txt\n");
+    // The file tree (and the agent's listings) leave them out; one that gets content is listed again.
+    expect((await workspace.list(fixture.root)).map((entry) => entry.name)).toEqual(original);
+    await writeFile(join(fixture.root, ".vscode", "settings.json"), "{}");
+    expect((await workspace.list(fixture.root)).map((entry) => entry.name)).toEqual([".git", ".vscode", "hello.txt"]);
+    await workspace.dispose();
+    expect(await hostEntries()).toEqual([...original, ".vscode"].sort());
+    await rm(join(fixture.root, ".vscode"), { recursive: true });
+    expect(await hostEntries()).toEqual(original);
     expect(hostUntracked()).toBe("?? hello.txt\n");
   });
 
-  it("for a long-running sandboxed command (a stdio MCP server) and a terminal", async () => {
-    await mkdir(join(fixture.root, ".claude"));
-    const command = await createSandboxedCommand({ command: "/bin/sh", args: ["-c", "ls -A; sleep 30"], root: fixture.root, label: "probe" });
+  it("are gone after a command is killed (timeout), and come back protected with the next shell", async () => {
+    const workspace = await sandboxedShell();
+    const killed = await workspace.exec("sleep 30", execOptions({ timeoutMs: 1_500 }));
+    expect(killed.timedOut).toBe(true);
+    await expect.poll(hostEntries, { timeout: 10_000 }).toEqual(original);
+    await expectRefused(workspace);
+    await workspace.dispose();
+    expect(await hostEntries()).toEqual(original);
+  });
+
+  it("stay protected in one shell while another on the same workspace ends, and go with the last", async () => {
+    const first = await sandboxedShell();
+    const second = await sandboxedShell();
+    await first.exec("true", execOptions());
+    await second.exec("true", execOptions());
+    await first.dispose();
+    // Removing a placeholder on the host would have detached the second shell's mount over it.
+    expect(await hostEntries()).toEqual(whileRunning);
+    await expectRefused(second);
+    await second.dispose();
+    expect(await hostEntries()).toEqual(original);
+  });
+
+  it("across processes: a worker process's shell and this process's shell, then the worker killed", async () => {
+    const worker = await createWorkerProcessWorkspace({ root: fixture.root, sandbox: { enabled: true } });
+    opened.push(worker);
+    expect((await worker.exec(listing, execOptions())).stdout).toBe(expectedListing);
+    const local = await sandboxedShell();
+    await local.exec("true", execOptions());
+    await local.dispose();
+    expect(await hostEntries()).toEqual(whileRunning);
+    await expectRefused(worker);
+    // The worker dies with its sandbox; what only it held goes at the next sandbox start or end in any process.
+    const pid = worker.pid;
+    expect(pid).toBeTypeOf("number");
+    process.kill(pid ?? 0, "SIGKILL");
+    await expect.poll(() => isRunning(pid ?? 0), { timeout: 10_000 }).toBe(false);
+    expect(await hostEntries()).toEqual(whileRunning);
+    const other = await makeFixture();
+    try {
+      const elsewhere = await createSandboxedCommand({ command: "/bin/true", root: other.root, label: "sweep" });
+      await elsewhere.dispose();
+    } finally {
+      await other.cleanup();
+    }
+    expect(await hostEntries()).toEqual(original);
+  });
+
+  it("for a long-running sandboxed command (a stdio MCP server) and a terminal at once", async () => {
+    const command = await createSandboxedCommand({
+      command: "/bin/bash",
+      args: ["-c", "echo x > .bashrc; echo bashrc=$?; sleep 30"],
+      root: fixture.root,
+      label: "probe",
+    });
     const child = spawn(command.command, command.args, { cwd: command.cwd, env: command.env, stdio: ["ignore", "pipe", "pipe"] });
     const terminal = await prepareTerminalLaunch({ root: fixture.root, sandbox: { enabled: true } });
     // The terminal's interactive bash, kept alive on an open stdin (the IDE gives it a pty).
     const shell = spawn(terminal.file, terminal.args, { cwd: terminal.cwd, env: terminal.env, stdio: ["pipe", "pipe", "pipe"] });
     try {
-      let echoed = "";
-      shell.stdout.on("data", (chunk: Buffer) => (echoed += chunk.toString()));
-      shell.stdin.write("ls -A\n");
-      await expect.poll(() => echoed, { timeout: 15_000 }).toBe(".claude\n.git\nhello.txt\n");
       let listed = "";
       child.stdout.on("data", (chunk: Buffer) => (listed += chunk.toString()));
-      await expect.poll(() => listed, { timeout: 15_000 }).toBe(".claude\n.git\nhello.txt\n");
-      expect(await hostEntries()).toEqual([".claude", ".git", "hello.txt"]);
+      await expect.poll(() => listed, { timeout: 15_000 }).toBe("bashrc=1\n");
+      let echoed = "";
+      shell.stdout.on("data", (chunk: Buffer) => (echoed += chunk.toString()));
+      shell.stdin.write("echo '{}' > .mcp.json; echo mcp=$?\n");
+      await expect.poll(() => echoed, { timeout: 15_000 }).toBe("mcp=1\n");
+      expect(await hostEntries()).toEqual(whileRunning);
       expect(hostUntracked()).toBe("?? hello.txt\n");
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("close", resolve));
+      await command.dispose();
+      // The terminal still holds them.
+      expect(await hostEntries()).toEqual(whileRunning);
     } finally {
       for (const process of [child, shell]) {
         process.kill("SIGKILL");
-        await new Promise((resolve) => process.once("close", resolve));
+        if (process.exitCode === null && process.signalCode === null) await new Promise((resolve) => process.once("close", resolve));
       }
       await command.dispose();
       await terminal.release();
     }
-    expect(await hostEntries()).toEqual([".claude", ".git", "hello.txt"]);
-  });
-
-  it("for a worker process, which runs in its workspace (where the sandbox runtime protects the shell files of the working directory)", async () => {
-    await mkdir(join(fixture.root, ".claude"));
-    const workspace = await createWorkerProcessWorkspace({ root: fixture.root, sandbox: { enabled: true } });
-    opened.push(workspace);
-    const inside = await workspace.exec("ls -A; echo ---; git status --porcelain --untracked-files=all", execOptions());
-    expect(inside.stdout).toBe(".claude\n.git\nhello.txt\n---\n?? hello.txt\n");
-    expect(await hostEntries()).toEqual([".claude", ".git", "hello.txt"]);
-    await workspace.dispose();
-    expect(await hostEntries()).toEqual([".claude", ".git", "hello.txt"]);
-  });
-
-  it("in a workspace without .claude only an empty, read-only .claude stands while a shell runs, which git does not list", async () => {
-    const workspace = await sandboxedShell();
-    const inside = await workspace.exec("ls -A; echo ---; git status --porcelain --untracked-files=all; ls -A .claude", execOptions());
-    expect(inside.stdout).toBe(".claude\n.git\nhello.txt\n---\n?? hello.txt\n");
-    expect(await hostEntries()).toEqual([".claude", ".git", "hello.txt"]);
-    expect(hostUntracked()).toBe("?? hello.txt\n");
-    await workspace.dispose();
-    expect(await hostEntries()).toEqual([".git", "hello.txt"]);
+    expect(await hostEntries()).toEqual(original);
   });
 });
 
-describe("the protection still holds", () => {
-  it("refuses writing and creating shell files, git hooks and agent settings, where an unsandboxed shell can", async () => {
+describe("present protected names", () => {
+  it("stay as they are, writes to them refused, and nothing is added beside them", async () => {
     await writeFile(join(fixture.root, ".bashrc"), "# mine\n");
     await mkdir(join(fixture.root, ".vscode"));
+    await mkdir(join(fixture.root, ".claude"));
     const probe =
-      "echo evil >> .bashrc; echo bashrc=$?; echo evil > .git/hooks/pre-commit; echo hook=$?; echo '[core]' >> .git/config; echo config=$?; " +
-      "mkdir -p .claude; echo '{}' > .claude/settings.json; echo settings=$?; echo '{}' > .vscode/tasks.json; echo tasks=$?";
+      "echo evil >> .bashrc; echo bashrc=$?; echo '[core]' >> .git/config; echo config=$?; " +
+      "echo '{}' > .claude/settings.local.json; echo settings=$?; echo '{}' > .vscode/tasks.json; echo tasks=$?";
     const workspace = await sandboxedShell();
     const result = await workspace.exec(probe, execOptions());
-    for (const label of ["bashrc", "hook", "config", "settings", "tasks"]) expect(result.stdout).toMatch(new RegExp(`^${label}=1$`, "m"));
+    for (const label of ["bashrc", "config", "settings", "tasks"]) expect(result.stdout).toMatch(new RegExp(`^${label}=1$`, "m"));
+    expect(result.stderr).toMatch(/\.bashrc: Read-only file system/);
     expect(await readFile(join(fixture.root, ".bashrc"), "utf8")).toBe("# mine\n");
-    await expect(stat(join(fixture.root, ".git", "hooks", "pre-commit"))).rejects.toThrow();
-    await expect(stat(join(fixture.root, ".vscode", "tasks.json"))).rejects.toThrow();
-    await workspace.dispose();
-    await expect(stat(join(fixture.root, ".claude"))).rejects.toThrow();
-
-    // With .claude present (and no settings file in it), creating the settings is refused too.
-    await mkdir(join(fixture.root, ".claude"));
-    const again = await sandboxedShell();
-    const second = await again.exec("echo '{}' > .claude/settings.local.json; echo settings=$?", execOptions());
-    expect(second.stdout).toBe("settings=1\n");
+    expect(await readdir(join(fixture.root, ".vscode"))).toEqual([]);
     expect(await readdir(join(fixture.root, ".claude"))).toEqual([]);
+    await workspace.dispose();
+    // The user's own (empty) directories are theirs: never removed.
+    const present = [".bashrc", ".claude", ".vscode"];
+    expect(await hostEntries()).toEqual([...original, ...present].sort());
 
     const unsandboxed = await openWorkspace(fixture, { sandbox: { enabled: false } });
     opened.push(unsandboxed);
     const control = await unsandboxed.exec(probe, execOptions());
-    for (const label of ["bashrc", "hook", "config", "settings", "tasks"]) expect(control.stdout).toMatch(new RegExp(`^${label}=0$`, "m"));
+    for (const label of ["bashrc", "config", "settings", "tasks"]) expect(control.stdout).toMatch(new RegExp(`^${label}=0$`, "m"));
   });
 });
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
