@@ -4,7 +4,6 @@ import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
 import type { SandboxManager as SandboxManagerType } from "@anthropic-ai/sandbox-runtime";
 import { WorkspaceError } from "@cairn/core";
-import { readWorkerEnv } from "../env.ts";
 import { WorkspacePlaceholders } from "./placeholders.ts";
 import { placeholdersNeeded, writeDenialsNow } from "./policy.ts";
 
@@ -139,7 +138,7 @@ export class SandboxHost {
     try {
       const SandboxManager = await sandboxManager();
       const filesystem = {
-        denyRead: policy.denyRead,
+        denyRead: mountsOnEntries ? [...policy.denyRead, placeholderStateDirectory()] : policy.denyRead,
         allowRead: [...policy.allowRead, ...this.proxySockets()],
         allowWrite: policy.allowWrite,
         denyWrite: writeDenialsNow(policy, mountsOnEntries),
@@ -202,9 +201,13 @@ export class SandboxHost {
   }
 }
 
-/** Per user, shared by all of the user's Cairn processes, hidden from every sandbox (which hides the host's temp dir). */
+/**
+ * Per user, and the same for all of the user's Cairn processes whatever their TMPDIR (leases kept in
+ * two places would let one process remove what another's sandbox holds). Linux only, where /tmp is
+ * always there; every sandbox hides it (see `wrap`).
+ */
 function placeholderStateDirectory(): string {
-  return join(readWorkerEnv().tmpDir, `cairn-sandbox-placeholders-${process.getuid?.() ?? "user"}`);
+  return `/tmp/cairn-sandbox-placeholders-${process.getuid?.() ?? "user"}`;
 }
 
 /** One per process, because the library's SandboxManager is one per process. */

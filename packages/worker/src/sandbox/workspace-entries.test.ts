@@ -5,6 +5,8 @@ import type { Workspace } from "@cairn/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { execOptions, makeFixture, openWorkspace, type Fixture } from "../testing/fixture.ts";
 import { createWorkerProcessWorkspace } from "../process/worker-client.ts";
+import { readWorkerEnv } from "../env.ts";
+import { createLocalWorkspace } from "../local-workspace.ts";
 import { createSandboxedCommand } from "./sandboxed-command.ts";
 import { prepareTerminalLaunch } from "./terminal-launch.ts";
 
@@ -191,6 +193,23 @@ describe("absent protected names", () => {
       await terminal.release();
     }
     expect(await hostEntries()).toEqual(original);
+  });
+});
+
+describe("the placeholder state", () => {
+  it("is hidden from the sandbox even where the host's temp dir is elsewhere", async () => {
+    const state = `/tmp/cairn-sandbox-placeholders-${process.getuid?.() ?? "user"}`;
+    const temporary = join(fixture.base, "tmp");
+    await mkdir(temporary);
+    const workspace = await createLocalWorkspace({ root: fixture.root, sandbox: { enabled: true } }, { ...readWorkerEnv(), tmpDir: temporary });
+    opened.push(workspace);
+    const probe = `ls -A ${state}; echo status=$?`;
+    const result = await workspace.exec(probe, execOptions());
+    expect(await readdir(state)).toContain("placeholders.json");
+    expect(result.stdout).toBe("status=0\n");
+    const unsandboxed = await openWorkspace(fixture, { sandbox: { enabled: false } });
+    opened.push(unsandboxed);
+    expect((await unsandboxed.exec(probe, execOptions())).stdout).toMatch(/placeholders\.json\n(.*\n)*status=0\n$/);
   });
 });
 
