@@ -48,7 +48,8 @@ async function run(turns: Turn[], options: { settings?: object; mode?: string } 
   const classifierRequests = sim.requests.filter((request) => (request.body as Line).model === CLASSIFIER_MODEL).map((request) => request.body as Line);
   const mainRequests = sim.requests.filter((request) => (request.body as Line).model !== CLASSIFIER_MODEL);
   const toolResults = ((mainRequests.at(-1)!.body as Line).messages.at(-1).content as Line[]).filter((block) => block.type === "tool_result");
-  return { workspace, decisions, classifierRequests, toolResults, elapsedMs, final: result.lines.at(-1)! };
+  const records = lines.filter((line) => line.toolCall).map((line) => line.toolCall as Line);
+  return { workspace, decisions, records, classifierRequests, toolResults, elapsedMs, final: result.lines.at(-1)! };
 }
 
 const files = async (workspace: string) => (await readdir(workspace)).sort();
@@ -76,6 +77,21 @@ describe("auto mode through cairn -p", () => {
     expect(text).toContain('"tool": "Bash"');
     expect(text).toContain('"command": "touch made.txt"');
     expect(text).toMatch(/"parsed_command"[\s\S]*"touch",\s*"made.txt"/);
+  });
+
+  it("the classifier's request is counted: its tokens on the call's record in the transcript, its cost in the run's total", async () => {
+    const { records, final } = await run([
+      { content: [bash("touch made.txt", "toolu_1")], usage: { input_tokens: 1_000, output_tokens: 10 } },
+      { ...verdict("allow", "the user asked for marker files"), usage: { input_tokens: 2_000_000, output_tokens: 20 } },
+      { ...done, usage: { input_tokens: 1_000, output_tokens: 10 } },
+    ]);
+    expect(records[0]!.classifierRequest).toMatchObject({ model: CLASSIFIER_MODEL, usage: { input_tokens: 2_000_000, output_tokens: 20 } });
+    expect(records[0]!.classifierRequest.endedAt).toBeGreaterThanOrEqual(records[0]!.classifierRequest.startedAt);
+    expect(final.usage.input_tokens).toBe(2_000);
+    expect(final.classifier_usage).toMatchObject({ requests: 1, input_tokens: 2_000_000, output_tokens: 20 });
+    // Two million classifier input tokens cost far more than the main model's two thousand.
+    expect(final.classifier_usage.cost_usd).toBeGreaterThan(0.5);
+    expect(final.total_cost_usd).toBeGreaterThan(final.classifier_usage.cost_usd);
   });
 
   it("a deny refuses the command and tells the model why", async () => {

@@ -97,13 +97,26 @@ export function resultLine(event: Extract<AgentEvent, { type: "result" }>, optio
     result: options.finalText,
     stop_reason: reason,
     session_id: options.sessionId,
-    total_cost_usd: estimateCostUsd(options.model, event.usage),
+    // Auto mode's classifier requests are priced by their own model and counted in the total.
+    total_cost_usd: estimateCostUsd(options.model, event.usage) + (event.classifier?.costUsd ?? 0),
     usage: {
       input_tokens: event.usage.inputTokens,
       output_tokens: event.usage.outputTokens,
       cache_creation_input_tokens: event.usage.cacheCreationInputTokens,
       cache_read_input_tokens: event.usage.cacheReadInputTokens,
     },
+    ...(event.classifier
+      ? {
+          classifier_usage: {
+            requests: event.classifier.requests,
+            input_tokens: event.classifier.usage.inputTokens,
+            output_tokens: event.classifier.usage.outputTokens,
+            cache_creation_input_tokens: event.classifier.usage.cacheCreationInputTokens,
+            cache_read_input_tokens: event.classifier.usage.cacheReadInputTokens,
+            cost_usd: event.classifier.costUsd,
+          },
+        }
+      : {}),
     permission_denials: event.permissionDenials.map((denial) => ({ tool_name: denial.toolName, tool_use_id: denial.toolUseId, tool_input: denial.input })),
     ...(event.terminal.error ? { error: event.terminal.error } : {}),
     ...(event.tokenBudget

@@ -143,7 +143,7 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
           compacting={compact.isPending}
           {...(sessionId && !state.running ? { onCompact: () => compact.mutate({ sessionId }, { onError: report("Compacting") }) } : {})}
         />
-        <SessionCost items={state.items} />
+        <SessionCost items={state.items} toolCalls={state.toolCalls} />
         <NotifyToggle enabled={attention.enabled} permission={attention.permission} onChange={(next) => void attention.setEnabled(next)} />
       </div>
       {status === "reconnecting" ? (

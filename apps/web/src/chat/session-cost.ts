@@ -1,19 +1,32 @@
 import { estimateCostUsd } from "@cairn/core/timeline";
-import type { UsageTotals } from "@cairn/core/schema";
-import type { ChatItem } from "./chat-types.ts";
+import { addUsage, emptyUsageTotals, type UsageTotals } from "@cairn/core/schema";
+import type { ChatItem, ToolCallView } from "./chat-types.ts";
 
-export type CostTotals = UsageTotals & { costUsd: number };
+export type CostTotals = UsageTotals & { costUsd: number; classifierRequests: number };
 
-/** The session's tokens (cache reads and writes included) and estimated cost, summed over its model responses. */
-export function sessionCost(items: readonly ChatItem[]): CostTotals {
-  const totals: CostTotals = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0 };
+const add = (totals: CostTotals, model: string, usage: UsageTotals) => {
+  totals.inputTokens += usage.inputTokens;
+  totals.outputTokens += usage.outputTokens;
+  totals.cacheReadInputTokens += usage.cacheReadInputTokens;
+  totals.cacheCreationInputTokens += usage.cacheCreationInputTokens;
+  totals.costUsd += estimateCostUsd(model, usage);
+};
+
+/**
+ * The session's tokens (cache reads and writes included) and estimated cost, summed over its model responses and the
+ * requests auto mode's classifier made to decide tool calls (each priced by its own model).
+ */
+export function sessionCost(items: readonly ChatItem[], toolCalls: Readonly<Record<string, ToolCallView>> = {}): CostTotals {
+  const totals: CostTotals = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0, classifierRequests: 0 };
   for (const item of items) {
     if (item.kind !== "assistant" || !item.usage) continue;
-    totals.inputTokens += item.usage.inputTokens;
-    totals.outputTokens += item.usage.outputTokens;
-    totals.cacheReadInputTokens += item.usage.cacheReadInputTokens;
-    totals.cacheCreationInputTokens += item.usage.cacheCreationInputTokens;
-    totals.costUsd += estimateCostUsd(item.model, item.usage);
+    add(totals, item.model, item.usage);
+  }
+  for (const call of Object.values(toolCalls)) {
+    const request = call.record?.classifierRequest;
+    if (!request) continue;
+    totals.classifierRequests++;
+    add(totals, request.model, addUsage(emptyUsageTotals(), request.usage));
   }
   return totals;
 }

@@ -114,6 +114,21 @@ function DetailFacts({ detail }: { detail: TimelineDetail }) {
           <Fact label="Decision">{detail.decision ? `${detail.decision.behavior}: ${describeReason(detail.decision.reason)}` : "not recorded"}</Fact>
         </>
       );
+    case "classifier":
+      return (
+        <>
+          <Fact label="Classified">{`${detail.toolName} call ${detail.toolUseId} (auto mode)`}</Fact>
+          <Fact label="Model">{detail.model}</Fact>
+          <Fact label="Duration">{formatDuration(detail.durationMs)}</Fact>
+          <Fact label="Tokens">
+            {detail.tokens
+              ? `in ${formatTokens(detail.tokens.input)} · out ${formatTokens(detail.tokens.output)} · cache read ${formatTokens(detail.tokens.cacheRead)} · cache write ${formatTokens(detail.tokens.cacheWrite)}`
+              : "not recorded"}
+          </Fact>
+          <Fact label="Cost (estimate)">{formatCost(detail.costUsd)}</Fact>
+          {detail.failure ? <Fact label="No verdict">{detail.failure}</Fact> : null}
+        </>
+      );
     case "hook":
       return (
         <>
@@ -189,6 +204,7 @@ function DetailBody({ detail }: { detail: TimelineDetail }) {
     case "error":
       return <TextBlock label="Error" text={detail.message} testId="timeline-detail-error" />;
     case "permission":
+    case "classifier":
     case "hook":
     case "tombstone":
       return null;

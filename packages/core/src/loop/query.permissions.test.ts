@@ -3,6 +3,7 @@ import type { HookDispatcher } from "../hooks/port.ts";
 import { emptyHookOutcome } from "../hooks/port.ts";
 import type { PermissionGate, PermissionPrompter, PermissionRequest } from "../permissions/port.ts";
 import type { ToolResultBlock } from "../schema/content.ts";
+import { toolCallRecordSchema } from "../schema/messages.ts";
 import { collectEvents, createScriptedModel, createTestTool, eventsOf, testDeps } from "../testing/index.ts";
 import { baseParams } from "./query-test-params.ts";
 import { query } from "./query.ts";
@@ -119,5 +120,21 @@ describe("query: permissions", () => {
     const { terminal } = await collectEvents(query(baseParams({ deps: testDeps(model), tools: [write], gate: askGate, prompter, signal: controller.signal })));
     expect(terminal.reason).toBe("aborted_tools");
     expect(model.requests).toHaveLength(1);
+  });
+
+  it("keeps auto mode's classifier request on the call's record, also when a person answered the classifier's ask", async () => {
+    const request = { model: "claude-haiku-4-5", startedAt: 5, endedAt: 45, usage: { input_tokens: 350, output_tokens: 8 } };
+    const classifierAsks: PermissionGate = {
+      async check() {
+        return { behavior: "ask", reason: { type: "classifier", classifier: "auto-mode", reason: "unusual" }, classifierRequest: request };
+      },
+    };
+    const write = createTestTool({ name: "Write", safe: false, run: () => "written" });
+    const prompter: PermissionPrompter = { ask: async () => ({ behavior: "allow", scope: "once" }) };
+    const { events } = await collectEvents(query(baseParams({ deps: testDeps(scripted()), tools: [write], gate: classifierAsks, prompter })));
+    const record = eventsOf(events, "tool-end")[0]!.record;
+    expect(record.decision).toMatchObject({ behavior: "allow", reason: { type: "user" } });
+    expect(record.classifierRequest).toEqual(request);
+    expect(toolCallRecordSchema.parse(record).classifierRequest).toEqual(request);
   });
 });

@@ -1,4 +1,6 @@
+import { estimateCostUsd } from "../model/pricing.ts";
 import type { ModelCallRecord } from "../schema/messages.ts";
+import type { ClassifierRequestRecord } from "../schema/permissions.ts";
 import type { AgentEvent, Terminal } from "../schema/events.ts";
 import { addUsage, emptyUsageTotals, type Usage, type UsageTotals } from "../schema/usage.ts";
 import type { createTokenBudgetTracker } from "./token-budget.ts";
@@ -12,6 +14,7 @@ export class RunTally {
   /** A tool hook said `continue: false`: the run ends once the calls in flight have their results. */
   hookStop: { hookName: string; stopReason?: string } | null = null;
   #apiMs = 0;
+  #classifier: { requests: number; usage: UsageTotals; costUsd: number } | null = null;
   readonly #startedAt: number;
   readonly #now: () => number;
   readonly #budget: ReturnType<typeof createTokenBudgetTracker> | null;
@@ -31,6 +34,15 @@ export class RunTally {
     this.usage = addUsage(this.usage, usage);
   }
 
+  /** Auto mode's classifier requests: their own model, so kept apart from `usage` and priced one by one. */
+  addClassifierRequest(request: ClassifierRequestRecord): void {
+    const classifier = (this.#classifier ??= { requests: 0, usage: emptyUsageTotals(), costUsd: 0 });
+    const usage = addUsage(emptyUsageTotals(), request.usage);
+    classifier.requests++;
+    classifier.usage = addUsage(classifier.usage, request.usage);
+    classifier.costUsd += estimateCostUsd(request.model, usage);
+  }
+
   result(terminal: Terminal): AgentEvent {
     return {
       type: "result",
@@ -40,6 +52,7 @@ export class RunTally {
       durationMs: this.#now() - this.#startedAt,
       durationApiMs: this.#apiMs,
       permissionDenials: this.denials,
+      ...(this.#classifier ? { classifier: { ...this.#classifier } } : {}),
       ...(this.#budget ? { tokenBudget: this.#budget.status(this.usage.outputTokens) } : {}),
     };
   }

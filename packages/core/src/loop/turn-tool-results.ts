@@ -36,6 +36,7 @@ export class TurnToolResults {
       }
       const { outcome } = item;
       if (outcome.stop && !this.#tally.hookStop) this.#tally.hookStop = outcome.stop;
+      if (outcome.record.classifierRequest) this.#tally.addClassifierRequest(outcome.record.classifierRequest);
       if (outcome.denied) {
         const call = this.calls.find((block) => block.id === outcome.record.toolUseId);
         this.#tally.denials.push({ toolName: outcome.record.name, toolUseId: outcome.record.toolUseId, input: call?.input });

@@ -1,16 +1,20 @@
-import type { DecisionReason, PermissionAnswer } from "../schema/permissions.ts";
+import type { ClassifierRequestRecord, DecisionReason, PermissionAnswer } from "../schema/permissions.ts";
 import type { AssistantMessage } from "../schema/messages.ts";
 import type { Tool, ToolUseContext } from "../tools/tool.ts";
+
+/** Auto mode's classifier request behind a decision, when one was made (see `ToolCallRecord.classifierRequest`). */
+type ClassifierRequestPart = { classifierRequest?: ClassifierRequestRecord };
 
 /**
  * The result of a permission check. `ask` carries what a person needs to decide; the pipeline then
  * asks through the `PermissionPrompter` port and waits. `passthrough` (tool-level only) means
  * "no opinion": the engine's rules and mode decide.
  */
+
 export type PermissionCheckResult =
-  | { behavior: "allow"; reason: DecisionReason; updatedInput?: Record<string, unknown> }
-  | { behavior: "deny"; reason: DecisionReason; message: string }
-  | { behavior: "ask"; reason: DecisionReason; message?: string; suggestions?: string[] }
+  | ({ behavior: "allow"; reason: DecisionReason; updatedInput?: Record<string, unknown> } & ClassifierRequestPart)
+  | ({ behavior: "deny"; reason: DecisionReason; message: string } & ClassifierRequestPart)
+  | ({ behavior: "ask"; reason: DecisionReason; message?: string; suggestions?: string[] } & ClassifierRequestPart)
   | { behavior: "passthrough" };
 
 export type PermissionCheckArgs = {

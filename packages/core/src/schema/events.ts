@@ -130,6 +130,8 @@ export const agentEventSchema = z.discriminatedUnion("type", [
     durationMs: z.number(),
     durationApiMs: z.number(),
     permissionDenials: z.array(z.object({ toolName: z.string(), toolUseId: z.string(), input: z.unknown() })),
+    /** Auto mode's classifier requests in this run: their tokens (not in `usage`, which is the session model's) and cost. */
+    classifier: z.object({ requests: z.number(), usage: usageTotalsSchema, costUsd: z.number() }).optional(),
     /** With a token budget: the budget, the output tokens spent, the continuations, and why they stopped. */
     tokenBudget: z
       .object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { contentBlockSchema } from "./content.ts";
-import { permissionDecisionRecordSchema } from "./permissions.ts";
+import { classifierRequestRecordSchema, permissionDecisionRecordSchema } from "./permissions.ts";
 import { usageSchema } from "./usage.ts";
 
 /** One hook command run (for a tool call, or for a session event such as Stop), for the timeline. */
@@ -31,6 +31,8 @@ export const toolCallRecordSchema = z.object({
   batch: z.number().optional(),
   /** Hooks that ran for this call, when any did. */
   hooks: z.array(hookRunRecordSchema).optional(),
+  /** The request auto mode's classifier made to decide this call (none when no classifier ran, or its verdict was cached). */
+  classifierRequest: classifierRequestRecordSchema.optional(),
 });
 export type ToolCallRecord = z.infer<typeof toolCallRecordSchema>;
 

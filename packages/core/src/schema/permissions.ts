@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { usageSchema } from "./usage.ts";
 
 export const permissionModeSchema = z.enum(["default", "acceptEdits", "plan", "auto", "bypassPermissions"]);
 export type PermissionMode = z.infer<typeof permissionModeSchema>;
@@ -27,6 +28,19 @@ export const decisionReasonSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("default"), reason: z.string() }),
 ]);
 export type DecisionReason = z.infer<typeof decisionReasonSchema>;
+
+/**
+ * One request auto mode's classifier made to the model: a small call of its own, outside the conversation, whose
+ * tokens count in the session's usage and cost. `failure` names why it gave no verdict (`api_error`, `unparsable`).
+ */
+export const classifierRequestRecordSchema = z.object({
+  model: z.string(),
+  startedAt: z.number(),
+  endedAt: z.number(),
+  usage: usageSchema.optional(),
+  failure: z.string().optional(),
+});
+export type ClassifierRequestRecord = z.infer<typeof classifierRequestRecordSchema>;
 
 export const permissionDecisionRecordSchema = z.object({
   behavior: z.enum(["allow", "deny"]),

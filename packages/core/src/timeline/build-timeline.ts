@@ -132,7 +132,8 @@ function runningTotals(events: readonly TimelineEvent[]): { totals: TotalsSeries
   const points: Array<{ t: number; tokens: TokenCounts; costUsd: number }> = [];
   let ordered = true;
   for (const event of events) {
-    if (event.detail.kind !== "model" || event.detail.tokens === null || event.status === "tombstoned") continue;
+    // Model calls and auto mode's classifier requests both spend tokens.
+    if ((event.detail.kind !== "model" && event.detail.kind !== "classifier") || event.detail.tokens === null || event.status === "tombstoned") continue;
     const t = event.end ?? event.at;
     if (points.length > 0 && t < points[points.length - 1]!.t) ordered = false;
     points.push({ t, tokens: event.detail.tokens, costUsd: event.detail.costUsd });

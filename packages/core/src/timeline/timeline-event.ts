@@ -75,6 +75,10 @@ function summaryOf(detail: TimelineDetail, status: TimelineStatus): string {
       return oneLine(detail.text, SUMMARY_CHARS);
     case "error":
       return oneLine(detail.message, SUMMARY_CHARS);
+    case "classifier": {
+      const tokens = detail.tokens ? `${detail.tokens.input} in / ${detail.tokens.output} out` : "";
+      return [detail.model, tokens, `${Math.round(detail.durationMs)} ms`, detail.failure ? `no verdict (${detail.failure})` : ""].filter(Boolean).join(" · ");
+    }
     default:
       return "";
   }
@@ -115,5 +119,7 @@ function detailText(detail: TimelineDetail): string {
       return `${detail.target} ${detail.reason}`;
     case "permission":
       return detail.decision ? `${detail.decision.behavior} ${detail.decision.reason.type}` : "";
+    case "classifier":
+      return `${detail.toolName} ${detail.model} ${detail.failure ?? ""}`;
   }
 }

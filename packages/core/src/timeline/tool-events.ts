@@ -1,3 +1,4 @@
+import { estimateCostUsd } from "../model/pricing.ts";
 import type { PermissionDecisionRecord } from "../schema/permissions.ts";
 import { asArray, asNumber, asRecord, asString, contentText, oneLine, TOOL_OUTPUT, type LooseRecord } from "./line-fields.ts";
 import type { PendingTool, Push, TimelineDraft } from "./thread-reader.ts";
@@ -144,6 +145,7 @@ function pushCallParts(record: LooseRecord, detail: Extract<TimelineDetail, { ki
       detail: { kind: "permission", toolUseId: detail.toolUseId, toolName: detail.name, waitMs: detail.permissionWaitMs, decision: detail.decision },
     });
   }
+  pushClassifierRequest(record, detail, tool, push);
   asArray(record.hooks).forEach((hook, position) => {
     const run = asRecord(hook);
     const start = asNumber(run?.startedAt);
@@ -166,5 +168,45 @@ function pushCallParts(record: LooseRecord, detail: Extract<TimelineDetail, { ki
       lineUuid: tool.lineUuid,
       detail: { kind: "hook", event, name, outcome, toolUseId: detail.toolUseId },
     });
+  });
+}
+
+/** Auto mode's classifier request for the call (its own model call, with tokens and cost), beside the permission wait. */
+function pushClassifierRequest(record: LooseRecord, detail: Extract<TimelineDetail, { kind: "tool" }>, tool: TimelineEvent, push: Push): void {
+  const request = asRecord(record.classifierRequest);
+  const start = asNumber(request?.startedAt);
+  const end = asNumber(request?.endedAt);
+  if (!request || start === undefined || end === undefined || end < start) return;
+  const model = asString(request.model) ?? "unknown model";
+  const usage = asRecord(request.usage);
+  const tokens = usage
+    ? {
+        input: asNumber(usage.input_tokens) ?? 0,
+        output: asNumber(usage.output_tokens) ?? 0,
+        cacheRead: asNumber(usage.cache_read_input_tokens) ?? 0,
+        cacheWrite: asNumber(usage.cache_creation_input_tokens) ?? 0,
+      }
+    : null;
+  const costUsd = tokens
+    ? estimateCostUsd(model, {
+        inputTokens: tokens.input,
+        outputTokens: tokens.output,
+        cacheReadInputTokens: tokens.cacheRead,
+        cacheCreationInputTokens: tokens.cacheWrite,
+      })
+    : 0;
+  const failure = asString(request.failure) ?? null;
+  push({
+    id: `classifier:${detail.toolUseId}`,
+    kind: "classifier",
+    lane: "permission",
+    at: start,
+    start,
+    end,
+    title: `Classifier: ${detail.name}`,
+    status: failure ? "error" : "ok",
+    toolName: detail.name,
+    lineUuid: tool.lineUuid,
+    detail: { kind: "classifier", toolUseId: detail.toolUseId, toolName: detail.name, model, durationMs: end - start, tokens, costUsd, failure },
   });
 }

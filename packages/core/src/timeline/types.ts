@@ -43,7 +43,7 @@ export type TimelineLane = {
   maxDurationMs: number;
 };
 
-export const timelineEventKinds = ["prompt", "model", "tool", "permission", "hook", "compaction", "notice", "error", "tombstone"] as const;
+export const timelineEventKinds = ["prompt", "model", "tool", "permission", "hook", "compaction", "notice", "error", "tombstone", "classifier"] as const;
 export type TimelineEventKind = (typeof timelineEventKinds)[number];
 
 export const timelineStatuses = ["ok", "error", "denied", "tombstoned", "partial", "unfinished"] as const;
@@ -90,6 +90,18 @@ export type TimelineDetail =
       spawnedAgentId: string | null;
     }
   | { kind: "permission"; toolUseId: string; toolName: string; waitMs: number; decision: PermissionDecisionRecord | null }
+  /** Auto mode's classifier request for a tool call: a model call of its own, counted in the totals. */
+  | {
+      kind: "classifier";
+      toolUseId: string;
+      toolName: string;
+      model: string;
+      durationMs: number;
+      tokens: TokenCounts | null;
+      costUsd: number;
+      /** Why it gave no verdict (`api_error`, `unparsable`, …); null when it gave one. */
+      failure: string | null;
+    }
   | ({ kind: "hook" } & HookRunDetail)
   | { kind: "compaction"; trigger: string; preTokens: number | null; postTokens: number | null; summarizedCount: number | null; summary: string | null }
   | { kind: "notice"; subtype: string; level: string; text: string }

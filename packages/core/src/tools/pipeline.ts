@@ -5,7 +5,7 @@ import type { ToolResultContent, ToolUseBlock } from "../schema/content.ts";
 import type { AgentEvent } from "../schema/events.ts";
 import type { HookEventName, HookOutcome } from "../hooks/port.ts";
 import type { AssistantMessage, HookRunRecord, ToolCallRecord, UserMessage } from "../schema/messages.ts";
-import type { DecisionReason, PermissionDecisionRecord } from "../schema/permissions.ts";
+import type { ClassifierRequestRecord, DecisionReason, PermissionDecisionRecord } from "../schema/permissions.ts";
 import { nestedMemoryForCall } from "../memory/session-memory.ts";
 import { classifyToolError, errorMessage } from "./classify-error.ts";
 import { hookOutcomeNotices } from "../hooks/session-events.ts";
@@ -52,6 +52,7 @@ export async function* runToolUse(
 ): AsyncGenerator<AgentEvent, ToolRunOutcome> {
   const startedAt = services.now();
   let permissionWaitMs = 0;
+  let classifierRequest: ClassifierRequestRecord | undefined;
   const hookRuns: HookRunRecord[] = [];
   /** Runs one hook event for this call and keeps its timing for the transcript. */
   const dispatchHooks = async (event: HookEventName, input: Record<string, unknown>, matchValue: string): Promise<HookOutcome> => {
@@ -63,7 +64,12 @@ export async function* runToolUse(
   yield { type: "tool-start", toolUseId: block.id, name: block.name, input: block.input, startedAt, batch };
 
   const finish = (content: ToolResultContent, isError: boolean, extra: OutcomeExtra): ToolRunOutcome =>
-    buildOutcome({ block, assistantMessage, context, services, batch, startedAt, permissionWaitMs, hooks: hookRuns }, content, isError, extra);
+    buildOutcome(
+      { block, assistantMessage, context, services, batch, startedAt, permissionWaitMs, hooks: hookRuns, classifierRequest },
+      content,
+      isError,
+      extra,
+    );
   const fail = (early: Early): ToolRunOutcome =>
     finish(early.content, true, {
       ...(early.errorClass ? { errorClass: early.errorClass } : {}),
@@ -113,7 +119,7 @@ export async function* runToolUse(
     assistantMessage,
     ...(pre.permissionDecision ? { hookDecision: pre.permissionDecision } : {}),
   };
-  const permission = yield* decide(checkArgs, services, dispatchHooks);
+  const permission = yield* decide(checkArgs, services, dispatchHooks, (request) => (classifierRequest = request));
   permissionWaitMs = permission.waitedMs;
   yield {
     type: "permission-decision",
@@ -207,6 +213,7 @@ type OutcomeOrigin = {
   permissionWaitMs: number;
   /** Hook runs recorded so far; left out of the record when none ran. */
   hooks?: readonly HookRunRecord[];
+  classifierRequest?: ClassifierRequestRecord | undefined;
 };
 
 export function buildOutcome(origin: OutcomeOrigin, content: ToolResultContent, isError: boolean, extra: OutcomeExtra): ToolRunOutcome {
@@ -224,6 +231,7 @@ export function buildOutcome(origin: OutcomeOrigin, content: ToolResultContent, 
     ...(extra.decision ? { decision: extra.decision } : {}),
     ...(extra.errorClass ? { errorClass: extra.errorClass } : {}),
     ...(origin.hooks && origin.hooks.length > 0 ? { hooks: [...origin.hooks] } : {}),
+    ...(origin.classifierRequest ? { classifierRequest: origin.classifierRequest } : {}),
   };
   const message: UserMessage = {
     type: "user",
@@ -244,8 +252,15 @@ export function buildOutcome(origin: OutcomeOrigin, content: ToolResultContent, 
   };
 }
 
-async function* decide(args: PermissionCheckArgs, services: PipelineServices, dispatchHooks: DispatchHooks): AsyncGenerator<AgentEvent, Decided> {
+/** The gate's decision, asking a person (or PermissionRequest hooks) when it says ask; a classifier request it made is handed to `onClassifierRequest`. */
+async function* decide(
+  args: PermissionCheckArgs,
+  services: PipelineServices,
+  dispatchHooks: DispatchHooks,
+  onClassifierRequest: (request: ClassifierRequestRecord) => void,
+): AsyncGenerator<AgentEvent, Decided> {
   const result = await services.gate.check(args);
+  if (result.classifierRequest) onClassifierRequest(result.classifierRequest);
   if (result.behavior === "allow") {
     return { behavior: "allow", reason: result.reason, waitedMs: 0, asked: false, ...(result.updatedInput ? { updatedInput: result.updatedInput } : {}) };
   }

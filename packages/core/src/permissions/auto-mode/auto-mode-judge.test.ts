@@ -57,6 +57,19 @@ describe("auto mode's judge", () => {
     expect(actions).toHaveLength(2);
   });
 
+  test("a fresh verdict hands on its classifier request (its tokens count in the session's usage); a cached one has none", async () => {
+    const request = { model: "claude-haiku-4-5", startedAt: 10, endedAt: 60, usage: { input_tokens: 400, output_tokens: 9 } };
+    const { classifier } = fakeClassifier(async () => ({ behavior: "allow", reason: "routine", request }));
+    const judge = judgeWith(classifier);
+    expect(await judge.judge(call({ command: "npm test" }))).toMatchObject({ behavior: "allow", classifierRequest: request });
+    const cached = await judge.judge(call({ command: "npm test" }));
+    expect(cached.classifierRequest).toBeUndefined();
+
+    const failing = fakeClassifier(() => Promise.reject(new ClassifierError("unparsable", "prose", { request: { ...request, failure: "unparsable" } })));
+    const asked = await judgeWith(failing.classifier).judge(call({ command: "npm test" }));
+    expect(asked).toMatchObject({ behavior: "ask", classifierRequest: { failure: "unparsable", usage: { input_tokens: 400 } } });
+  });
+
   test.each([
     ["an API error", () => Promise.reject(new ClassifierError("api_error", "overloaded_error 529")), "api_error"],
     ["an unparsable answer", () => Promise.reject(new ClassifierError("unparsable", "prose")), "unparsable"],

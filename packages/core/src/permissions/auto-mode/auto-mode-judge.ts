@@ -1,4 +1,4 @@
-import type { DecisionReason } from "../../schema/permissions.ts";
+import type { ClassifierRequestRecord, DecisionReason } from "../../schema/permissions.ts";
 import type { DenialTracking } from "../../state/app-state.ts";
 import { AUTO_MODE_CLASSIFIER, type DenialLimits } from "../denial-tracking.ts";
 import type { PermissionCheckResult } from "../port.ts";
@@ -33,10 +33,11 @@ export type AutoModeJudge = { judge(call: AutoModeCall): Promise<Decision> };
 const reasonOf = (reason: string): DecisionReason => ({ type: "classifier", classifier: AUTO_MODE_CLASSIFIER, reason });
 
 /** The rules' ask, with auto mode's reason for not deciding it (in the prompt, and told to the model when nobody can answer). */
-const asking = (call: AutoModeCall, why: string): AskDecision => ({
+const asking = (call: AutoModeCall, why: string, request?: ClassifierRequestRecord): AskDecision => ({
   ...call.ask,
   reason: reasonOf(why),
   message: `${call.ask.message ?? `Allow ${call.toolName}?`} (Auto mode: ${why}.)`,
+  ...(request ? { classifierRequest: request } : {}),
 });
 
 /** Object keys sorted, so `{a, b}` and `{b, a}` are the same action. */
@@ -109,19 +110,22 @@ export function createAutoModeJudge(options: AutoModeJudgeOptions): AutoModeJudg
     }
   };
 
+  /** A fresh verdict carries its model request (counted in the session's usage); a cached one made none. */
   const decisionOf = (call: AutoModeCall, verdict: ClassifierVerdict, note = ""): Decision => {
     const reason = reasonOf(`${verdict.reason}${note}`);
+    const request = verdict.request ? { classifierRequest: verdict.request } : {};
     switch (verdict.behavior) {
       case "allow":
-        return { behavior: "allow", reason };
+        return { behavior: "allow", reason, ...request };
       case "deny":
         return {
           behavior: "deny",
           reason,
           message: `Auto mode's classifier refused this ${call.toolName} call: ${verdict.reason}. Do not retry it; find another way or ask the user.`,
+          ...request,
         };
       case "ask":
-        return { ...call.ask, reason, message: `Auto mode's classifier asks before this ${call.toolName} call: ${verdict.reason}` };
+        return { ...call.ask, reason, message: `Auto mode's classifier asks before this ${call.toolName} call: ${verdict.reason}`, ...request };
     }
   };
 
@@ -133,14 +137,14 @@ export function createAutoModeJudge(options: AutoModeJudgeOptions): AutoModeJudg
       const cached = cache.get(key);
       if (cached) {
         remember(key, cached);
-        return decisionOf(call, cached, " (cached)");
+        return decisionOf(call, { behavior: cached.behavior, reason: cached.reason }, " (cached)");
       }
       let verdict: ClassifierVerdict;
       try {
         verdict = await classify(call);
       } catch (error) {
         const why = error instanceof ClassifierError ? `${error.code}: ${error.message}` : `error: ${error instanceof Error ? error.message : String(error)}`;
-        return asking(call, `the classifier could not decide (${why}), so auto mode asks you`);
+        return asking(call, `the classifier could not decide (${why}), so auto mode asks you`, error instanceof ClassifierError ? error.request : undefined);
       }
       remember(key, verdict);
       return decisionOf(call, verdict);

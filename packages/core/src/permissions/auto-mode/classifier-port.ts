@@ -1,3 +1,5 @@
+import type { ClassifierRequestRecord } from "../../schema/permissions.ts";
+
 /** The Bash command as the shell parser saw it: what the classifier judges besides the raw text. */
 export type ParsedCommandView = {
   /** Each simple command's words, nested ones (inside substitutions) flagged. */
@@ -19,7 +21,12 @@ export type ClassifierAction = {
   userRequests: readonly string[];
 };
 
-export type ClassifierVerdict = { behavior: "allow" | "ask" | "deny"; reason: string };
+export type ClassifierVerdict = {
+  behavior: "allow" | "ask" | "deny";
+  reason: string;
+  /** The model request that produced the verdict, when one did: its tokens count in the session's usage. */
+  request?: ClassifierRequestRecord;
+};
 
 export type ClassifierFailureCode = "timeout" | "api_error" | "unparsable" | "aborted";
 
@@ -27,10 +34,13 @@ export type ClassifierFailureCode = "timeout" | "api_error" | "unparsable" | "ab
 export class ClassifierError extends Error {
   override readonly name = "ClassifierError";
   readonly code: ClassifierFailureCode;
+  /** The model request that failed to give a verdict, when one was made (an unparsable answer still used tokens). */
+  readonly request: ClassifierRequestRecord | undefined;
 
-  constructor(code: ClassifierFailureCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: ClassifierFailureCode, message: string, options?: { cause?: unknown; request?: ClassifierRequestRecord }) {
     super(message, options);
     this.code = code;
+    this.request = options?.request;
   }
 }
 

@@ -1,4 +1,5 @@
 import { MessageAccumulator } from "../../model/accumulator.ts";
+import type { ClassifierRequestRecord } from "../../schema/permissions.ts";
 import { isModelError, type ModelClient } from "../../model/port.ts";
 import { ClassifierError, type ActionClassifier } from "./classifier-port.ts";
 import { buildClassifierRequest, parseClassifierVerdict } from "./classifier-prompt.ts";
@@ -7,6 +8,8 @@ export type ModelClassifierOptions = {
   client: ModelClient;
   /** Read per call, so a settings reload changes the model at once (aliases already resolved). */
   model(): string;
+  /** Clock for the request's start and end (epoch ms); `Date.now` by default. */
+  now?: () => number;
 };
 
 /**
@@ -16,18 +19,27 @@ export type ModelClassifierOptions = {
 export function createModelActionClassifier(options: ModelClassifierOptions): ActionClassifier {
   return {
     async classify(action, signal) {
+      const now = options.now ?? Date.now;
       const request = buildClassifierRequest(action, options.model());
       const accumulator = new MessageAccumulator();
+      const startedAt = now();
+      const record = (extra: Partial<ClassifierRequestRecord>): ClassifierRequestRecord => ({ model: request.model, startedAt, endedAt: now(), ...extra });
       try {
         for await (const part of options.client.stream(request, { signal })) accumulator.apply(part);
       } catch (error) {
-        if (signal.aborted) throw new ClassifierError("aborted", "the classifier request was cancelled", { cause: error });
+        if (signal.aborted)
+          throw new ClassifierError("aborted", "the classifier request was cancelled", { cause: error, request: record({ failure: "aborted" }) });
         const detail = isModelError(error) ? `${error.code}${error.status ? ` ${error.status}` : ""}: ${error.message}` : String(error);
-        throw new ClassifierError("api_error", `the classifier request failed (${detail})`, { cause: error });
+        throw new ClassifierError("api_error", `the classifier request failed (${detail})`, { cause: error, request: record({ failure: "api_error" }) });
       }
-      const verdict = parseClassifierVerdict(accumulator.finish().content);
-      if (!verdict) throw new ClassifierError("unparsable", "the classifier's answer was not a valid permission_verdict call");
-      return verdict;
+      const message = accumulator.finish();
+      const verdict = parseClassifierVerdict(message.content);
+      if (!verdict) {
+        throw new ClassifierError("unparsable", "the classifier's answer was not a valid permission_verdict call", {
+          request: record({ model: message.model || request.model, usage: message.usage, failure: "unparsable" }),
+        });
+      }
+      return { ...verdict, request: record({ model: message.model || request.model, usage: message.usage }) };
     },
   };
 }
