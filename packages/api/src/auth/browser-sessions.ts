@@ -1,8 +1,7 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { z } from "zod";
+import { openVersionedDatabase } from "../sqlite/versioned-database.ts";
 
 /** How long a browser stays signed in after opening the printed link (30 days). */
 const DEFAULT_BROWSER_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -52,20 +51,11 @@ export class BrowserSessionStore {
   constructor(options: { path: string; now?: () => number; ttlMs?: number }) {
     this.now = options.now ?? Date.now;
     this.ttlMs = options.ttlMs ?? DEFAULT_BROWSER_SESSION_TTL_MS;
-    mkdirSync(dirname(options.path), { recursive: true });
-    this.db = new Database(options.path);
-    try {
-      this.db.pragma("journal_mode = WAL");
-      this.db.pragma("busy_timeout = 5000");
-      const version = this.db.pragma("user_version", { simple: true });
-      if (version !== 0 && version !== SCHEMA_VERSION)
-        throw new BrowserSessionStoreError(`${options.path} has auth schema ${String(version)}; this Cairn knows ${SCHEMA_VERSION}`);
-      this.db.exec(SCHEMA);
-      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    } catch (error) {
-      this.db.close();
-      throw error;
-    }
+    this.db = openVersionedDatabase(options.path, {
+      version: SCHEMA_VERSION,
+      schema: SCHEMA,
+      schemaError: (found) => new BrowserSessionStoreError(`${options.path} has auth schema ${String(found)}; this Cairn knows ${SCHEMA_VERSION}`),
+    });
   }
 
   /** A new signed-in browser (at login). Expired and revoked rows are dropped on the way. */

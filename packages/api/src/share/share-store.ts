@@ -1,8 +1,7 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { z } from "zod";
+import { openVersionedDatabase } from "../sqlite/versioned-database.ts";
 import { generateShareToken, hashShareToken } from "./share-token.ts";
 
 export const shareModeSchema = z.enum(["live", "snapshot"]);
@@ -86,20 +85,11 @@ export class ShareStore {
   constructor(options: { path: string; now?: () => number }) {
     this.path = options.path;
     this.now = options.now ?? Date.now;
-    mkdirSync(dirname(options.path), { recursive: true });
-    this.db = new Database(options.path);
-    try {
-      this.db.pragma("journal_mode = WAL");
-      this.db.pragma("busy_timeout = 5000");
-      const version = this.db.pragma("user_version", { simple: true });
-      if (version !== 0 && version !== SCHEMA_VERSION)
-        throw new ShareStoreError(`${options.path} has share schema ${String(version)}; this Cairn knows ${SCHEMA_VERSION}`);
-      this.db.exec(SCHEMA);
-      this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
-    } catch (error) {
-      this.db.close();
-      throw error;
-    }
+    this.db = openVersionedDatabase(options.path, {
+      version: SCHEMA_VERSION,
+      schema: SCHEMA,
+      schemaError: (found) => new ShareStoreError(`${options.path} has share schema ${String(found)}; this Cairn knows ${SCHEMA_VERSION}`),
+    });
   }
 
   /** Stores a new share and returns its token: the only time the token exists outside the caller. */
