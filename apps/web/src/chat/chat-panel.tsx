@@ -5,7 +5,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import type { ChatItem } from "./chat-types";
 import { useSessionChat } from "./use-session-chat";
-import { errorMessage } from "@/lib/errors";
+import { cairnErrorCode, errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/trpc/client";
 import type { PermissionAnswer } from "@/trpc/types";
 import { PermissionPrompt } from "../permission/permission-prompt";
@@ -21,27 +21,34 @@ import { SessionCost } from "./session-cost-view";
 import { RewindDialog } from "../review/rewind-dialog";
 import { NotifyToggle } from "../notify/notify-toggle";
 import { useAttention } from "../notify/use-attention";
+import { WorktreeBar } from "../worktree/worktree-bar";
+import { WorktreeStartNotice } from "../worktree/worktree-start-notice";
 
 type Props = {
   sessionId: string | null;
   defaultModel: string;
   onSessionChange(sessionId: string | null): void;
   onOpenFile(path: string): void;
+  /** A run ended (or the session changed): panels fed from the session's files refresh. */
+  onRunSettled?(): void;
 };
 
 /** The agent: conversation, permission questions, todos, context, mode and model, sessions. */
-export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile }: Props) {
+export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile, onRunSettled }: Props) {
   const trpc = useTRPC();
   const created = useRef(new Set<string>());
   const attention = useAttention();
   const { state, status, failure, showPrompt } = useSessionChat(sessionId, { isNew: (id) => created.current.has(id), onLiveEvent: attention.onEvent });
   const [actionError, setActionError] = useState<string | null>(null);
   const [rewindAt, setRewindAt] = useState<string | null>(null);
-  const [rewound, setRewound] = useState<{ backup: string | null; text: string } | null>(null);
+  /** `sessionId`: the session rewound, whose checkout (a worktree's, perhaps) holds the backup. */
+  const [rewound, setRewound] = useState<{ backup: string | null; text: string; sessionId: string } | null>(null);
   const restore = useMutation(trpc.session.restoreCheckpoint.mutationOptions());
   const [commandOutput, setCommandOutput] = useState<string | null>(null);
   const memory = useQuery(trpc.memory.get.queryOptions(sessionId ? { sessionId } : undefined));
   const create = useMutation(trpc.session.create.mutationOptions());
+  const createWorktree = useMutation(trpc.worktree.create.mutationOptions());
+  const [worktreeFailure, setWorktreeFailure] = useState<{ message: string; notRepository: boolean } | null>(null);
   const send = useMutation(trpc.session.send.mutationOptions());
   const interrupt = useMutation(trpc.session.interrupt.mutationOptions());
   const setMode = useMutation(trpc.session.setMode.mutationOptions());
@@ -59,7 +66,23 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
     return id;
   };
 
+  const startInWorktree = async () => {
+    setWorktreeFailure(null);
+    try {
+      const { sessionId: id } = await createWorktree.mutateAsync(undefined);
+      created.current.add(id);
+      onSessionChange(id);
+    } catch (error) {
+      setWorktreeFailure({ message: errorMessage(error), notRepository: cairnErrorCode(error) === "not_a_repository" });
+    }
+  };
+
   useEffect(preloadMarkdown, []);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a run that ends (or another session) is the trigger
+  useEffect(() => {
+    if (!state.running) onRunSettled?.();
+  }, [state.running, sessionId]);
 
   // A session that no longer exists (server restarted without its transcript) is let go of.
   useEffect(() => {
@@ -123,11 +146,17 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
         canFork={Boolean(sessionId && forkUuid(state.items))}
         onSelect={onSessionChange}
         onNew={() => void startNew().catch(report("Creating a session"))}
+        onNewWorktree={() => void startInWorktree()}
+        creatingWorktree={createWorktree.isPending}
         onFork={() => {
           const uuid = forkUuid(state.items);
           if (uuid) forkAt(uuid);
         }}
       />
+      {worktreeFailure ? (
+        <WorktreeStartNotice message={worktreeFailure.message} notRepository={worktreeFailure.notRepository} onDismiss={() => setWorktreeFailure(null)} />
+      ) : null}
+      {sessionId ? <WorktreeBar sessionId={sessionId} running={state.running} /> : null}
       <div className="chat-controls">
         <ModeModelControls
           mode={state.permissionMode}
@@ -186,7 +215,7 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
             setRewindAt(null);
             const files = result.restoredCheckpoint ? "Files restored" : result.sessionId ? "" : "No file had changed since that message";
             const conversation = result.sessionId ? "continuing in a new session that ends just before that message" : "";
-            setRewound({ backup: result.backupCheckpoint, text: [files, conversation].filter(Boolean).join("; ") });
+            setRewound({ backup: result.backupCheckpoint, text: [files, conversation].filter(Boolean).join("; "), sessionId });
             if (result.sessionId) onSessionChange(result.sessionId);
           }}
         />
@@ -205,9 +234,10 @@ export function ChatPanel({ sessionId, defaultModel, onSessionChange, onOpenFile
                 onClick={() =>
                   rewound.backup &&
                   restore.mutate(
-                    { commit: rewound.backup },
+                    { commit: rewound.backup, sessionId: rewound.sessionId },
                     {
-                      onSuccess: () => setRewound({ backup: null, text: "undone; the files are back as they were before the rewind" }),
+                      onSuccess: () =>
+                        setRewound({ backup: null, text: "undone; the files are back as they were before the rewind", sessionId: rewound.sessionId }),
                       onError: report("Undoing the rewind"),
                     },
                   )

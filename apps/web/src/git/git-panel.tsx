@@ -9,17 +9,21 @@ import styles from "./git-panel.module.css";
 
 type GitFile = Extract<RouterOutputs["git"]["status"], { repository: true }>["files"][number];
 
-/** The workspace's git repository in the sidebar: branch, staged and unstaged files, commit (with a drafted message), branches, push. */
-export function GitPanel({ changeTick }: { changeTick: number }) {
+/**
+ * The git repository in the sidebar: branch, staged and unstaged files, commit (with a drafted message), branches, push.
+ * For a worktree session it is that worktree's (the server answers with the workspace's for any other session).
+ */
+export function GitPanel({ changeTick, sessionId }: { changeTick: number; sessionId: string | null }) {
   const trpc = useTRPC();
   const [open, setOpen] = useState(true);
   const [message, setMessage] = useState("");
   const [newBranch, setNewBranch] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const status = useQuery(trpc.git.status.queryOptions());
+  const session = sessionId ? { sessionId } : {};
+  const status = useQuery(trpc.git.status.queryOptions(sessionId ? { sessionId } : undefined));
   const repository = status.data?.repository === true;
-  const branches = useQuery({ ...trpc.git.branches.queryOptions(), enabled: repository });
+  const branches = useQuery({ ...trpc.git.branches.queryOptions(sessionId ? { sessionId } : undefined), enabled: repository });
   const { refetch } = status;
   const refetchBranches = branches.refetch;
   // biome-ignore lint/correctness/useExhaustiveDependencies: changeTick is the trigger (a workspace file changed), not a value the effect reads
@@ -103,7 +107,7 @@ export function GitPanel({ changeTick }: { changeTick: number }) {
                   aria-label="Switch branch"
                   data-testid="git-branch"
                   value={data.branch ?? ""}
-                  onChange={(event) => void run(switchBranch.mutateAsync({ name: event.target.value }), `Switched to ${event.target.value}.`)}
+                  onChange={(event) => void run(switchBranch.mutateAsync({ name: event.target.value, ...session }), `Switched to ${event.target.value}.`)}
                 >
                   {data.branch === null ? <option value="">detached HEAD</option> : null}
                   {(branches.data ?? (data.branch ? [{ name: data.branch, current: true }] : [])).map((branch) => (
@@ -117,7 +121,9 @@ export function GitPanel({ changeTick }: { changeTick: number }) {
                 className={styles.row}
                 onSubmit={(event) => {
                   event.preventDefault();
-                  void run(createBranch.mutateAsync({ name: newBranch }), `Created and switched to ${newBranch.trim()}.`).then((ok) => ok && setNewBranch(""));
+                  void run(createBranch.mutateAsync({ name: newBranch, ...session }), `Created and switched to ${newBranch.trim()}.`).then(
+                    (ok) => ok && setNewBranch(""),
+                  );
                 }}
               >
                 <input
@@ -137,7 +143,7 @@ export function GitPanel({ changeTick }: { changeTick: number }) {
                 files={staged}
                 side="staged"
                 action="Unstage"
-                onAction={(path) => void run(unstage.mutateAsync({ paths: [path] }))}
+                onAction={(path) => void run(unstage.mutateAsync({ paths: [path], ...session }))}
               />
               <FileList
                 title="Changes"
@@ -145,14 +151,14 @@ export function GitPanel({ changeTick }: { changeTick: number }) {
                 files={unstaged}
                 side="unstaged"
                 action="Stage"
-                onAction={(path) => void run(stage.mutateAsync({ paths: [path] }))}
+                onAction={(path) => void run(stage.mutateAsync({ paths: [path], ...session }))}
               />
               {unstaged.length > 0 ? (
                 <button
                   type="button"
                   className="small"
                   data-testid="git-stage-all"
-                  onClick={() => void run(stage.mutateAsync({ paths: unstaged.map((file) => file.path) }))}
+                  onClick={() => void run(stage.mutateAsync({ paths: unstaged.map((file) => file.path), ...session }))}
                 >
                   Stage all
                 </button>
@@ -175,7 +181,7 @@ export function GitPanel({ changeTick }: { changeTick: number }) {
                   title="Ask the model for a message that fits the staged changes"
                   onClick={() =>
                     void run(
-                      draft.mutateAsync().then((result) => setMessage(result.message)),
+                      draft.mutateAsync(sessionId ? { sessionId } : undefined).then((result) => setMessage(result.message)),
                       undefined,
                     )
                   }
@@ -189,7 +195,7 @@ export function GitPanel({ changeTick }: { changeTick: number }) {
                   disabled={commit.isPending}
                   onClick={() =>
                     void run(
-                      commit.mutateAsync({ message }).then((result) => {
+                      commit.mutateAsync({ message, ...session }).then((result) => {
                         setMessage("");
                         return result;
                       }),
@@ -205,7 +211,7 @@ export function GitPanel({ changeTick }: { changeTick: number }) {
                     className="small"
                     data-testid="git-push"
                     disabled={push.isPending}
-                    onClick={() => void run(push.mutateAsync(), "Pushed.")}
+                    onClick={() => void run(push.mutateAsync(sessionId ? { sessionId } : undefined), "Pushed.")}
                   >
                     {push.isPending ? "Pushing…" : "Push"}
                   </button>

@@ -12,11 +12,14 @@ type Props = {
   canFork: boolean;
   onSelect(sessionId: string): void;
   onNew(): void;
+  /** Starts a session in a git worktree and branch of its own. */
+  onNewWorktree(): void;
+  creatingWorktree: boolean;
   onFork(): void;
 };
 
 /** Sessions: switch (resume), start a new one, fork the current one, share it, open its timeline. */
-export function SessionBar({ activeSessionId, title, canFork, onSelect, onNew, onFork }: Props) {
+export function SessionBar({ activeSessionId, title, canFork, onSelect, onNew, onNewWorktree, creatingWorktree, onFork }: Props) {
   const trpc = useTRPC();
   const [open, setOpen] = useState(false);
   const sessions = useQuery({ ...trpc.session.list.queryOptions(), refetchInterval: open ? 3_000 : false });
@@ -33,6 +36,16 @@ export function SessionBar({ activeSessionId, title, canFork, onSelect, onNew, o
         <span className="toolbar">
           <button type="button" className="small" data-testid="session-new" onClick={onNew} title="Start a new session">
             New
+          </button>
+          <button
+            type="button"
+            className="small"
+            data-testid="session-new-worktree"
+            onClick={onNewWorktree}
+            disabled={creatingWorktree}
+            title="Start a new session in a git worktree and branch of its own, so it can work beside other sessions"
+          >
+            {creatingWorktree ? "Creating worktree…" : "New in worktree"}
           </button>
           <button
             type="button"
@@ -63,6 +76,7 @@ export function SessionBar({ activeSessionId, title, canFork, onSelect, onNew, o
                   className={`session-item${session.sessionId === activeSessionId ? " active" : ""}`}
                   data-testid="session-list-item"
                   data-session-id={session.sessionId}
+                  data-worktree={session.worktree?.branch ?? ""}
                   onClick={() => {
                     onSelect(session.sessionId);
                     setOpen(false);
@@ -70,6 +84,7 @@ export function SessionBar({ activeSessionId, title, canFork, onSelect, onNew, o
                 >
                   <span className="session-item-title">{session.title}</span>
                   <span className="session-item-meta">
+                    {session.worktree ? `${session.worktree.discarded ? "discarded worktree" : session.worktree.branch} · ` : ""}
                     {session.running ? "running · " : ""}
                     {session.messageCount} messages · {new Date(session.updatedAt).toLocaleString()}
                   </span>

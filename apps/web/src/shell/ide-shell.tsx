@@ -64,6 +64,8 @@ export function IdeShell() {
     setSessionId(next);
   }, []);
 
+  // A worktree session's files are not in the watched workspace: its panels refresh when a run ends.
+  const bumpChanges = useCallback(() => setChangeTick((tick) => tick + 1), []);
   const { onDiskChange } = editor;
   const onWorkspaceChange = useCallback(
     (change: Parameters<typeof onDiskChange>[0]) => {
@@ -124,7 +126,7 @@ export function IdeShell() {
       <div className="ide-columns">
         <aside className="sidebar">
           <FileTree root={info.workspaceRoot} activePath={editor.state.active} onOpen={(path) => void editor.open(path)} {...ops} />
-          <GitPanel changeTick={changeTick} />
+          <GitPanel changeTick={changeTick} sessionId={sessionId} />
           <McpPanel />
           <MemoryPanel sessionId={sessionId} />
           <footer className="sidebar-footer muted">
@@ -155,7 +157,13 @@ export function IdeShell() {
           )}
           <TerminalPanel />
         </main>
-        <ChatPanel sessionId={sessionId} defaultModel={info.model} onSessionChange={changeSession} onOpenFile={(path) => void editor.open(path)} />
+        <ChatPanel
+          sessionId={sessionId}
+          defaultModel={info.model}
+          onSessionChange={changeSession}
+          onOpenFile={(path) => void editor.open(path)}
+          onRunSettled={bumpChanges}
+        />
       </div>
       {showTrust ? (
         <TrustDialog
