@@ -13,7 +13,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 /** Loaded from node_modules at run time: native addons, packages that locate files beside themselves, Next.js. */
 const KEEP_EXTERNAL =
-  /^(node-pty|better-sqlite3|@anthropic-ai\/sandbox-runtime|web-tree-sitter|tree-sitter-bash|next|react|react-dom|typescript|esbuild|tsx|ioredis|postgres)(\/|$)/;
+  /^(node-pty|better-sqlite3|@anthropic-ai\/sandbox-runtime|web-tree-sitter|tree-sitter-bash|next|react|react-dom|typescript|esbuild|tsx|ioredis|postgres|pino)(\/|$)/;
 
 /**
  * Bundles `@cairn/*` and pure-JavaScript packages; keeps the rest external. A deep import into a package

@@ -1,4 +1,13 @@
 import { Redis } from "ioredis";
+import type { DestinationStream } from "pino";
+import { createNodeLogger, type NodeLogger } from "./node-logger.ts";
+import { createChangeChannel, type ChangeChannel } from "./postgres/change-channel.ts";
+import { createPostgresShareRepository } from "./postgres/postgres-share-repository.ts";
+import { createPostgresLocalSettings } from "./postgres/postgres-local-settings.ts";
+import { createPostgresTrust } from "./postgres/postgres-trust.ts";
+import type { ShareRepository } from "../share/share-records.ts";
+import type { TrustRepository } from "../server/trust-store.ts";
+import type { LocalSettingsStoreFactory } from "../runtime/local-settings.ts";
 import type { EventBus } from "../hub/event-bus.ts";
 import type { SessionOwnership } from "../hub/session-ownership.ts";
 import type { SessionStoreFactory } from "../session-store/session-store.ts";
@@ -14,8 +23,14 @@ import { DEFAULT_LEASE_TTL_MS, SessionLeasing } from "./session-leasing.ts";
 /** What a node in distributed mode adds to the server: shared stores, and what to close at the end. */
 export type DistributedNode = {
   nodeId: string;
+  /** Structured log lines (JSON, with the node id) on stderr. */
+  log: NodeLogger;
   /** Transcripts and the session index in PostgreSQL (undefined without `--database-url`). */
   sessionStore: SessionStoreFactory | undefined;
+  /** Share links, trust decisions and the IDE-written settings in PostgreSQL (undefined without `--database-url`). */
+  shares: ((now: () => number) => ShareRepository) | undefined;
+  trust: TrustRepository | undefined;
+  localSettings: LocalSettingsStoreFactory | undefined;
   /** The event fan-out over Redis Streams (undefined without `--redis-url`). */
   bus: EventBus | undefined;
   /** Session leases in PostgreSQL, commands routed over Redis (undefined without `--database-url`). */
@@ -39,7 +54,9 @@ export class DistributedStartError extends Error {
  * Loaded only when distributed mode is configured: the embedded default never imports it (or its
  * clients). A service that cannot be reached at start stops the start with its (password-free) URL.
  */
-export async function startDistributedNode(config: DistributedConfig, options: { onError?: (message: string) => void } = {}): Promise<DistributedNode> {
+export async function startDistributedNode(config: DistributedConfig, options: { logDestination?: DestinationStream } = {}): Promise<DistributedNode> {
+  const log = createNodeLogger(config.nodeId, options.logDestination);
+  const logError = (message: string, fields: Record<string, unknown> = {}) => log.error(fields, message);
   let sql: Database | undefined;
   let leasing: SessionLeasing | undefined;
   let redis: Redis | undefined;
@@ -66,14 +83,16 @@ export async function startDistributedNode(config: DistributedConfig, options: {
         connectionName: `cairn-${config.nodeId}`,
       });
       // Connection errors while Redis is away are retried; each becomes one log line instead of an unhandled event.
-      redis.on("error", (error: Error) => options.onError?.(`Redis connection: ${error.message}`));
+      redis.on("error", (error: Error) => logError(`Redis connection: ${error.message}`, { service: "redis" }));
+      redis.on("reconnecting", (delayMs: number) => log.warn({ service: "redis", delayMs }, "reconnecting to Redis"));
+      redis.on("ready", () => log.info({ service: "redis", url }, "connected to Redis"));
       try {
         await redis.connect();
         await redis.ping();
       } catch (error) {
         throw new DistributedStartError(`Redis at ${url}: ${(error as Error).message}`, { cause: error });
       }
-      bus = new RedisEventBus({ redis, onError: (error, context) => options.onError?.(`Redis ${context}: ${error.message}`) });
+      bus = new RedisEventBus({ redis, onError: (error, context) => logError(`Redis ${context}: ${error.message}`) });
       lines.push(`Redis: ${url} (event streams)`);
     }
     // Leases need both: PostgreSQL fences the writes, Redis carries the commands to the owner. Without
@@ -84,14 +103,14 @@ export async function startDistributedNode(config: DistributedConfig, options: {
         nodeId: config.nodeId,
         leases: createSessionLeaseStore(sql, { ttlMs }),
         ttlMs,
-        onError: (error, context) => options.onError?.(`${context}: ${error.message}`),
+        onError: (error, context) => logError(`${context}: ${error.message}`),
       });
       leasing = owner;
       channel = new RedisCommandChannel({
         redis,
         nodeId: config.nodeId,
         handle: (command) => owner.handle(command),
-        onError: (error, context) => options.onError?.(`Redis ${context}: ${error.message}`),
+        onError: (error, context) => logError(`Redis ${context}: ${error.message}`),
       });
       owner.attach(channel);
       await channel.start();
@@ -108,8 +127,17 @@ export async function startDistributedNode(config: DistributedConfig, options: {
   const database = sql;
   const leases = leasing;
   const commands = channel;
+  const changes: ChangeChannel | undefined = database
+    ? createChangeChannel(database, (message) => logError(`PostgreSQL change notices: ${message}`, { service: "postgres" }))
+    : undefined;
+  const shared = database && changes ? { sql: database, changes } : undefined;
+  log.info({ services: lines.slice(1) }, "distributed node started");
   return {
     nodeId: config.nodeId,
+    log,
+    shares: shared ? (now) => createPostgresShareRepository({ ...shared, now }) : undefined,
+    trust: shared ? createPostgresTrust({ ...shared, nodeId: config.nodeId }) : undefined,
+    localSettings: shared ? (workspaceRoot) => createPostgresLocalSettings({ ...shared, workspaceRoot }) : undefined,
     sessionStore: database
       ? (location) =>
           createPostgresSessionStore({
@@ -119,7 +147,7 @@ export async function startDistributedNode(config: DistributedConfig, options: {
               ? {
                   fence: leases.fence,
                   onFenced: (sessionId, generation) =>
-                    options.onError?.(
+                    logError(
                       `refused a write to session ${sessionId}: ${generation === undefined ? "this node holds no lease for it" : `lease generation ${generation} is no longer current (another node took the session over)`}`,
                     ),
                 }
@@ -142,6 +170,7 @@ export async function startDistributedNode(config: DistributedConfig, options: {
       await commands?.close().catch(() => undefined);
       await events?.close().catch(() => undefined);
       await client?.quit().catch(() => client.disconnect());
+      await changes?.close();
       await database?.end({ timeout: 5 });
     },
   };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ShareError } from "../share/share-errors.ts";
-import { shareModeSchema } from "../share/share-store.ts";
+import { shareModeSchema } from "../share/share-records.ts";
 import { DEFAULT_SHARE_DAYS, MAX_SHARE_DAYS } from "../share/share-service.ts";
 import { procedure, router } from "./trpc.ts";
 

@@ -47,7 +47,6 @@ import {
   createNodeMemoryFs,
   createNodeHookRunner,
   createNodeShellParser,
-  createPermissionRulePersister,
   createNodeMcpManager,
   createToolResultFiles,
   loadSettings,
@@ -66,6 +65,7 @@ import { createPromptDumpFetch, promptDumpPath } from "./prompt-dump.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { Telemetry } from "../telemetry/telemetry-port.ts";
 import { createJsonlSessionStore } from "../session-store/jsonl-session-store.ts";
+import { createFileLocalSettingsStore, type LocalSettingsStore, type LocalSettingsStoreFactory } from "./local-settings.ts";
 import type { SessionStore, SessionStoreFactory, SessionTranscriptSink } from "../session-store/session-store.ts";
 
 export type RuntimeOptions = {
@@ -109,6 +109,8 @@ export type RuntimeOptions = {
   mcpConfig?: readonly string[] | undefined;
   /** Where sessions record traces, metrics and log events (CAIRN_ENABLE_TELEMETRY); undefined records nothing. */
   telemetry?: Telemetry | undefined;
+  /** Where the rules the IDE writes live (distributed mode: PostgreSQL); default `.claude/settings.local.json`. */
+  localSettings?: LocalSettingsStoreFactory | undefined;
   /** Where transcripts live (distributed mode: PostgreSQL); default one JSONL file per session under `$CAIRN_HOME/projects/`. */
   sessionStore?: SessionStoreFactory | undefined;
   /** A worktree session's runtime: the main checkout's repository directory, which its sandboxed git may write (hooks and config excepted). */
@@ -169,6 +171,8 @@ export type Runtime = {
   sessionContext(model: string): Promise<SessionContext>;
   /** The settings as last loaded; `reloadSettings` refreshes them for every later permission check. */
   readonly settings: LoadedSettings;
+  /** The layer the IDE writes rules to (reloaded here when another node changes it). */
+  localSettings: LocalSettingsStore;
   reloadSettings(): Promise<LoadedSettings>;
   readonly trusted: boolean;
   /** The user trusted the workspace: sessions wired after this run project hooks. */
@@ -193,8 +197,10 @@ export type Runtime = {
 };
 
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const localSettings = (options.localSettings ?? createFileLocalSettingsStore)(options.workspaceRoot);
   const settingsOptions = {
     workspaceRoot: options.workspaceRoot,
+    localSettings,
     cairnHome: options.cairnHome,
     ...(options.managedSettingsPath ? { managedSettingsPath: options.managedSettingsPath } : {}),
     ...(options.flagSettings ? { flagSettings: options.flagSettings } : {}),
@@ -221,6 +227,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     return parserLoading;
   };
   let settings = await loadSettings(settingsOptions);
+  // Another node changed the rules: the next permission check here sees them.
+  const stopWatchingLocalSettings = localSettings.onChange(() => {
+    loadSettings(settingsOptions).then(
+      (loaded) => {
+        settings = loaded;
+      },
+      () => undefined,
+    );
+  });
   let trusted = options.trusted;
   const merged = settings.merged;
   const model = await resolveModelSource({ apiKey: options.apiKey, baseURL: options.baseURL, model: options.model ?? merged.model });
@@ -277,7 +292,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...tools,
     ...mcp.toolSet({ contextWindowTokens, history, ...(options.mcp?.toolSearchShare ? { share: options.mcp.toolSearchShare } : {}) }).tools,
   ];
-  const persistRule = createPermissionRulePersister(workspace.root);
+  // "Always allow" answers go to the local layer, where the settings panel shows them.
+  const persistRule = async (rule: string) => void (await localSettings.addRule("allow", rule));
   // Auto mode's classifier: one small request through the same client, model read per call (settings reload).
   const classifier = createModelActionClassifier({ client: model.client, model: () => resolveModelAlias(settings.merged.autoMode.model, model.model) });
   // `<project>/<session>/tool-results/<id>.txt`: tool output the per-message budget saved, which Read may read back.
@@ -399,6 +415,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     get settings() {
       return settings;
     },
+    localSettings,
     async reloadSettings() {
       settings = await loadSettings(settingsOptions);
       return settings;
@@ -437,6 +454,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       return { sink, hooks, transcriptPath, compactor };
     },
     async close() {
+      stopWatchingLocalSettings();
       await mcp.close();
       await workspace.dispose();
       await model.close();

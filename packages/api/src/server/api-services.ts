@@ -11,7 +11,7 @@ import { secretEnvironmentValues } from "../share/env-secrets.ts";
 import { TokenBucketLimiter } from "../share/rate-limiter.ts";
 import { createRedactor } from "../share/redact.ts";
 import { ShareService } from "../share/share-service.ts";
-import type { ShareStore } from "../share/share-store.ts";
+import type { ShareRepository } from "../share/share-records.ts";
 import { ShareViewService } from "../share/share-view-service.ts";
 import { DEFAULT_STREAM_LIMITS, ShareStreamGate } from "../share/stream-gate.ts";
 import type { TerminalManager } from "../terminal/terminal-manager.ts";
@@ -21,7 +21,7 @@ import { McpService } from "./mcp-service.ts";
 import { MetaService } from "./meta-service.ts";
 import type { ShareOptions } from "./server-options.ts";
 import { SettingsService } from "./settings-service.ts";
-import type { TrustStore } from "./trust-store.ts";
+import type { TrustRepository } from "./trust-store.ts";
 import type { WorkspaceFiles } from "./workspace-files.ts";
 
 export type ApiServicesInput = {
@@ -31,8 +31,8 @@ export type ApiServicesInput = {
   worktrees: WorktreeSessions | undefined;
   terminals: TerminalManager;
   files: WorkspaceFiles;
-  trustStore: TrustStore;
-  shareStore: ShareStore;
+  trustStore: TrustRepository;
+  shareStore: ShareRepository;
   browserSessions: BrowserSessionStore;
   /** The access token: redacted from everything a share shows. */
   token: string;

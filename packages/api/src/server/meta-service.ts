@@ -2,19 +2,21 @@ import { probeSandbox } from "@cairn/worker";
 import type { Runtime } from "../runtime/create-runtime.ts";
 import type { MetaPort } from "../router/context.ts";
 import type { MetaInfo } from "../router/types.ts";
-import type { TrustStore } from "./trust-store.ts";
+import type { TrustRepository } from "./trust-store.ts";
 
 /** What the page shows about the server, and the one-time trust of the workspace. */
 export class MetaService implements MetaPort {
   private readonly runtime: Runtime;
-  private readonly trustStore: TrustStore;
+  private readonly trustStore: TrustRepository;
 
-  constructor(runtime: Runtime, trustStore: TrustStore) {
+  constructor(runtime: Runtime, trustStore: TrustRepository) {
     this.runtime = runtime;
     this.trustStore = trustStore;
   }
 
   async info(): Promise<MetaInfo> {
+    // Trusted meanwhile on another node (distributed mode shares the decision): take it up here too.
+    if (!this.runtime.trusted && (await this.trustStore.isTrusted(this.runtime.workspaceRoot).catch(() => false))) await this.adoptTrust();
     return {
       version: this.runtime.version,
       demo: this.runtime.model.demo,
@@ -27,10 +29,14 @@ export class MetaService implements MetaPort {
 
   async trust(): Promise<{ trusted: boolean }> {
     await this.trustStore.trust(this.runtime.workspaceRoot);
+    await this.adoptTrust();
+    return { trusted: true };
+  }
+
+  private async adoptTrust(): Promise<void> {
     this.runtime.setTrusted(true);
     // The workspace's own MCP servers (.mcp.json, project settings) may start now.
     await this.runtime.mcp.setTrusted(true);
-    return { trusted: true };
   }
 }
 

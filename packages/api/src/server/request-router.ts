@@ -28,9 +28,9 @@ export type Routes = {
   shareTrpc: HttpHandler;
   web: WebHandler | undefined;
   /** What `/share/<token>` shows: the share; for a dead one the page is asked for a path it answers with its 404; 429 when rate-limited. */
-  sharePage: (token: string, client: string) => "available" | "not_found" | "rate_limited";
+  sharePage: (token: string, client: string) => Promise<"available" | "not_found" | "rate_limited">;
   /** A place for one more live-share stream; undefined when the token opens no live share. */
-  admitShareStream: (token: string, client: string) => StreamAdmission | undefined;
+  admitShareStream: (token: string, client: string) => Promise<StreamAdmission | undefined>;
 };
 
 /** The two tRPC handlers: the IDE's router with the full context, and the read-only share router whose context holds the share view alone. */
@@ -96,23 +96,36 @@ export function route(request: IncomingMessage, response: ServerResponse, routes
     return;
   }
   if (shareRoute === "page") {
-    const state = routes.sharePage(path.slice("/share/".length), clientKey(request.socket.remoteAddress));
-    if (state === "rate_limited") {
-      response.writeHead(429, { "Content-Type": "text/html; charset=utf-8", "Retry-After": "60" });
-      response.end(RATE_LIMITED_PAGE);
-      return;
-    }
-    if (state === "not_found") request.url = DEAD_SHARE_PAGE;
+    // The share store may be a database away (distributed mode): the lookup is awaited.
+    routes.sharePage(path.slice("/share/".length), clientKey(request.socket.remoteAddress)).then(
+      (state) => {
+        if (state === "rate_limited") {
+          response.writeHead(429, { "Content-Type": "text/html; charset=utf-8", "Retry-After": "60" });
+          response.end(RATE_LIMITED_PAGE);
+          return;
+        }
+        if (state === "not_found") request.url = DEAD_SHARE_PAGE;
+        serveWeb(request, response, routes);
+      },
+      (error: unknown) => failed(response, error),
+    );
+    return;
   }
+  serveWeb(request, response, routes);
+}
+
+function serveWeb(request: IncomingMessage, response: ServerResponse, routes: Routes): void {
   if (!routes.web) {
     response.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
     response.end("404 Not Found: this server serves the API only\n");
     return;
   }
-  routes.web.handle(request, response).catch((error: unknown) => {
-    if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
-    response.end(`500 Internal Server Error: ${(error as Error).message}\n`);
-  });
+  routes.web.handle(request, response).catch((error: unknown) => failed(response, error));
+}
+
+function failed(response: ServerResponse, error: unknown): void {
+  if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
+  response.end(`500 Internal Server Error: ${(error as Error).message}\n`);
 }
 
 /** `/api/share/*`: read-only, and a live-share stream is admitted (or refused with 429) before tRPC sees it. */
@@ -128,13 +141,26 @@ function routeShareApi(request: IncomingMessage, response: ServerResponse, route
   }
   if (path === SHARE_EVENTS_PATH) {
     // Admitted here, before tRPC: a subscription's own errors travel inside a 200 event stream.
-    const admission = routes.admitShareStream(shareTokenOf(request.url), clientKey(request.socket.remoteAddress));
-    if (admission?.kind === "refused") {
-      response.writeHead(429, { "Content-Type": "text/plain; charset=utf-8", "Retry-After": "60" });
-      response.end(`429 Too Many Requests: ${admission.reason}\n`);
-      return;
-    }
-    if (admission?.kind === "admitted") response.once("close", admission.release);
+    routes.admitShareStream(shareTokenOf(request.url), clientKey(request.socket.remoteAddress)).then(
+      (admission) => {
+        if (admission?.kind === "refused") {
+          response.writeHead(429, { "Content-Type": "text/plain; charset=utf-8", "Retry-After": "60" });
+          response.end(`429 Too Many Requests: ${admission.reason}\n`);
+          return;
+        }
+        if (admission?.kind === "admitted") {
+          // The client may have gone while the share was looked up.
+          if (response.destroyed) {
+            admission.release();
+            return;
+          }
+          response.once("close", admission.release);
+        }
+        routes.shareTrpc(request, response);
+      },
+      (error: unknown) => failed(response, error),
+    );
+    return;
   }
   routes.shareTrpc(request, response);
 }

@@ -4,7 +4,7 @@ import type { BrowserSessionStore } from "../auth/browser-sessions.ts";
 import type { DistributedNode } from "../distributed/start-distributed.ts";
 import type { SessionHub } from "../hub/session-hub.ts";
 import type { Runtime } from "../runtime/create-runtime.ts";
-import type { ShareStore } from "../share/share-store.ts";
+import type { ShareRepository } from "../share/share-records.ts";
 import type { TerminalManager } from "../terminal/terminal-manager.ts";
 import type { WebHandler } from "./next-handler.ts";
 
@@ -37,7 +37,7 @@ export type ServerParts = {
   terminals: TerminalManager | undefined;
   web: WebHandler | undefined;
   runtime: Runtime;
-  shares?: ShareStore | undefined;
+  shares?: ShareRepository | undefined;
   browserSessions?: BrowserSessionStore | undefined;
   distributed?: DistributedNode | undefined;
 };
@@ -53,7 +53,7 @@ export async function shutdown(parts: ServerParts): Promise<void> {
   // SSE streams never end on their own; dropping them aborts their subscriptions.
   server?.closeAllConnections();
   await Promise.allSettled([parts.hub?.close(), parts.terminals?.closeAll()]);
-  parts.shares?.close();
+  await parts.shares?.close().catch(() => undefined);
   parts.browserSessions?.close();
   await closed;
   await parts.web?.close().catch(() => undefined);

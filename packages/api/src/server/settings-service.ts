@@ -1,16 +1,15 @@
-import { readFile } from "node:fs/promises";
-import { parseRuleValue } from "@cairn/core";
 import type { PermissionBehavior } from "@cairn/core/schema";
-import { addPermissionRule, localSettingsPath, settingsFilePaths, SettingsWriteError, writeFileAtomic } from "@cairn/core/node";
+import { settingsFilePaths } from "@cairn/core/node";
+import { LocalSettingsError } from "../runtime/local-settings.ts";
 import type { Runtime } from "../runtime/create-runtime.ts";
 import type { SettingsPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
 import type { SettingsRule, SettingsView } from "../router/types.ts";
 
 /**
- * Permission rules as the web IDE shows and edits them. Local rules go to
- * `.claude/settings.local.json` (one write at a time) and the runtime reloads its settings, so the
- * next permission check of every session sees them.
+ * Permission rules as the web IDE shows and edits them. Local rules go to the runtime's local settings
+ * (`.claude/settings.local.json`, or PostgreSQL in distributed mode), one write at a time, and the runtime
+ * reloads its settings, so the next permission check of every session sees them.
  */
 export class SettingsService implements SettingsPort {
   private queue: Promise<unknown> = Promise.resolve();
@@ -35,42 +34,39 @@ export class SettingsService implements SettingsPort {
       rules,
       defaultMode: merged.permissions.defaultMode,
       problems: problems.map((problem) => ({ file: problem.file, ...(problem.path ? { path: problem.path } : {}), message: problem.message })),
-      files: settingsFilePaths({
-        workspaceRoot: this.runtime.workspaceRoot,
-        cairnHome: this.runtime.cairnHome,
-        ...(this.managedSettingsPath ? { managedSettingsPath: this.managedSettingsPath } : {}),
-      }),
+      files: {
+        ...settingsFilePaths({
+          workspaceRoot: this.runtime.workspaceRoot,
+          cairnHome: this.runtime.cairnHome,
+          ...(this.managedSettingsPath ? { managedSettingsPath: this.managedSettingsPath } : {}),
+        }),
+        localSettings: this.runtime.localSettings.location,
+      },
     };
   }
 
   addLocalRule(behavior: PermissionBehavior, rule: string): Promise<void> {
     return this.serialized(async () => {
-      try {
-        await addPermissionRule(localSettingsPath(this.runtime.workspaceRoot), behavior, rule);
-      } catch (error) {
-        if (error instanceof SettingsWriteError) throw new ApiError("invalid_rule", error.message, { cause: error });
-        throw error;
-      }
+      await this.localStore(() => this.runtime.localSettings.addRule(behavior, rule));
       await this.runtime.reloadSettings();
     });
   }
 
   removeLocalRule(behavior: PermissionBehavior, rule: string): Promise<boolean> {
     return this.serialized(async () => {
-      const parsed = parseRuleValue(rule);
-      if (!parsed.ok) throw new ApiError("invalid_rule", `"${rule}" is not a permission rule: ${parsed.message}`);
-      const file = localSettingsPath(this.runtime.workspaceRoot);
-      const settings = await readSettingsObject(file);
-      if (!settings) return false;
-      const permissions = settings.permissions;
-      if (typeof permissions !== "object" || permissions === null || Array.isArray(permissions)) return false;
-      const list = (permissions as Record<string, unknown>)[behavior];
-      if (!Array.isArray(list) || !list.includes(rule)) return false;
-      const next = { ...settings, permissions: { ...permissions, [behavior]: list.filter((entry) => entry !== rule) } };
-      await writeFileAtomic(file, `${JSON.stringify(next, null, 2)}\n`);
-      await this.runtime.reloadSettings();
-      return true;
+      const removed = await this.localStore(() => this.runtime.localSettings.removeRule(behavior, rule));
+      if (removed) await this.runtime.reloadSettings();
+      return removed;
     });
+  }
+
+  private async localStore<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof LocalSettingsError) throw new ApiError("invalid_rule", error.message, { cause: error });
+      throw error;
+    }
   }
 
   private serialized<T>(task: () => Promise<T>): Promise<T> {
@@ -78,21 +74,4 @@ export class SettingsService implements SettingsPort {
     this.queue = run.catch(() => undefined);
     return run;
   }
-}
-
-async function readSettingsObject(file: string): Promise<Record<string, unknown> | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ApiError("invalid_rule", `${file} is not valid JSON; fix it before removing rules`, { cause: error });
-  }
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }

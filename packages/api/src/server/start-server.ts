@@ -11,6 +11,7 @@ import { SessionHub } from "../hub/session-hub.ts";
 import { createWorktreeSessions } from "../worktree/worktree-runtime.ts";
 import { createRuntime, type Runtime } from "../runtime/create-runtime.ts";
 import { ShareStore } from "../share/share-store.ts";
+import type { ShareRepository } from "../share/share-records.ts";
 import { TerminalManager } from "../terminal/terminal-manager.ts";
 import { createApiServices } from "./api-services.ts";
 import { answerHealth } from "./health.ts";
@@ -36,8 +37,8 @@ export type CairnServer = {
   hub: SessionHub;
   terminals: TerminalManager;
   files: WorkspaceFiles;
-  /** Share links (`$CAIRN_HOME/shares.db`). */
-  shares: ShareStore;
+  /** Share links (`$CAIRN_HOME/shares.db`, or PostgreSQL in distributed mode). */
+  shares: ShareRepository;
   /** Open HTTP connections (SSE streams included). */
   connectionCount(): number;
   /** Distributed mode's services (undefined when embedded). */
@@ -52,7 +53,6 @@ export type CairnServer = {
 export async function startServer(options: StartServerOptions): Promise<CairnServer> {
   const { host, token, allowedHosts } = resolveServerAccess(options);
 
-  const trustStore = new TrustStore(options.cairnHome);
   // Everything but the server's own options configures the runtime.
   const {
     workspace,
@@ -70,18 +70,21 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     distributed: distributedConfig,
     ...runtimeOptions
   } = options;
-  // Trust is decided before the runtime starts: project MCP servers start with it, or not at all.
-  const trusted = await trustStore.isTrusted(await realpath(workspace));
   // Distributed code (and its Redis/PostgreSQL clients) is loaded only when configured.
-  const distributed = distributedConfig
-    ? await (await import("../distributed/start-distributed.ts")).startDistributedNode(distributedConfig, {
-        // One JSON line per problem, with the node's id (the start of structured logs for distributed mode).
-        onError: (message) => process.stderr.write(`${JSON.stringify({ level: "error", nodeId: distributedConfig.nodeId, message })}\n`),
-      })
-    : undefined;
+  const distributed = distributedConfig ? await (await import("../distributed/start-distributed.ts")).startDistributedNode(distributedConfig) : undefined;
+  // Trust, shares and the IDE-written settings: PostgreSQL in distributed mode, else files under $CAIRN_HOME and the workspace.
+  const trustStore = distributed?.trust ?? new TrustStore(options.cairnHome);
   let runtime: Runtime;
   try {
-    runtime = await createRuntime({ ...runtimeOptions, workspaceRoot: workspace, trusted, sessionStore: distributed?.sessionStore });
+    // Trust is decided before the runtime starts: project MCP servers start with it, or not at all.
+    const trusted = await trustStore.isTrusted(await realpath(workspace));
+    runtime = await createRuntime({
+      ...runtimeOptions,
+      workspaceRoot: workspace,
+      trusted,
+      sessionStore: distributed?.sessionStore,
+      localSettings: distributed?.localSettings,
+    });
   } catch (error) {
     await distributed?.close().catch(() => undefined);
     throw error;
@@ -90,7 +93,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
   let hub: SessionHub | undefined;
   let terminals: TerminalManager | undefined;
   let server: Server | undefined;
-  let shares: ShareStore | undefined;
+  let shares: ShareRepository | undefined;
   let browserSessions: BrowserSessionStore | undefined;
   try {
     const sandbox = await sandboxStatus(runtime);
@@ -109,7 +112,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     terminals = new TerminalManager(runtime);
     const files = new WorkspaceFiles(runtime.workspace);
     const now = shareOptions?.now ?? Date.now;
-    const shareStore = new ShareStore({ path: join(runtime.cairnHome, "shares.db"), now });
+    const shareStore = distributed?.shares?.(now) ?? new ShareStore({ path: join(runtime.cairnHome, "shares.db"), now });
     shares = shareStore;
     const sessionStore = new BrowserSessionStore({
       path: join(runtime.cairnHome, "auth.db"),

@@ -3,13 +3,19 @@ import { dirname, join } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "@cairn/core/node";
 
+/** Which workspaces the user trusted: project hooks and MCP servers run only in those. */
+export interface TrustRepository {
+  isTrusted(workspaceRoot: string): Promise<boolean>;
+  trust(workspaceRoot: string): Promise<void>;
+}
+
 const trustFileSchema = z.object({ trusted: z.array(z.string()) });
 
 /**
- * Workspaces the user has trusted in the web IDE (`$CAIRN_HOME/trusted.json`): project hooks and
- * MCP servers run only in those. A broken file counts as trusting nothing.
+ * Workspaces the user has trusted in the web IDE (`$CAIRN_HOME/trusted.json`): the embedded store
+ * (distributed mode keeps them in PostgreSQL). A broken file counts as trusting nothing.
  */
-export class TrustStore {
+export class TrustStore implements TrustRepository {
   readonly file: string;
   private queue: Promise<unknown> = Promise.resolve();
 

@@ -1,7 +1,7 @@
 import { ApiError } from "../router/errors.ts";
 import type { RedactionHit, Redactor } from "./redact.ts";
 import { ShareError } from "./share-errors.ts";
-import { isShareLive, type ShareRecord, type ShareStore } from "./share-store.ts";
+import { isShareLive, type ShareRecord, type ShareRepository } from "./share-records.ts";
 import { sharePath } from "./share-token.ts";
 import type {
   CreatedShare,
@@ -23,7 +23,7 @@ const DAY_MS = 86_400_000;
 const MAX_EXAMPLES = 3;
 
 export type ShareServiceOptions = {
-  store: ShareStore;
+  store: ShareRepository;
   sessions: ShareSessionSource;
   redactor: Redactor;
   /** Shares are per workspace: a server lists and serves only its own. */
@@ -55,7 +55,7 @@ export class ShareService implements SharesPort {
     const snapshot = await this.options.sessions.get(input.sessionId);
     const pin = pinFor(input.mode, snapshot.messages, input.messageUuid);
     if (input.mode === "snapshot" && pin === null) throw new ShareError("nothing_to_share", "The session has no messages to share yet");
-    const { record, token } = this.options.store.create({
+    const { record, token } = await this.options.store.create({
       sessionId: input.sessionId,
       workspaceRoot: this.options.workspaceRoot,
       title: snapshot.title,
@@ -68,21 +68,21 @@ export class ShareService implements SharesPort {
 
   async list(): Promise<ShareSummary[]> {
     const now = this.now();
-    return this.options.store.list(this.options.workspaceRoot).map((record) => summary(record, now));
+    return (await this.options.store.list(this.options.workspaceRoot)).map((record) => summary(record, now));
   }
 
   async rotate(shareId: string): Promise<RotatedShare> {
-    const record = this.own(shareId);
+    const record = await this.own(shareId);
     // A new address for a dead share would be a dead link.
     if (!isShareLive(record, this.now())) throw new ShareError("share_not_found", "An expired or revoked share cannot be rotated");
-    const token = this.options.store.rotate(shareId);
+    const token = await this.options.store.rotate(shareId);
     if (token === undefined) throw new ShareError("share_not_found", "An expired or revoked share cannot be rotated");
     return { token, url: sharePath(token) };
   }
 
   async revoke(shareId: string): Promise<{ revoked: boolean }> {
-    this.own(shareId);
-    return { revoked: this.options.store.revoke(shareId) };
+    await this.own(shareId);
+    return { revoked: await this.options.store.revoke(shareId) };
   }
 
   /**
@@ -91,7 +91,7 @@ export class ShareService implements SharesPort {
    * checkpoint when there is one.
    */
   async fork(token: string, messageUuid: string | undefined): Promise<ForkedShare> {
-    const record = this.options.store.findByToken(token);
+    const record = await this.options.store.findByToken(token);
     if (!record || !isShareLive(record, this.now()) || record.workspaceRoot !== this.options.workspaceRoot) throw ShareError.notFound();
     const snapshot = await this.options.sessions.get(record.sessionId).catch((error: unknown) => {
       throw error instanceof ApiError && error.code === "session_not_found" ? ShareError.notFound() : error;
@@ -113,8 +113,8 @@ export class ShareService implements SharesPort {
   }
 
   /** A share of another workspace is as unknown here as a share that never existed. */
-  private own(shareId: string): ShareRecord {
-    const record = this.options.store.get(shareId);
+  private async own(shareId: string): Promise<ShareRecord> {
+    const record = await this.options.store.get(shareId);
     if (!record || record.workspaceRoot !== this.options.workspaceRoot) throw new ShareError("share_not_found", `No share ${shareId}`);
     return record;
   }

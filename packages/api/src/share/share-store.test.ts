@@ -3,7 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isShareLive, ShareStore, type NewShare } from "./share-store.ts";
+import { isShareLive, type NewShare } from "./share-records.ts";
+import { ShareStore } from "./share-store.ts";
 import { generateShareToken, hashShareToken, SHARE_TOKEN_PREFIX } from "./share-token.ts";
 
 let dir: string;
@@ -16,7 +17,7 @@ beforeEach(async () => {
   now = Date.UTC(2026, 10, 1);
 });
 afterEach(async () => {
-  store?.close();
+  await store?.close();
   store = undefined;
   await rm(dir, { recursive: true, force: true });
 });
@@ -50,12 +51,12 @@ describe("share tokens", () => {
 });
 
 describe("the share store", () => {
-  it("stores only the SHA-256 of the token: the token is nowhere in the database files", () => {
-    const { token, record } = open().create(share());
-    expect(store?.findByToken(token)?.shareId).toBe(record.shareId);
-    const rotated = store?.rotate(record.shareId);
+  it("stores only the SHA-256 of the token: the token is nowhere in the database files", async () => {
+    const { token, record } = await open().create(share());
+    expect((await store?.findByToken(token))?.shareId).toBe(record.shareId);
+    const rotated = await store?.rotate(record.shareId);
     expect(rotated).toBeDefined();
-    store?.close();
+    await store?.close();
     store = undefined;
     const bytes = ["", "-wal", "-shm"]
       .map((suffix) => join(dir, `shares.db${suffix}`))
@@ -69,9 +70,9 @@ describe("the share store", () => {
     }
   });
 
-  it("expires a share at its expiry time (clock injected)", () => {
-    const { token } = open().create(share({ expiresAt: now + DAY }));
-    const record = store?.findByToken(token);
+  it("expires a share at its expiry time (clock injected)", async () => {
+    const { token } = await open().create(share({ expiresAt: now + DAY }));
+    const record = await store?.findByToken(token);
     if (!record) throw new Error("no share");
     expect(isShareLive(record, now)).toBe(true);
     now += DAY - 1;
@@ -80,40 +81,40 @@ describe("the share store", () => {
     expect(isShareLive(record, now)).toBe(false);
   });
 
-  it("rotates: the old token dies at once, the new one opens the same share", () => {
-    const { token, record } = open().create(share());
+  it("rotates: the old token dies at once, the new one opens the same share", async () => {
+    const { token, record } = await open().create(share());
     const changes: string[] = [];
     store?.onChange((change) => changes.push(`${change.kind} ${change.shareId}`));
-    const fresh = store?.rotate(record.shareId);
+    const fresh = await store?.rotate(record.shareId);
     expect(fresh).toBeDefined();
     expect(fresh).not.toBe(token);
-    expect(store?.findByToken(token)).toBeUndefined();
-    expect(store?.findByToken(fresh ?? "")?.shareId).toBe(record.shareId);
+    expect(await store?.findByToken(token)).toBeUndefined();
+    expect((await store?.findByToken(fresh ?? ""))?.shareId).toBe(record.shareId);
     expect(changes).toEqual([`rotated ${record.shareId}`]);
   });
 
-  it("revokes once; a revoked share can no longer be rotated", () => {
-    const { token, record } = open().create(share());
-    expect(store?.revoke(record.shareId)).toBe(true);
-    expect(store?.revoke(record.shareId)).toBe(false);
-    const revoked = store?.findByToken(token);
+  it("revokes once; a revoked share can no longer be rotated", async () => {
+    const { token, record } = await open().create(share());
+    expect(await store?.revoke(record.shareId)).toBe(true);
+    expect(await store?.revoke(record.shareId)).toBe(false);
+    const revoked = await store?.findByToken(token);
     expect(revoked?.revokedAt).toBe(now);
     expect(revoked && isShareLive(revoked, now)).toBe(false);
-    expect(store?.rotate(record.shareId)).toBeUndefined();
-    expect(store?.revoke("no-such-share")).toBe(false);
+    expect(await store?.rotate(record.shareId)).toBeUndefined();
+    expect(await store?.revoke("no-such-share")).toBe(false);
   });
 
-  it("counts views, lists a workspace's shares newest first, and survives reopening", () => {
+  it("counts views, lists a workspace's shares newest first, and survives reopening", async () => {
     open();
-    const first = store?.create(share({ title: "one" }));
+    const first = await store?.create(share({ title: "one" }));
     now += 1000;
-    const second = store?.create(share({ title: "two", mode: "snapshot", pinnedMessageUuid: "m9" }));
-    store?.create(share({ title: "elsewhere", workspaceRoot: "/other" }));
-    store?.recordView(first?.record.shareId ?? "");
-    store?.recordView(first?.record.shareId ?? "");
-    store?.close();
+    const second = await store?.create(share({ title: "two", mode: "snapshot", pinnedMessageUuid: "m9" }));
+    await store?.create(share({ title: "elsewhere", workspaceRoot: "/other" }));
+    await store?.recordView(first?.record.shareId ?? "");
+    await store?.recordView(first?.record.shareId ?? "");
+    await store?.close();
     open();
-    const listed = store?.list("/w") ?? [];
+    const listed = (await store?.list("/w")) ?? [];
     expect(listed.map((record) => record.title)).toEqual(["two", "one"]);
     expect(listed[0]).toMatchObject({ shareId: second?.record.shareId, mode: "snapshot", pinnedMessageUuid: "m9", viewCount: 0, lastAccessAt: null });
     expect(listed[1]).toMatchObject({ viewCount: 2, lastAccessAt: now });

@@ -2,30 +2,8 @@ import type Database from "better-sqlite3";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { openVersionedDatabase } from "../sqlite/versioned-database.ts";
+import { ShareChangeListeners, shareModeSchema, type NewShare, type ShareChange, type ShareRecord, type ShareRepository } from "./share-records.ts";
 import { generateShareToken, hashShareToken } from "./share-token.ts";
-
-export const shareModeSchema = z.enum(["live", "snapshot"]);
-export type ShareMode = z.infer<typeof shareModeSchema>;
-
-/** One share as stored. Times are epoch milliseconds. The token itself is never stored. */
-export type ShareRecord = {
-  shareId: string;
-  sessionId: string;
-  workspaceRoot: string;
-  title: string;
-  mode: ShareMode;
-  pinnedMessageUuid: string | null;
-  createdAt: number;
-  expiresAt: number;
-  revokedAt: number | null;
-  lastAccessAt: number | null;
-  viewCount: number;
-};
-
-export type NewShare = Pick<ShareRecord, "sessionId" | "workspaceRoot" | "title" | "mode" | "pinnedMessageUuid" | "expiresAt">;
-
-/** Why a share changed: streams of a share that changed re-check it at once. */
-export type ShareChange = { shareId: string; kind: "rotated" | "revoked" };
 
 const SCHEMA_VERSION = 1;
 const SCHEMA = `
@@ -67,20 +45,15 @@ export class ShareStoreError extends Error {
   readonly code = "share_store_schema";
 }
 
-/** A share is live until it expires or is revoked. */
-export function isShareLive(record: ShareRecord, now: number): boolean {
-  return record.revokedAt === null && now < record.expiresAt;
-}
-
 /**
  * Shares in SQLite (`$CAIRN_HOME/shares.db`): one row per share, looked up by the SHA-256 of the
  * token, so a lookup never compares a presented token with a stored secret byte by byte.
  */
-export class ShareStore {
+export class ShareStore implements ShareRepository {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly now: () => number;
-  private readonly listeners = new Set<(change: ShareChange) => void>();
+  private readonly listeners = new ShareChangeListeners();
 
   constructor(options: { path: string; now?: () => number }) {
     this.path = options.path;
@@ -92,8 +65,7 @@ export class ShareStore {
     });
   }
 
-  /** Stores a new share and returns its token: the only time the token exists outside the caller. */
-  create(share: NewShare): { record: ShareRecord; token: string } {
+  async create(share: NewShare): Promise<{ record: ShareRecord; token: string }> {
     const token = generateShareToken();
     const record: ShareRecord = { ...share, shareId: randomUUID(), createdAt: this.now(), revokedAt: null, lastAccessAt: null, viewCount: 0 };
     this.db
@@ -115,25 +87,22 @@ export class ShareStore {
     return { record, token };
   }
 
-  /** The share a token opens, live or not; undefined for an unknown token. */
-  findByToken(token: string): ShareRecord | undefined {
+  async findByToken(token: string): Promise<ShareRecord | undefined> {
     return this.one(`SELECT ${COLUMNS} FROM shares WHERE token_hash = ?`, hashShareToken(token));
   }
 
-  get(shareId: string): ShareRecord | undefined {
+  async get(shareId: string): Promise<ShareRecord | undefined> {
     return this.one(`SELECT ${COLUMNS} FROM shares WHERE share_id = ?`, shareId);
   }
 
-  /** The shares of one workspace, newest first. */
-  list(workspaceRoot: string): ShareRecord[] {
+  async list(workspaceRoot: string): Promise<ShareRecord[]> {
     return this.db
       .prepare(`SELECT ${COLUMNS} FROM shares WHERE workspace_root = ? ORDER BY created_at DESC, share_id`)
       .all(workspaceRoot)
       .map((row) => toRecord(rowSchema.parse(row)));
   }
 
-  /** A new token for the same share; the old one stops working at once. Undefined when there is no such share or it was revoked. */
-  rotate(shareId: string): string | undefined {
+  async rotate(shareId: string): Promise<string | undefined> {
     const token = generateShareToken();
     const result = this.db.prepare("UPDATE shares SET token_hash = ? WHERE share_id = ? AND revoked_at IS NULL").run(hashShareToken(token), shareId);
     if (result.changes === 0) return undefined;
@@ -141,29 +110,26 @@ export class ShareStore {
     return token;
   }
 
-  /** True when this call revoked it; false when it was already revoked or does not exist. */
-  revoke(shareId: string): boolean {
+  async revoke(shareId: string): Promise<boolean> {
     const result = this.db.prepare("UPDATE shares SET revoked_at = ? WHERE share_id = ? AND revoked_at IS NULL").run(this.now(), shareId);
     if (result.changes === 0) return false;
     this.emit({ shareId, kind: "revoked" });
     return true;
   }
 
-  recordView(shareId: string): void {
+  async recordView(shareId: string): Promise<void> {
     this.db.prepare("UPDATE shares SET view_count = view_count + 1, last_access_at = ? WHERE share_id = ?").run(this.now(), shareId);
   }
 
-  /** Called after every rotate and revoke; returns the unsubscribe function. */
   onChange(listener: (change: ShareChange) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   listenerCount(): number {
     return this.listeners.size;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.listeners.clear();
     this.db.close();
   }
@@ -174,7 +140,7 @@ export class ShareStore {
   }
 
   private emit(change: ShareChange): void {
-    for (const listener of [...this.listeners]) listener(change);
+    this.listeners.emit(change);
   }
 }
 

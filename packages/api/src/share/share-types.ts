@@ -2,7 +2,7 @@ import type { ConversationMessage } from "@cairn/core/schema";
 import type { TimelineSource } from "@cairn/core/timeline";
 import type { SequencedEvent } from "../router/context.ts";
 import type { RewindMode, RewindResult, SessionSnapshot } from "../router/types.ts";
-import type { ShareMode } from "./share-store.ts";
+import type { ShareMode } from "./share-records.ts";
 
 /** Plain JSON for the web UI: times are ISO strings; never a token or its hash. */
 export type ShareSummary = {

@@ -9,7 +9,7 @@ import type { ShareStreamGate, StreamAdmission } from "./stream-gate.ts";
 import type { Redactor } from "./redact.ts";
 import { ShareError } from "./share-errors.ts";
 import { iso } from "./share-service.ts";
-import { isShareLive, type ShareRecord, type ShareStore } from "./share-store.ts";
+import { isShareLive, type ShareRecord, type ShareRepository } from "./share-records.ts";
 import type { SharedSessionView, ShareSessionSource, ShareViewPort } from "./share-types.ts";
 import { sharedMessages, sharedTitle } from "./shared-messages.ts";
 import { SHARED_SESSION_PLACEHOLDER, scrubSessionId } from "./session-id-scrub.ts";
@@ -18,7 +18,7 @@ import { SHARED_SESSION_PLACEHOLDER, scrubSessionId } from "./session-id-scrub.t
 export type TimelineSourceLoader = (input: { sessionId: string; messages: SessionSnapshot["messages"]; signal?: AbortSignal }) => Promise<TimelineSource>;
 
 export type ShareViewServiceOptions = {
-  store: ShareStore;
+  store: ShareRepository;
   sessions: Pick<ShareSessionSource, "get" | "events">;
   redactor: Redactor;
   limiter: TokenBucketLimiter;
@@ -53,17 +53,17 @@ export class ShareViewService implements ShareViewPort {
    * A place for one more `view.events` stream, or why not. Undefined when the token opens no live share:
    * the stream itself then answers 404 (and counts the failure against the client).
    */
-  admitStream(token: string, client: string): StreamAdmission | undefined {
-    const record = this.options.store.findByToken(token);
+  async admitStream(token: string, client: string): Promise<StreamAdmission | undefined> {
+    const record = await this.options.store.findByToken(token);
     if (!record || record.mode !== "live" || !isShareLive(record, this.now()) || record.workspaceRoot !== this.options.workspaceRoot) return undefined;
     return this.options.gate.admit(client, record.shareId);
   }
 
   async session(token: string, client: string): Promise<SharedSessionView> {
-    const record = this.resolve(token, client);
+    const record = await this.resolve(token, client);
     const snapshot = await this.snapshotOf(record);
     const messages = sharedMessages(snapshot.messages, record.pinnedMessageUuid);
-    this.options.store.recordView(record.shareId);
+    await this.options.store.recordView(record.shareId);
     const live = record.mode === "live";
     const redactedMessages = messages.map((message) => this.redacted(message, record.sessionId));
     return {
@@ -79,7 +79,7 @@ export class ShareViewService implements ShareViewPort {
   }
 
   async timelineSource(token: string, client: string): Promise<TimelineSource> {
-    const record = this.resolve(token, client);
+    const record = await this.resolve(token, client);
     const snapshot = await this.snapshotOf(record);
     const messages = sharedMessages(snapshot.messages, record.pinnedMessageUuid);
     const loader = this.options.timeline;
@@ -114,14 +114,30 @@ export class ShareViewService implements ShareViewPort {
   }
 
   async *events(token: string, client: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<SequencedEvent> {
-    const record = this.resolve(token, client);
+    const record = await this.resolve(token, client);
     if (record.mode !== "live") throw ShareError.notFound();
     const stream = new AbortController();
     let died = false;
+    let checking: Promise<void> | undefined;
+    let checkAgain = false;
+    // One lookup at a time (a change seen meanwhile asks for another); a lookup that fails (the database away) keeps the stream.
     const recheck = () => {
-      if (died || this.stillLive(token, record)) return;
-      died = true;
-      stream.abort();
+      if (died) return;
+      if (checking) {
+        checkAgain = true;
+        return;
+      }
+      checking = this.stillLive(token, record).then((live) => {
+        checking = undefined;
+        if (!live && !died) {
+          died = true;
+          stream.abort();
+        }
+        if (checkAgain) {
+          checkAgain = false;
+          recheck();
+        }
+      });
     };
     const onAbort = () => stream.abort();
     signal.addEventListener("abort", onAbort);
@@ -134,14 +150,15 @@ export class ShareViewService implements ShareViewPort {
       // Redacted once per session for every viewer, not again for each one.
       for await (const item of this.eventLogs.read(record.sessionId, afterSeq, stream.signal)) {
         yield item;
-        // Checked between events too, so a busy stream never outlives its share by more than one event.
-        recheck();
+        // A rotate or revoke (here, or on another node through the store) and the timer mark it dead; seen between events.
         if (died) break;
       }
       if (died) throw ShareError.notFound();
     } finally {
       clearInterval(timer);
       unsubscribe();
+      died = true;
+      await checking;
       signal.removeEventListener("abort", onAbort);
       stream.abort();
     }
@@ -161,9 +178,9 @@ export class ShareViewService implements ShareViewPort {
    * this client has run out of failed lookups. A lookup like any other: a failure costs the client a token of
    * its rate-limit bucket; nothing is counted as a view.
    */
-  pageState(token: string, client: string): "available" | "not_found" | "rate_limited" {
+  async pageState(token: string, client: string): Promise<"available" | "not_found" | "rate_limited"> {
     try {
-      this.resolve(token, client);
+      await this.resolve(token, client);
       return "available";
     } catch (error) {
       if (error instanceof ShareError) return error.code === "rate_limited" ? "rate_limited" : "not_found";
@@ -176,17 +193,17 @@ export class ShareViewService implements ShareViewPort {
    * that opens a share passes even when the client's bucket is empty (a noisy neighbour behind the same NAT
    * must not hide a working link); only failures spend the bucket, and an empty bucket answers 429, not 404.
    */
-  private resolve(token: string, client: string): ShareRecord {
+  private async resolve(token: string, client: string): Promise<ShareRecord> {
     // Always a hash lookup, whatever the token looks like: the same path for every failure.
-    const record = this.options.store.findByToken(token);
+    const record = await this.options.store.findByToken(token);
     if (record && isShareLive(record, this.now()) && record.workspaceRoot === this.options.workspaceRoot) return record;
     if (!this.options.limiter.allowed(client)) throw new ShareError("rate_limited", "Too many failed share lookups from this address; try again in a minute");
     this.options.limiter.take(client);
     throw ShareError.notFound();
   }
 
-  private stillLive(token: string, opened: ShareRecord): boolean {
-    const record = this.options.store.findByToken(token);
+  private async stillLive(token: string, opened: ShareRecord): Promise<boolean> {
+    const record = await this.options.store.findByToken(token).catch(() => opened);
     return record !== undefined && record.shareId === opened.shareId && isShareLive(record, this.now());
   }
 

@@ -2,7 +2,7 @@ import type { ConversationMessage } from "@cairn/core/schema";
 import { titleOf } from "../hub/session-derive.ts";
 import { ApiError } from "../router/errors.ts";
 import type { Redactor } from "./redact.ts";
-import type { ShareMode } from "./share-store.ts";
+import type { ShareMode } from "./share-records.ts";
 
 /** The main thread (no subagent sidechains), in order, up to and including `pin` when given. */
 export function sharedMessages(messages: readonly ConversationMessage[], pin: string | null): ConversationMessage[] {

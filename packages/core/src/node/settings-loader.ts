@@ -20,6 +20,11 @@ export type LoadSettingsOptions = {
   homeDir?: string;
   /** Resolves a relative `--settings` path; defaults to the workspace root. */
   cwd?: string;
+  /**
+   * Where the local layer (the rules the IDE writes) comes from when it is not `.claude/settings.local.json`
+   * (distributed mode keeps it in PostgreSQL): `location` names it in problems, `read` gives its JSON text.
+   */
+  localSettings?: { location: string; read(): Promise<string | undefined> };
 };
 
 export type LoadedSettings = { merged: MergedSettings; layers: SettingsLayer[]; problems: SettingsProblem[] };
@@ -48,6 +53,21 @@ async function readLayer(source: SettingsSource, file: string): Promise<{ layer?
   return { layer: { source, file, settings, ruleOrigins }, problems };
 }
 
+async function readLayerFrom(
+  source: SettingsSource,
+  origin: { location: string; read(): Promise<string | undefined> },
+): Promise<{ layer?: SettingsLayer; problems: SettingsProblem[] }> {
+  let text: string | undefined;
+  try {
+    text = await origin.read();
+  } catch (error) {
+    return { problems: [{ source, file: origin.location, path: "", message: `cannot read settings: ${(error as Error).message}` }] };
+  }
+  if (text === undefined) return { problems: [] };
+  const { settings, problems, ruleOrigins } = parseSettingsText(text, { source, file: origin.location });
+  return { layer: { source, file: origin.location, settings, ruleOrigins }, problems };
+}
+
 /**
  * Loads policy, user, project, local and `--settings` layers, then merges them with the CLI flags.
  * A missing file is skipped; a broken one is reported (file, JSON path, reason) and the rest of it,
@@ -59,7 +79,7 @@ export async function loadSettings(options: LoadSettingsOptions): Promise<Loaded
     readLayer("policySettings", paths.policySettings),
     readLayer("userSettings", paths.userSettings),
     readLayer("projectSettings", paths.projectSettings),
-    readLayer("localSettings", paths.localSettings),
+    options.localSettings ? readLayerFrom("localSettings", options.localSettings) : readLayer("localSettings", paths.localSettings),
   ];
   const flag = options.flagSettings?.trim();
   if (flag) {

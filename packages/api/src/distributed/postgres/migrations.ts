@@ -47,6 +47,46 @@ export const MIGRATIONS: readonly Migration[] = [
       "create index cairn_session_leases_by_owner on cairn_session_leases (owner)",
     ],
   },
+  {
+    version: 3,
+    name: "shares, trust, UI settings and worker assignments",
+    statements: [
+      // Share links: the SHA-256 of the token only, as in the embedded SQLite store; times in epoch milliseconds.
+      `create table cairn_shares (
+         share_id text primary key,
+         token_hash text not null unique,
+         session_id text not null,
+         workspace_root text not null,
+         title text not null,
+         mode text not null check (mode in ('live', 'snapshot')),
+         pinned_message_uuid text,
+         created_at bigint not null,
+         expires_at bigint not null,
+         revoked_at bigint,
+         last_access_at bigint,
+         view_count integer not null default 0
+       )`,
+      "create index cairn_shares_by_workspace on cairn_shares (workspace_root, created_at desc)",
+      `create table cairn_trusted_workspaces (
+         workspace_root text primary key,
+         trusted_at timestamptz not null default now(),
+         trusted_by_node text not null
+       )`,
+      // The local settings layer the IDE writes (Claude Code's .claude/settings.local.json), as its JSON text.
+      `create table cairn_local_settings (
+         workspace_root text primary key,
+         settings text not null,
+         updated_at timestamptz not null default now()
+       )`,
+      `create table cairn_workspace_workers (
+         workspace_root text primary key,
+         worker_url text not null,
+         worker_workspace text not null,
+         assigned_at timestamptz not null default now(),
+         assigned_by_node text not null
+       )`,
+    ],
+  },
 ];
 
 /** A lock id of Cairn's own: two nodes starting at once migrate one after the other. */
