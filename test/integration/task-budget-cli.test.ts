@@ -63,6 +63,20 @@ describe("cairn -p --task-budget", () => {
     const after = mainRequests(next);
     expect(after).toHaveLength(1);
     expect((after[0]!.body as Body).output_config).toEqual({ task_budget: { type: "tokens", total: 400_000, remaining: 400_000 - preTokens } });
+    // The boundary keeps the running total of what was compacted away, for later resumes.
+    expect(boundary!.compactMetadata.compactedTokens).toBe(preTokens);
+
+    // Resumed again, in a new process with nothing compacted in it: the budget goes on from what was left.
+    const third = sim.requests.length;
+    sim.setScenario({ turns: [text("Still going.")] });
+    const resumed = await runCairn(["-p", "And now?", "--resume", sessionId, "--model", "claude-opus-4-7", "--task-budget", "400000"], {
+      cwd: workspace,
+      env: small,
+    });
+    expect(resumed.code).toBe(0);
+    const later = mainRequests(third);
+    expect(later).toHaveLength(1);
+    expect((later[0]!.body as Body).output_config).toEqual({ task_budget: { type: "tokens", total: 400_000, remaining: 400_000 - preTokens } });
   });
 
   it("takes the taskBudget setting, and leaves it out for a model that does not accept it", async () => {

@@ -14,6 +14,8 @@ export type CompactedConversation = {
 export type BuildCompactedOptions = {
   trigger: CompactTrigger;
   preTokens: number;
+  /** The context compacted away in the whole conversation, this compaction included. */
+  compactedTokens: number;
   summarized: readonly ConversationMessage[];
   keep: readonly ConversationMessage[];
   summaryText: string;
@@ -68,6 +70,7 @@ export function buildCompactedConversation(options: BuildCompactedOptions): Comp
       preTokens: options.preTokens,
       postTokens: 0,
       summarizedUuids: options.summarized.map((message) => message.uuid),
+      compactedTokens: options.compactedTokens,
     },
   };
   const summary: UserMessage = {

@@ -20,6 +20,8 @@ export type CompactionRun = {
   /** From `/compact <instructions>`. */
   instructions: string | undefined;
   preTokens: number;
+  /** The context compacted away in the whole conversation once this compaction is done. */
+  compactedTokens: number;
   /** Tokens of system prompt and tools beside the messages, for the post-compaction estimate. */
   overheadTokens: number;
   limits: ContextLimits;
@@ -119,6 +121,7 @@ export async function compactConversation(run: CompactionRun): Promise<Compactio
     const built = buildCompactedConversation({
       trigger: run.trigger,
       preTokens: run.preTokens,
+      compactedTokens: run.compactedTokens,
       summarized: split.summarize,
       keep,
       summaryText: summaryMessageText({

@@ -1,5 +1,7 @@
 import type { AgentEvent } from "../schema/events.ts";
 import { appStateStatusStore, localStatusStore, type CompactionStatus } from "./compaction-status.ts";
+import type { ConversationMessage } from "../schema/messages.ts";
+import { compactedTokensOf } from "./compacted-tokens.ts";
 import { compactConversation, type CompactionOutcome } from "./compact-conversation.ts";
 import { compactorDeps, parseCompactorSettings, type CompactorOptions } from "./compactor-options.ts";
 import { createContextCollapse, type CollapseOutcome } from "./context-collapse.ts";
@@ -39,7 +41,7 @@ export interface CairnCompactor extends Compactor {
   /** Cairn's compactor always has the collapse stage (it returns null while `contextCollapse` is off). */
   collapse(input: CompactionInput): Promise<CompactionResult | null>;
   drainCollapses(input: CompactionInput): Promise<CompactionResult | null>;
-  taskBudget(): { total: number; remaining: number | undefined } | undefined;
+  taskBudget(conversation?: readonly ConversationMessage[]): { total: number; remaining: number | undefined } | undefined;
   /** For the context meter. */
   contextUsage(input: ContextUsageInput): ContextUsage;
   getState(): CompactorState;
@@ -66,6 +68,8 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
   /** Tool results pruned and collapses applied once: doing it again (a reloaded history) frees nothing the usage counted. */
   const pruned = new Set<string>();
   let taskBudgetRemaining: number | undefined;
+  /** The context compacted away in this conversation (earlier runs' included, once a compaction here has read them). */
+  let compactedTokens = 0;
   let compactions = 0;
   let lastError: CompactorState["lastError"] = null;
 
@@ -119,11 +123,13 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
     count: TokenCount,
     limits: ContextLimits,
   ): Promise<CompactionOutcome> => {
+    const compactedAfter = (compactedTokensOf(input.messages) ?? compactedTokens) + count.tokens;
     const outcome = await compactConversation({
       input,
       trigger,
       instructions,
       preTokens: count.tokens,
+      compactedTokens: compactedAfter,
       overheadTokens: estimateSystemPromptTokens(input.systemPrompt),
       limits,
       settings,
@@ -137,10 +143,9 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
     lastError = null;
     freed = undefined;
     status.set(() => ({ consecutiveFailures: 0, breakerTripped: false }));
-    if (settings.taskBudget) {
-      // The server sees only the summary from now on; the context compacted away was still spent.
-      taskBudgetRemaining = Math.max(0, (taskBudgetRemaining ?? settings.taskBudget.total) - count.tokens);
-    }
+    compactedTokens = compactedAfter;
+    // The server sees only the summary from now on; the context compacted away was still spent.
+    if (settings.taskBudget) taskBudgetRemaining = Math.max(0, settings.taskBudget.total - compactedTokens);
     return outcome;
   };
 
@@ -298,8 +303,11 @@ export function createCompactor(options: CompactorOptions = {}): CairnCompactor 
       return usageFromCount(measure(input), limitsFor(input.model));
     },
 
-    taskBudget() {
-      return settings.taskBudget ? { total: settings.taskBudget.total, remaining: taskBudgetRemaining } : undefined;
+    taskBudget(conversation) {
+      if (!settings.taskBudget) return undefined;
+      const total = settings.taskBudget.total;
+      const spent = (conversation ? compactedTokensOf(conversation) : undefined) ?? (compactions > 0 ? compactedTokens : undefined);
+      return { total, remaining: spent === undefined ? undefined : Math.max(0, total - spent) };
     },
 
     getState() {

@@ -51,8 +51,10 @@ export interface Compactor {
   /**
    * The task budget (reference design §1.6), when one is set: its total and, once a compaction has
    * happened, what is left of it (the context compacted away was spent, though the server no longer sees it).
+   * `conversation` (compact boundaries included) tells what earlier compactions took, also those of a
+   * resumed session's earlier runs.
    */
-  taskBudget?(): { total: number; remaining: number | undefined } | undefined;
+  taskBudget?(conversation?: readonly ConversationMessage[]): { total: number; remaining: number | undefined } | undefined;
 }
 
 export type BlockingLimit = { tokens: number; limit: number; message: string };

@@ -15,6 +15,8 @@ export type RequestBuilderInput = {
   compactor: Compactor;
   maxOutputTokens: number;
   messages: readonly ConversationMessage[];
+  /** The whole conversation, compact boundaries included: the task budget counts what was compacted away. */
+  conversation: readonly ConversationMessage[];
   /** The context's tools: a context modifier (ToolSearch) may have loaded more since the first request. */
   tools: readonly Tool[];
 };
@@ -24,7 +26,7 @@ export function modelRequestBuilder(input: RequestBuilderInput): (model: string)
   const { config, params } = input;
   return (model) => {
     const thinking = thinkingConfigFor(config.thinking, model);
-    const taskBudget = taskBudgetForRequest(input.compactor, model);
+    const taskBudget = taskBudgetForRequest(input.compactor, model, input.conversation);
     return buildModelRequest({
       model,
       maxOutputTokens: input.maxOutputTokens,

@@ -54,6 +54,80 @@ describe("query: task budget", () => {
     expect(after!.output_config?.task_budget).toMatchObject({ type: "tokens", total: 500_000 });
   });
 
+  it("a resumed conversation goes on with what its earlier compactions left, and a new compaction adds to them", async () => {
+    const boundary = (compactMetadata: Record<string, unknown>) => ({
+      type: "system" as const,
+      subtype: "compact_boundary",
+      uuid: "b1",
+      parentUuid: null,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      compactMetadata: { trigger: "auto" as const, ...compactMetadata } as { trigger: "auto"; preTokens: number },
+    });
+    const summaryLine = {
+      type: "user" as const,
+      uuid: "s1",
+      parentUuid: "b1",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      isCompactSummary: true,
+      message: { role: "user" as const, content: "Summary so far." },
+    };
+    const resumed = [boundary({ preTokens: 50_000, compactedTokens: 120_000 }), summaryLine, prompt("go on")];
+    let model = createScriptedModel([text("going on")]);
+    await collectEvents(
+      query(
+        baseParams({ messages: resumed, model: "claude-opus-4-7", deps: testDeps(model, { compactor: createCompactor({ taskBudget: { total: 500_000 } }) }) }),
+      ),
+    );
+    expect(model.requests[0]!.output_config).toEqual({ task_budget: { type: "tokens", total: 500_000, remaining: 380_000 } });
+
+    // A boundary written before Cairn counted: its preTokens at least were spent.
+    model = createScriptedModel([text("going on")]);
+    const legacy = [boundary({ preTokens: 50_000 }), summaryLine, prompt("go on")];
+    await collectEvents(
+      query(
+        baseParams({ messages: legacy, model: "claude-opus-4-7", deps: testDeps(model, { compactor: createCompactor({ taskBudget: { total: 500_000 } }) }) }),
+      ),
+    );
+    expect(model.requests[0]!.output_config).toEqual({ task_budget: { type: "tokens", total: 500_000, remaining: 450_000 } });
+
+    // Compacting the resumed conversation again: the new boundary carries the running total.
+    const long = [
+      ...resumed,
+      ...[1, 2, 3, 4].flatMap((turn) => [
+        {
+          type: "assistant" as const,
+          uuid: `a${turn}`,
+          parentUuid: null,
+          timestamp: "2026-01-01T00:00:01.000Z",
+          message: {
+            id: `m${turn}`,
+            role: "assistant" as const,
+            model: "claude-opus-4-7",
+            content: [{ type: "text" as const, text: `answer ${turn}` }],
+            usage: { input_tokens: 40_000 * turn, output_tokens: 10 },
+          },
+        },
+        {
+          type: "user" as const,
+          uuid: `u${turn}`,
+          parentUuid: null,
+          timestamp: "2026-01-01T00:00:02.000Z",
+          message: { role: "user" as const, content: `question ${turn}` },
+        },
+      ]),
+    ];
+    model = createScriptedModel([tooLong, summary, text("done")]);
+    const compactor = createCompactor({ taskBudget: { total: 500_000 } });
+    const { events } = await collectEvents(query(baseParams({ messages: long, model: "claude-opus-4-7", deps: testDeps(model, { compactor }) })));
+    const preTokens = eventsOf(events, "compact-boundary")[0]!.preTokens;
+    const written = eventsOf(events, "message")
+      .map((event) => event.message)
+      .find((message) => message.type === "system" && message.subtype === "compact_boundary");
+    expect(written?.type === "system" ? written.compactMetadata?.compactedTokens : undefined).toBe(120_000 + preTokens);
+    expect(model.requests[2]!.output_config?.task_budget).toEqual({ type: "tokens", total: 500_000, remaining: 500_000 - 120_000 - preTokens });
+    expect(compactor.getState().taskBudgetRemaining).toBe(500_000 - 120_000 - preTokens);
+  });
+
   it("sends nothing to a model that does not take task budgets, and says so once", async () => {
     const model = createScriptedModel([text("hi")]);
     const compactor = createCompactor({ taskBudget: { total: 100_000 } });

@@ -123,6 +123,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Te
       compactor: deps.compactor,
       maxOutputTokens: state.maxOutputTokensOverride ?? config.maxOutputTokens,
       messages: messagesForQuery,
+      conversation: messages,
       tools: state.context.tools,
     });
     const request = requestFor(requestModel);

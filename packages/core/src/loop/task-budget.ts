@@ -1,13 +1,14 @@
 import type { Compactor } from "../compact/port.ts";
 import { modelAcceptsTaskBudget, type TaskBudget } from "../model/task-budget.ts";
 import type { AgentEvent } from "../schema/events.ts";
+import type { ConversationMessage } from "../schema/messages.ts";
 
 /**
  * The `task_budget` of the next request: the total, and the remaining share once compactions have
  * removed context the server can no longer count. None when no budget is set or the model would refuse it.
  */
-export function taskBudgetForRequest(compactor: Compactor, model: string): TaskBudget | undefined {
-  const budget = compactor.taskBudget?.();
+export function taskBudgetForRequest(compactor: Compactor, model: string, conversation: readonly ConversationMessage[]): TaskBudget | undefined {
+  const budget = compactor.taskBudget?.(conversation);
   if (!budget || !modelAcceptsTaskBudget(model)) return undefined;
   return { type: "tokens", total: budget.total, ...(budget.remaining === undefined ? {} : { remaining: budget.remaining }) };
 }

@@ -97,6 +97,11 @@ export const compactMetadataSchema = z.looseObject({
   preTokens: z.number(),
   postTokens: z.number().optional(),
   summarizedUuids: z.array(z.string()).optional(),
+  /**
+   * Cairn's: the tokens of context compacted away in this conversation so far, this compaction included. The
+   * task budget counts them as spent, so a resumed session goes on with what was left.
+   */
+  compactedTokens: z.number().optional(),
 });
 export type CompactMetadata = z.infer<typeof compactMetadataSchema>;
 
