@@ -67,6 +67,7 @@ export async function createLocalWorkspace(options: LocalWorkspaceOptions, worke
           // The host's temp dir holds other workspaces' private directories.
           denyRead: [workerEnv.tmpDir, ...(sandbox.denyRead ?? [])],
           runtimeReadable: [sandboxRuntimeVendorDirectory()].filter((path): path is string => path !== undefined),
+          protectMissing: sandbox.protectMissingFiles === true,
           gitDirectories: settings.gitDirectories ?? [],
         }),
       })

@@ -13,6 +13,12 @@ export const sandboxSettingsSchema = z.object({
   allowedDomains: z.array(z.string().min(1)).optional(),
   /** Extra absolute paths the sandboxed shell must not read. */
   denyRead: z.array(z.string().min(1)).optional(),
+  /**
+   * Refuse creating absent shell, git and editor files (`.bashrc`, `.mcp.json`, `.vscode`, …) in the
+   * workspace root too. bubblewrap mounts only on an entry, so each absent one is then an empty
+   * read-only directory while a sandbox runs (see policy.ts). Off by default: only `.claude` stands in.
+   */
+  protectMissingFiles: z.boolean().optional(),
 });
 export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;
 

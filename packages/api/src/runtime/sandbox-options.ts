@@ -11,6 +11,7 @@ export function sandboxOptionsFromSettings(settings: MergedSettings["sandbox"], 
     enabled: settings.enabled ?? true,
     ...(settings.allowNetwork !== undefined ? { allowNetwork: settings.allowNetwork } : {}),
     ...(settings.allowedDomains ? { allowedDomains: settings.allowedDomains } : {}),
+    ...(settings.protectMissingFiles !== undefined ? { protectMissingFiles: settings.protectMissingFiles } : {}),
     denyRead: [cairnHome],
   };
 }

@@ -54,6 +54,8 @@ export const sandboxSettingsSchema = z
     allowedDomains: z.array(z.string()).optional(),
     /** Claude Code's switch: Bash runs without asking when it runs inside the sandbox. */
     autoAllowBashIfSandboxed: z.boolean().optional(),
+    /** Cairn's switch: absent shell/git/editor files in the workspace root are refused too (empty stand-in directories while a shell runs). */
+    protectMissingFiles: z.boolean().optional(),
   })
   .loose();
 export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;

@@ -15,8 +15,9 @@ beforeEach(async () => {
 
 afterEach(() => rm(base, { recursive: true, force: true }));
 
-const policyFor = () =>
+const policyFor = (protectMissing = true) =>
   buildFilesystemPolicy({
+    protectMissing,
     roots: [root],
     privateReadable: [],
     privateWritable: [join(base, "private")],
@@ -56,6 +57,19 @@ describe("placeholdersNeeded", () => {
     await writeFile(join(root, ".bashrc"), "");
     await mkdir(join(root, ".claude"));
     expect(placeholders()).toEqual(inRoot(...rootNames));
+  });
+});
+
+describe("without protectMissing (the default)", () => {
+  it("stands in .claude only, and leaves the other absent names in a root out of the denials instead of refusing to start", async () => {
+    expect(placeholdersNeeded(policyFor(false))).toEqual(inRoot(".claude"));
+    expect(() => writeDenialsNow(policyFor(false))).toThrow(/could not protect .*\.claude/);
+    await mkdir(join(root, ".claude"));
+    await writeFile(join(root, ".bashrc"), "");
+    const denied = writeDenialsNow(policyFor(false));
+    expect(denied).toEqual(expect.arrayContaining(inRoot(".bashrc", ".claude")));
+    expect(denied).not.toContain(join(root, ".mcp.json"));
+    expect(denied).not.toContain(join(root, ".vscode"));
   });
 });
 
@@ -101,6 +115,7 @@ describe("writeDenialsNow", () => {
     await writeFile(join(repository, "config"), "");
     await writeFile(join(root, ".git"), `gitdir: ${join(repository, "worktrees", "ws")}\n`);
     const policy = buildFilesystemPolicy({
+      protectMissing: true,
       roots: [root],
       privateReadable: [],
       privateWritable: [],

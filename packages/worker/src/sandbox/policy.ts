@@ -23,6 +23,8 @@ export type PolicyInput = {
    * and config read-only; the folder holding it (the main checkout) stays unreadable.
    */
   gitDirectories?: readonly string[];
+  /** The `protectMissingFiles` setting: absent names in a root are refused too, each through a stand-in directory. */
+  protectMissing?: boolean;
 };
 
 /**
@@ -49,6 +51,14 @@ const protectedNames = [
   ".claude/settings.local.json",
 ];
 
+/**
+ * The names in a root that get a stand-in only with `protectMissing`: with it, `ls -A` shows each
+ * absent one as an empty directory while a shell runs, and nobody can create the file meanwhile (an
+ * `.mcp.json` the user writes from the IDE, say). Without it they stay creatable where absent and
+ * nothing shows. `.claude` always stands in: its settings' hooks are what Cairn itself runs on the host.
+ */
+const optionalStandIns = new Set(protectedNames.map((name) => name.split("/")[0] ?? name).filter((name) => name !== ".claude"));
+
 function protectedPaths(root: string): string[] {
   return [...protectedNames.map((name) => join(root, name)), join(root, ".git")];
 }
@@ -68,7 +78,10 @@ export function placeholdersNeeded(policy: SandboxFilesystemPolicy): string[] {
   for (const path of policy.denyWrite) {
     if (path.endsWith(`${sep}.git`)) continue;
     const root = policy.allowWrite.find((directory) => path.startsWith(directory + sep));
-    if (root !== undefined) placeholders.add(join(root, path.slice(root.length + 1).split(sep)[0] ?? ""));
+    if (root === undefined) continue;
+    const name = path.slice(root.length + 1).split(sep)[0] ?? "";
+    if (policy.protectMissing !== true && optionalStandIns.has(name)) continue;
+    placeholders.add(join(root, name));
   }
   return [...placeholders];
 }
@@ -102,6 +115,8 @@ export function writeDenialsNow(policy: SandboxFilesystemPolicy, mountsOnEntries
     else if (insideWritable(present)) denials.add(present);
     else if (!mountsOnEntries) denials.add(path);
     else if (policy.allowWrite.includes(present)) {
+      // Absent right in a root: creatable unless it stands in (see `optionalStandIns`).
+      if (policy.protectMissing !== true && optionalStandIns.has(path.slice(present.length + 1).split(sep)[0] ?? "")) return;
       throw new WorkspaceError("sandbox_unavailable", `The sandbox could not protect ${path}: its placeholder directory is missing`, { path });
     }
   }
@@ -142,6 +157,7 @@ export function buildFilesystemPolicy(input: PolicyInput): SandboxFilesystemPoli
     allowRead: unique([...input.roots, ...gitDirectories, ...input.privateReadable, ...input.privateWritable, ...input.runtimeReadable]),
     allowWrite: unique([...input.roots, ...gitDirectories, ...input.privateWritable]),
     denyWrite: [...input.roots.flatMap(protectedPaths), ...gitExecutables],
+    ...(input.protectMissing === true ? { protectMissing: true } : {}),
   };
 }
 

@@ -32,6 +32,8 @@ export type SandboxFilesystemPolicy = {
   allowWrite: string[];
   /** Protected paths, present or not: `placeholdersNeeded` and `writeDenialsNow` decide at each start how each is denied. */
   denyWrite: string[];
+  /** Whether every absent protected name in a root gets a stand-in directory, not only `.claude` (see `placeholdersNeeded`). */
+  protectMissing?: boolean;
 };
 
 /** A command line that runs a command in the sandbox (spawn it with `/bin/sh -c`), and what to call once it has exited. */

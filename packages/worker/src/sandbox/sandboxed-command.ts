@@ -82,6 +82,7 @@ export async function createSandboxedCommand(options: SandboxedCommandOptions, w
       cairnHome: settings.cairnHome ?? workerEnv.cairnHome,
       denyRead: [workerEnv.tmpDir, ...(policy.denyRead ?? [])],
       runtimeReadable: [sandboxRuntimeVendorDirectory()].filter((path): path is string => path !== undefined),
+      protectMissing: policy.protectMissingFiles === true,
     });
     const argv = [settings.command, ...(settings.args ?? [])].map(shellQuote).join(" ");
     // The sandbox runtime sets TMPDIR itself; put the private one back, then become the command.

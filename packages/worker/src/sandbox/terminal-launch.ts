@@ -66,6 +66,7 @@ export async function prepareTerminalLaunch(options: LocalWorkspaceOptions, work
       cairnHome: settings.cairnHome ?? workerEnv.cairnHome,
       denyRead: [workerEnv.tmpDir, ...(sandbox.denyRead ?? [])],
       runtimeReadable: [sandboxRuntimeVendorDirectory()].filter((path): path is string => path !== undefined),
+      protectMissing: sandbox.protectMissingFiles === true,
     });
     const wrapped = await host.wrap(interactive, policy, commandId);
     const lease = releaseLease;

@@ -30,6 +30,9 @@ afterEach(async () => {
   await fixture.cleanup();
 });
 
+/** The `protectMissingFiles` setting on: every absent protected name is refused (the default only stands in `.claude`). */
+const strict = { enabled: true, protectMissingFiles: true };
+
 const placeholderNames = [
   ".bash_profile",
   ".bashrc",
@@ -62,7 +65,7 @@ const writeProbe = [
 const probeLabels = ["bashrc", "mcp", "vscode", "settings", "hook"];
 
 async function sandboxedShell(): Promise<Workspace> {
-  const workspace = await openWorkspace(fixture);
+  const workspace = await openWorkspace(fixture, { sandbox: strict });
   opened.push(workspace);
   return workspace;
 }
@@ -134,7 +137,7 @@ describe("absent protected names", () => {
   });
 
   it("across processes: a worker process's shell and this process's shell, then the worker killed", async () => {
-    const worker = await createWorkerProcessWorkspace({ root: fixture.root, sandbox: { enabled: true } });
+    const worker = await createWorkerProcessWorkspace({ root: fixture.root, sandbox: strict });
     opened.push(worker);
     expect((await worker.exec(listing, execOptions())).stdout).toBe(expectedListing);
     const local = await sandboxedShell();
@@ -150,7 +153,7 @@ describe("absent protected names", () => {
     expect(await hostEntries()).toEqual(whileRunning);
     const other = await makeFixture();
     try {
-      const elsewhere = await createSandboxedCommand({ command: "/bin/true", root: other.root, label: "sweep" });
+      const elsewhere = await createSandboxedCommand({ command: "/bin/true", root: other.root, label: "sweep", policy: { protectMissingFiles: true } });
       await elsewhere.dispose();
     } finally {
       await other.cleanup();
@@ -164,9 +167,10 @@ describe("absent protected names", () => {
       args: ["-c", "echo x > .bashrc; echo bashrc=$?; sleep 30"],
       root: fixture.root,
       label: "probe",
+      policy: { protectMissingFiles: true },
     });
     const child = spawn(command.command, command.args, { cwd: command.cwd, env: command.env, stdio: ["ignore", "pipe", "pipe"] });
-    const terminal = await prepareTerminalLaunch({ root: fixture.root, sandbox: { enabled: true } });
+    const terminal = await prepareTerminalLaunch({ root: fixture.root, sandbox: strict });
     // The terminal's interactive bash, kept alive on an open stdin (the IDE gives it a pty).
     const shell = spawn(terminal.file, terminal.args, { cwd: terminal.cwd, env: terminal.env, stdio: ["pipe", "pipe", "pipe"] });
     try {
@@ -196,12 +200,26 @@ describe("absent protected names", () => {
   });
 });
 
+describe("by default (protectMissingFiles off)", () => {
+  it("only .claude stands in while a shell runs; other absent names stay creatable; .claude's settings and git hooks are refused", async () => {
+    const workspace = await openWorkspace(fixture);
+    expect((await workspace.exec(listing, execOptions())).stdout).toBe(`${[...original, ".claude"].sort().join(" ")} \n?? hello.txt\n`);
+    expect(await hostEntries()).toEqual([...original, ".claude"].sort());
+    const result = await workspace.exec(writeProbe, execOptions());
+    for (const label of ["bashrc", "mcp", "vscode"]) expect(result.stdout).toMatch(new RegExp(`^${label}=0$`, "m"));
+    for (const label of ["settings", "hook"]) expect(result.stdout).toMatch(new RegExp(`^${label}=1$`, "m"));
+    await workspace.dispose();
+    expect(await hostEntries()).toEqual([...original, ".bashrc", ".mcp.json", ".vscode"].sort());
+    await expect(stat(join(fixture.root, ".git", "hooks", "pre-commit"))).rejects.toThrow();
+  });
+});
+
 describe("the placeholder state", () => {
   it("is hidden from the sandbox even where the host's temp dir is elsewhere", async () => {
     const state = `/tmp/cairn-sandbox-placeholders-${process.getuid?.() ?? "user"}`;
     const temporary = join(fixture.base, "tmp");
     await mkdir(temporary);
-    const workspace = await createLocalWorkspace({ root: fixture.root, sandbox: { enabled: true } }, { ...readWorkerEnv(), tmpDir: temporary });
+    const workspace = await createLocalWorkspace({ root: fixture.root, sandbox: strict }, { ...readWorkerEnv(), tmpDir: temporary });
     opened.push(workspace);
     const probe = `ls -A ${state}; echo status=$?`;
     const result = await workspace.exec(probe, execOptions());
