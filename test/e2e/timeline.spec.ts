@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { syntheticTimelineSource } from "@cairn/core/timeline";
 import { repoRoot } from "./support/servers.ts";
 import { expect, screenshot, test } from "./support/fixtures.ts";
 
@@ -110,4 +111,27 @@ test("timeline: an uploaded Claude Code transcript opens with the no-durations n
   await edit.click();
   await expect(page.getByTestId("timeline-detail-diff")).toBeVisible();
   await screenshot(page, "timeline-imported");
+});
+
+test("timeline: a large session shows its first events at once, then adds the rest in pages until it is whole", async ({ ide: page, e2e }) => {
+  // 6,000 events: more than the first part (2,000), so the rest comes as a page.
+  const source = syntheticTimelineSource({ events: 6_000, sidechains: 0 });
+  const jsonl = source.lines.map((line) => JSON.stringify(line)).join("\n");
+  await page.goto(`${e2e.url}/timeline/import`);
+  await page.getByTestId("timeline-upload-input").setInputFiles({ name: "large.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(jsonl) });
+  await page.waitForURL(/\/sessions\/[^/]+\/timeline/);
+  await expect(page.getByTestId("timeline-page")).toHaveAttribute("data-complete", "true", { timeout: 60_000 });
+  const events = Number(await page.getByTestId("timeline").getAttribute("data-events"));
+  expect(events).toBeGreaterThan(2_000);
+  await expect(page.getByTestId("timeline-loading-more")).toHaveCount(0);
+  // Reloaded, the page gets the built timeline from the server's cache: first part, then the page, the same events.
+  await page.reload();
+  await expect(page.getByTestId("timeline-page")).toHaveAttribute("data-complete", "true", { timeout: 60_000 });
+  expect(Number(await page.getByTestId("timeline").getAttribute("data-events"))).toBe(events);
+  // An event at the end of the list (from the page, not the first part) opens with its details from the server.
+  await page.getByTestId("timeline-event-list").evaluate((list) => (list.scrollTop = list.scrollHeight));
+  await page.getByTestId("timeline-event").last().click();
+  const detail = page.locator('[data-testid="timeline-detail"][data-loaded="true"]');
+  await expect(detail).toBeVisible();
+  expect(Number(await detail.getAttribute("data-index"))).toBeGreaterThan(2_000);
 });

@@ -1,23 +1,29 @@
 "use client";
 
-import { expandCompactTimeline, type CompactTimeline, type TimelineRows } from "@cairn/core/timeline";
+import { appendCompactPage, expandCompactTimeline, type CompactTimeline, type CompactTimelinePage, type TimelineRows } from "@cairn/core/timeline";
 import { useEffect, useState } from "react";
 import { cairnErrorCode } from "@/lib/errors";
 import { useTRPCClient } from "@/trpc/client";
 
 /** How often the page asks whether the transcript grew (a cheap stat on the server when it did not). */
 const FOLLOW_INTERVAL_MS = 1_500;
+/** The longest a page of the rest waits for the browser to be idle before it is asked for anyway. */
+const PAGE_IDLE_TIMEOUT_MS = 250;
 
-/** `complete` is false while the server is still reading a large transcript: the first part is shown meanwhile. */
+/** `complete` is false while the server is still reading a large transcript, or while the rest comes in pages. */
 export type LiveTimeline =
   | { kind: "loading" }
   | { kind: "failed"; error: unknown }
   | { kind: "ready"; timeline: TimelineRows & { version: string }; complete: boolean };
 
+type Rest = { version: string; from: number; total: number };
+
 /**
  * The session's timeline as the server builds it (compact: no details), kept current while the page
  * is open: it asks for anything newer than the version it has, so a running session's new events
- * appear without a Refresh. A large transcript comes first in part; the whole is asked for at once.
+ * appear without a Refresh. A large timeline comes as its first events, shown at once, then the rest in
+ * pages, each asked for when the browser is idle and added as it comes, so the page answers keys and
+ * clicks meanwhile. A timeline already shown whole stays on screen while a newer one comes in pages.
  */
 export function useLiveTimeline(sessionId: string): LiveTimeline {
   const client = useTRPCClient();
@@ -26,8 +32,34 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
     const controller = new AbortController();
     const { signal } = controller;
     let version: string | undefined;
+    let shownWhole = false;
+    let shown = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     setState({ kind: "loading" });
+    /** The rest of a large timeline, page by page after `first`; false when it changed meanwhile (start over). */
+    const loadRest = async (first: TimelineRows & { version: string }, rest: Rest): Promise<boolean> => {
+      let rows: TimelineRows = first;
+      for (let from = rest.from; from < rest.total; ) {
+        await browserIdle(signal);
+        const answer = await client.timeline.page.query({ sessionId, version: rest.version, from }, { signal });
+        if (signal.aborted) return true;
+        if (answer.stale) return false;
+        const page = JSON.parse(answer.pageJson) as CompactTimelinePage;
+        rows = appendCompactPage(rows, page);
+        from = page.to;
+        if (page.to <= page.from) break;
+        // A timeline shown whole stays until the newer one is whole too.
+        if (!shownWhole) show({ ...rows, version: `${rest.version}@${from}` }, false);
+      }
+      version = rest.version;
+      shownWhole = true;
+      show({ ...rows, version: rest.version }, true);
+      return true;
+    };
+    const show = (timeline: TimelineRows & { version: string }, complete: boolean) => {
+      shown = true;
+      setState({ kind: "ready", timeline, complete });
+    };
     const poll = async (): Promise<void> => {
       let complete = true;
       try {
@@ -42,14 +74,25 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
             performance.measure("timeline-fetch", { start: started, end: fetched });
             performance.measure("timeline-expand", { start: fetched, end: performance.now() });
           }
-          version = timeline.version;
-          complete = answer.complete;
-          setState({ kind: "ready", timeline, complete });
+          if (answer.rest) {
+            if (!shownWhole) show(timeline, false);
+            // Changed while its pages came: look again at once, starting over from its first part.
+            if (!(await loadRest(timeline, answer.rest))) {
+              version = undefined;
+              complete = false;
+            }
+            if (signal.aborted) return;
+          } else {
+            version = timeline.version;
+            complete = answer.complete;
+            shownWhole = complete;
+            show(timeline, complete);
+          }
         }
       } catch (error) {
         if (signal.aborted) return;
         // Before anything is shown an error is the answer; later a failed poll is retried.
-        if (version === undefined) {
+        if (!shown) {
           setState({ kind: "failed", error });
           if (cairnErrorCode(error) === "session_not_found") return;
         }
@@ -63,4 +106,20 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
     };
   }, [client, sessionId]);
   return state;
+}
+
+/** Resolves when the browser has an idle moment (or after a short while regardless); at once without `requestIdleCallback`. */
+function browserIdle(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted || typeof requestIdleCallback !== "function") return resolve();
+    const handle = requestIdleCallback(() => resolve(), { timeout: PAGE_IDLE_TIMEOUT_MS });
+    signal.addEventListener(
+      "abort",
+      () => {
+        cancelIdleCallback(handle);
+        resolve();
+      },
+      { once: true },
+    );
+  });
 }

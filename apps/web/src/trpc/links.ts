@@ -6,7 +6,7 @@ import { browserKey, browserKeyHeaders } from "./browser-key.ts";
  * batch format walks every value of an answer looking for promises to stream, which took tens of seconds for
  * a 100,000-event timeline where plain JSON takes a fraction of one.
  */
-const BULK_QUERIES: ReadonlySet<string> = new Set(["timeline.view", "timeline.source", "view.timelineSource"]);
+const BULK_QUERIES: ReadonlySet<string> = new Set(["timeline.view", "timeline.page", "timeline.source", "view.timelineSource"]);
 
 /**
  * How the browser talks to a tRPC router at `url`: subscriptions over SSE, bulk queries alone, everything else

@@ -17,6 +17,10 @@ export const timelineRouter = router({
   view: procedure
     .input(z.object({ sessionId, knownVersion: z.string().max(10_000).optional() }))
     .query(({ ctx, input, signal }) => timelineOf(ctx).view(input.sessionId, input.knownVersion, signal)),
+  /** A page of the events of a large timeline's `version`, from `from` on (after the first part `view` gave). */
+  page: procedure
+    .input(z.object({ sessionId, version: z.string().min(1).max(10_000), from: z.number().int().min(0) }))
+    .query(({ ctx, input, signal }) => timelineOf(ctx).page(input.sessionId, input.version, input.from, signal)),
   /** One event's details, by its id. */
   detail: procedure.input(z.object({ sessionId, eventId: z.string().min(1).max(1_000) })).query(async ({ ctx, input, signal }) => {
     const found = await timelineOf(ctx).detail(input.sessionId, input.eventId, signal);

@@ -16,15 +16,23 @@ export type ImportedTranscript = {
  */
 /**
  * The timeline as built on the server, unless the viewer already has this version: a `CompactTimeline` as JSON
- * text, serialized once per version on the server (a 100,000-event timeline is 14 MB; serializing it per request
- * kept the server from answering anything else meanwhile). `complete` is false for the first part of a large
- * timeline: ask again (with its version) for the whole.
+ * text. `complete` is false for a first part: with `rest`, the first events of a large built timeline, whose
+ * other events come as pages (`timeline.page` from `rest.from`, with `rest.version`), so no answer is large and
+ * the page stays responsive while it adds them; without `rest`, the first part of a transcript still being read:
+ * ask again (with its version) for the rest.
  */
-export type TimelineViewAnswer = { changed: false; version: string } | { changed: true; timelineJson: string; complete: boolean };
+export type TimelineViewAnswer =
+  | { changed: false; version: string }
+  | { changed: true; timelineJson: string; complete: boolean; rest?: { version: string; from: number; total: number } };
+
+/** A page of a built timeline (`CompactTimelinePage` as JSON text), or `stale` when the timeline changed since that version. */
+export type TimelinePageAnswer = { stale: false; pageJson: string } | { stale: true };
 
 export interface TimelinePort {
   source(sessionId: string, signal?: AbortSignal): Promise<TimelineSource>;
   view(sessionId: string, knownVersion: string | undefined, signal?: AbortSignal): Promise<TimelineViewAnswer>;
+  /** The events from `from` on (a page of them) of the timeline of `version`. */
+  page(sessionId: string, version: string, from: number, signal?: AbortSignal): Promise<TimelinePageAnswer>;
   /** One event's details (what the compact view leaves out); null when the timeline has no such event (any more). */
   detail(sessionId: string, eventId: string, signal?: AbortSignal): Promise<{ version: string; detail: TimelineDetail } | null>;
   /** Indices (into the timeline of `version`) of the events whose search text matches. */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { projectDirName } from "@cairn/core/schema";
-import { expandCompactTimeline, syntheticTimelineSource } from "@cairn/core/timeline";
+import { appendCompactPage, expandCompactTimeline, syntheticTimelineSource, type CompactTimelinePage, type TimelineRows } from "@cairn/core/timeline";
 import type { ApiError } from "../router/errors.ts";
 import { TimelineService } from "./timeline-service.ts";
 
@@ -102,19 +102,34 @@ describe("TimelineService", () => {
     expect(await partly.view(sessionId, whole.version)).toEqual({ changed: false, version: whole.version });
   });
 
-  it("gives a first look at a large timeline its first events, and the whole when asked again", async () => {
+  it("sends a large timeline as its first events, then the rest in pages that add up to the whole", async () => {
     await writeFile(transcript, text(source.lines));
     const whole = await viewOf();
-    const headed = new TimelineService({ cairnHome, workspaceRoot, version: "test" }, { headEvents: 50 });
-    const first = await headed.view(sessionId, undefined);
-    if (!first.changed) throw new Error("expected a timeline");
+    const paged = new TimelineService({ cairnHome, workspaceRoot, version: "test" }, { headEvents: 50, pageEvents: 120 });
+    const first = await paged.view(sessionId, undefined);
+    if (!first.changed || !first.rest) throw new Error("expected a first part and the rest in pages");
     expect(first.complete).toBe(false);
-    const head = expandCompactTimeline(JSON.parse(first.timelineJson));
-    expect(head.events.map((event) => event.id)).toEqual(whole.events.slice(0, 50).map((event) => event.id));
-    const second = await headed.view(sessionId, head.version);
-    if (!second.changed) throw new Error("expected the whole timeline");
-    expect(second.complete).toBe(true);
-    expect(expandCompactTimeline(JSON.parse(second.timelineJson)).events).toHaveLength(whole.events.length);
+    expect(first.rest).toEqual({ version: whole.version, from: 50, total: whole.events.length });
+    let rows: TimelineRows = expandCompactTimeline(JSON.parse(first.timelineJson));
+    expect(rows.events.map((event) => event.id)).toEqual(whole.events.slice(0, 50).map((event) => event.id));
+    let pages = 0;
+    for (let from = first.rest.from; from < first.rest.total; pages++) {
+      const answer = await paged.page(sessionId, first.rest.version, from);
+      if (answer.stale) throw new Error("expected a page");
+      const page = JSON.parse(answer.pageJson) as CompactTimelinePage;
+      expect(page.to - page.from).toBeLessThanOrEqual(120);
+      rows = appendCompactPage(rows, page);
+      from = page.to;
+    }
+    expect(pages).toBe(Math.ceil((whole.events.length - 50) / 120));
+    const { version: _wholeVersion, ...expected } = whole;
+    const { version: _headVersion, ...received } = rows as TimelineRows & { version?: string };
+    expect(received).toEqual(expected);
+    // The version the pages came from is current: following it answers "unchanged".
+    expect(await paged.view(sessionId, first.rest.version)).toEqual({ changed: false, version: whole.version });
+    // A page of a version that is gone says so, and the viewer starts over.
+    await appendFile(transcript, text(source.lines.slice(0, 1)));
+    expect(await paged.page(sessionId, first.rest.version, 50)).toEqual({ stale: true });
   });
 
   it("says a session that is not there is not found", async () => {

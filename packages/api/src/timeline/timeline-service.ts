@@ -1,13 +1,15 @@
-import { compactHead, searchTimelineEvents, type TimelineDetail, type TimelineSource } from "@cairn/core/timeline";
+import { compactHead, compactPage, searchTimelineEvents, type TimelineDetail, type TimelineSource } from "@cairn/core/timeline";
 import { importTranscriptText } from "./import-transcript.ts";
 import { loadTimelineSource, type TimelineStoreLocation } from "./source.ts";
 import { TimelineCache } from "./timeline-cache.ts";
-import type { ImportedTranscript, TimelinePort, TimelineViewAnswer } from "./timeline-port.ts";
+import type { ImportedTranscript, TimelinePageAnswer, TimelinePort, TimelineViewAnswer } from "./timeline-port.ts";
 
 type Where = TimelineStoreLocation & { version: string };
 
-/** A first look at a timeline larger than this gets its first events at once, then the whole. */
+/** A first look at a timeline larger than this gets its first events at once, then the rest in pages. */
 const DEFAULT_HEAD_EVENTS = 2_000;
+/** Events per page of the rest: some 3 MB of JSON, parsed and added by the page in a few tens of milliseconds. */
+const DEFAULT_PAGE_EVENTS = 20_000;
 
 /**
  * The timeline port over this workspace's transcripts (a `Runtime` is a `Where`): timelines are built
@@ -18,11 +20,13 @@ export class TimelineService implements TimelinePort {
   private readonly runtime: Where;
   private readonly cache: TimelineCache;
   private readonly headEvents: number;
+  private readonly pageEvents: number;
 
-  constructor(runtime: Where, options: { partialBytes?: number; headEvents?: number } = {}) {
+  constructor(runtime: Where, options: { partialBytes?: number; headEvents?: number; pageEvents?: number } = {}) {
     this.runtime = runtime;
     this.cache = new TimelineCache(runtime, options);
     this.headEvents = options.headEvents ?? DEFAULT_HEAD_EVENTS;
+    this.pageEvents = options.pageEvents ?? DEFAULT_PAGE_EVENTS;
   }
 
   source(sessionId: string, signal?: AbortSignal): Promise<TimelineSource> {
@@ -32,13 +36,20 @@ export class TimelineService implements TimelinePort {
   async view(sessionId: string, knownVersion: string | undefined, signal?: AbortSignal): Promise<TimelineViewAnswer> {
     const cached = await this.cache.first(sessionId, knownVersion, signal);
     if (cached.version === knownVersion) return { changed: false, version: cached.version };
-    // A first look at a large timeline: its first events now (a fraction of the bytes to send and parse), the whole when asked again.
-    if (knownVersion === undefined && cached.complete && cached.compact.columns.count > this.headEvents) {
+    // A large timeline goes out as its first events (a fraction of the bytes to send and parse), the rest in pages.
+    const total = cached.compact.columns.count;
+    if (cached.complete && total > this.headEvents) {
       cached.headJson ??= JSON.stringify(compactHead(cached.compact, this.headEvents, `head-${cached.version}`));
-      return { changed: true, timelineJson: cached.headJson, complete: false };
+      return { changed: true, timelineJson: cached.headJson, complete: false, rest: { version: cached.version, from: this.headEvents, total } };
     }
     cached.json ??= JSON.stringify(cached.compact);
     return { changed: true, timelineJson: cached.json, complete: cached.complete };
+  }
+
+  async page(sessionId: string, version: string, from: number, signal?: AbortSignal): Promise<TimelinePageAnswer> {
+    const cached = await this.cache.get(sessionId, signal);
+    if (cached.version !== version) return { stale: true };
+    return { stale: false, pageJson: JSON.stringify(compactPage(cached.compact, from, from + this.pageEvents)) };
   }
 
   async detail(sessionId: string, eventId: string, signal?: AbortSignal): Promise<{ version: string; detail: TimelineDetail } | null> {

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { buildTimeline } from "./build-timeline.ts";
+import { compactHead, compactTimeline, expandCompactTimeline, type TimelineRows } from "./compact.ts";
+import { appendCompactPage, compactPage, type CompactTimelinePage } from "./compact-page.ts";
+import { syntheticTimelineSource } from "./synthetic-source.ts";
+
+const viaJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+describe("a compact timeline sent in pages", () => {
+  const compact = compactTimeline(buildTimeline(syntheticTimelineSource({ events: 3_000, sidechains: 2 })), "v1");
+  const whole = expandCompactTimeline(compact);
+
+  it("adds up, after the first part, to the whole timeline: events, lane items, totals and axis", () => {
+    const head = expandCompactTimeline(viaJson(compactHead(compact, 500, "head")));
+    let rows: TimelineRows = head;
+    for (let from = 500; from < compact.columns.count; from += 700) rows = appendCompactPage(rows, viaJson(compactPage(compact, from, from + 700)));
+    const { version: _wholeVersion, ...expected } = whole;
+    const { version: _headVersion, ...received } = rows as TimelineRows & { version?: string };
+    expect(received).toEqual(expected);
+  });
+
+  it("cuts each page's totals where the events before it end, so none is sent twice or left out", () => {
+    const pages: CompactTimelinePage[] = [];
+    for (let from = 0; from < compact.columns.count; from += 1_000) pages.push(compactPage(compact, from, from + 1_000));
+    expect(pages.map((page) => page.totals.t.length).reduce((sum, length) => sum + length, 0)).toBe(compact.totals.t.length);
+    const count = compact.columns.count;
+    expect(pages.at(-1)).toMatchObject({ to: count, total: count, endMs: compact.endMs, version: "v1" });
+    expect(pages[1]).toMatchObject({ from: 1_000, to: 2_000 });
+    expect(pages[1]!.columns.count).toBe(1_000);
+  });
+
+  it("clamps a page past the end to nothing, and refuses a page that does not continue what is held", () => {
+    expect(compactPage(compact, 9_000, 9_500).columns.count).toBe(0);
+    const head = expandCompactTimeline(compactHead(compact, 500, "head"));
+    expect(() => appendCompactPage(head, compactPage(compact, 600, 700))).toThrow(/starts at event 600, but 500 events are held/);
+  });
+});
