@@ -14,7 +14,16 @@ type ScriptedBlock =
   | { type: "thinking"; thinking: string }
   | { type: "tool_use"; id?: string; name: string; input: Record<string, unknown> };
 type Fault = { kind: "http"; status: number; retryAfter?: number; message?: string } | { kind: "disconnect" | "stream-error"; afterEvents: number };
-export type ScriptedTurn = { content: ScriptedBlock[]; chunkDelayMs?: number; stop_reason?: "end_turn" | "tool_use" | "max_tokens"; faults?: Fault[] };
+/** Which request a turn answers (the simulator's `match`): by default the next request of any kind. */
+type TurnMatch = { model?: string; systemIncludes?: string; firstMessageIncludes?: string };
+export type ScriptedTurn = {
+  content: ScriptedBlock[];
+  chunkDelayMs?: number;
+  stop_reason?: "end_turn" | "tool_use" | "max_tokens";
+  faults?: Fault[];
+  match?: TurnMatch;
+  usage?: { input_tokens?: number; output_tokens?: number };
+};
 export type RecordedRequest = { path: string; body: unknown; turnIndex: number | null };
 
 export type Sim = {
