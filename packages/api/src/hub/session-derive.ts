@@ -79,3 +79,12 @@ export function metaNote(text: string, parentUuid: string | null): ConversationM
     message: { role: "user", content: `<system-reminder>${text}</system-reminder>` },
   };
 }
+
+/** The text a user typed in a prompt line, for the box a rewind fills again; null for meta lines and tool results. */
+export function promptText(message: ConversationMessage): string | null {
+  if (message.type !== "user" || message.isMeta === true) return null;
+  const content = message.message.content;
+  if (typeof content === "string") return content;
+  if (content.some((block) => block.type === "tool_result")) return null;
+  return content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n") || null;
+}

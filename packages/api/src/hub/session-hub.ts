@@ -3,7 +3,6 @@ import {
   checkBypassPermissionsAllowed,
   parseRuleValue,
   parseSlashCommand,
-  renderSlashHelp,
   resolveSlashCommand,
   slashCommandList,
   type QueryDeps,
@@ -19,6 +18,9 @@ import { MemoryEventBus, type EventBus } from "./event-bus.ts";
 import { streamEvents } from "./event-stream.ts";
 import { LiveSession } from "./live-session.ts";
 import { drainSessions } from "./session-drain.ts";
+import { runSlashCommand } from "./session-slash-command.ts";
+import { sessionSummaries } from "./session-summaries.ts";
+import { promptText } from "./session-derive.ts";
 import type { SessionCommand, SessionOwnership } from "./session-ownership.ts";
 import { ownershipHost } from "./session-takeover.ts";
 import { forkAt, loadSession, rewindFiles, rewindFilesPreview } from "./session-files.ts";
@@ -144,31 +146,8 @@ export class SessionHub implements SessionsPort {
 
   async list(): Promise<SessionSummary[]> {
     const stored = await this.runtime.transcripts.list();
-    const summaries = new Map<string, SessionSummary>();
     const worktrees = new Map((await this.options.worktrees?.all())?.map((record) => [record.sessionId, record]));
-    for (const entry of stored) {
-      summaries.set(entry.sessionId, {
-        sessionId: entry.sessionId,
-        title: entry.title ?? entry.firstPrompt ?? "Untitled session",
-        updatedAt: entry.lastActivityAt,
-        running: false,
-        messageCount: entry.messageCount,
-      });
-    }
-    for (const session of this.live.values()) {
-      summaries.set(session.sessionId, {
-        sessionId: session.sessionId,
-        title: session.title,
-        updatedAt: session.updatedAt,
-        running: session.running,
-        messageCount: session.messageCount,
-      });
-    }
-    for (const [sessionId, summary] of summaries) {
-      const worktree = worktrees.get(sessionId);
-      if (worktree) summary.worktree = { branch: worktree.branch, base: worktree.base, discarded: worktree.discardedAt !== undefined };
-    }
-    return [...summaries.values()].sort((left, right) => right.updatedAt.localeCompare(left.updatedAt));
+    return sessionSummaries(stored, this.live.values(), worktrees);
   }
 
   async get(sessionId: string): Promise<SessionSnapshot> {
@@ -193,32 +172,7 @@ export class SessionHub implements SessionsPort {
     this.touched.set(sessionId, Date.now());
     const slash = resolveSlashCommand(prompt, catalog);
     if (!slash) return session.send(prompt);
-    const done = (command: NonNullable<SendResult["command"]>): SendResult => ({ queued: false, position: 0, command });
-    switch (slash.kind) {
-      case "error":
-        throw new ApiError("unknown_command", slash.message);
-      case "skill":
-        return session.sendSkill(slash.skill, slash.args);
-      case "builtin":
-        switch (slash.name) {
-          case "compact": {
-            const result = await session.compact(slash.args || undefined);
-            return done({ name: "compact", message: `Compacted the conversation: ${result.preTokens} → ${result.postTokens} tokens.` });
-          }
-          case "clear": {
-            const state = session.store.getState();
-            // As Claude Code's /clear: SessionEnd (reason clear) for this session, SessionStart (source clear) for the new one.
-            await session.endForClear();
-            const created = await this.create({ model: state.model, permissionMode: state.permissionMode, startSource: "clear" });
-            return done({ name: "clear", message: "Started a new session.", sessionId: created.sessionId });
-          }
-          case "model":
-            session.setModel(slash.args);
-            return done({ name: "model", message: `Model set to ${slash.args}.` });
-          case "help":
-            return done({ name: "help", message: renderSlashHelp(catalog) });
-        }
-    }
+    return runSlashCommand(session, slash, catalog, (options) => this.create(options));
   }
 
   /** A session's memory view; without a session, the workspace's (what a new session would start with). */
@@ -453,12 +407,4 @@ function checkSessionRule(behavior: PermissionBehavior, rule: string): void {
   const parsed = parseRuleValue(rule);
   if (!parsed.ok) throw new ApiError("invalid_rule", `"${rule}" is not a permission rule: ${parsed.message}`);
   if (behavior !== "allow") throw new ApiError("invalid_rule", "Session rules can only allow; add deny and ask rules to the local settings");
-}
-
-function promptText(message: ConversationMessage): string | null {
-  if (message.type !== "user" || message.isMeta === true) return null;
-  const content = message.message.content;
-  if (typeof content === "string") return content;
-  if (content.some((block) => block.type === "tool_result")) return null;
-  return content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n") || null;
 }
