@@ -42,6 +42,7 @@ export const TARGETS: readonly Target[] = [
   { label: "stream: query() CPU vs raw SDK CPU", metric: "stream.query_cpu_vs_raw", comparison: "<=", limit: 110, unit: "%" },
   { label: "live sessions: p99 simulator→browser at 100 sessions", metric: "events.latency_p99_at_100", comparison: "<", limit: 50, unit: "ms" },
   { label: "live sessions: idle memory per session", metric: "events.rss_per_idle_session", comparison: "<", limit: 50, unit: "KiB" },
+  { label: "distributed: list 10,000 sessions from PostgreSQL", metric: "distributed.list_10k_sessions_store_ms", comparison: "<", limit: 100, unit: "ms" },
   { label: "memory + skills: first turn in 10,000 directories", metric: "memory.first_turn_ms", comparison: "<=", limit: 200, unit: "ms" },
   { label: "memory + skills: per-turn check (p99)", metric: "memory.per_turn_ms", comparison: "<=", limit: 5, unit: "ms" },
   { label: "30-turn session: wall vs bare SDK loop", metric: "cli30.wall_vs_bare_loop", comparison: "<=", limit: 1.2, unit: "x" },

@@ -135,18 +135,18 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
       return loadTranscriptLines(lines, { scope: loadOptions.scope ?? "all", ...(loadOptions.leafUuid ? { leafUuid: loadOptions.leafUuid } : {}) });
     },
     async list() {
-      const rows = await sql<
-        { session_id: string; title: string | null; prompt_title: string | null; first_prompt: string | null; updated_at: Date; message_count: number }[]
-      >`
-        select session_id, title, prompt_title, first_prompt, updated_at, message_count
+      // Shaped in SQL (title fallback, ISO time as text): 10,000 rows come back as plain strings to copy, not Dates to build.
+      const rows = await sql<{ session_id: string; title: string | null; first_prompt: string | null; updated_at: string; message_count: number }[]>`
+        select session_id, coalesce(title, prompt_title) as title, first_prompt,
+               to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at, message_count
         from cairn_sessions where workspace = ${workspaceRoot}
-        order by updated_at desc`;
+        order by cairn_sessions.updated_at desc`;
       return rows.map(
         (row): StoredSessionSummary => ({
           sessionId: row.session_id,
-          title: row.title ?? row.prompt_title ?? undefined,
+          title: row.title ?? undefined,
           firstPrompt: row.first_prompt ?? undefined,
-          lastActivityAt: row.updated_at.toISOString(),
+          lastActivityAt: row.updated_at,
           messageCount: row.message_count,
         }),
       );
