@@ -18,7 +18,10 @@ export async function parseFrontMatter(text: string): Promise<FrontMatterResult>
   if (!match) return { kind: "none" };
   const body = normalized.slice(match[0].length);
   const yamlText = match[1] ?? "";
-  const { parse: parseYaml } = await import("yaml");
+  // Bundled (cairn's dist), the dynamic import of this CommonJS-built package may hold its exports under `default`.
+  const yaml: Partial<typeof import("yaml")> & { default?: typeof import("yaml") } = await import("yaml");
+  const parseYaml = yaml.parse ?? yaml.default?.parse;
+  if (!parseYaml) throw new Error("the yaml library has no parse function");
   let data: unknown;
   try {
     data = parseYaml(yamlText);
