@@ -43,6 +43,13 @@ export const TARGETS: readonly Target[] = [
   { label: "live sessions: p99 simulator→browser at 100 sessions", metric: "events.latency_p99_at_100", comparison: "<", limit: 50, unit: "ms" },
   { label: "live sessions: idle memory per session", metric: "events.rss_per_idle_session", comparison: "<", limit: 50, unit: "KiB" },
   { label: "distributed: list 10,000 sessions from PostgreSQL", metric: "distributed.list_10k_sessions_store_ms", comparison: "<", limit: 100, unit: "ms" },
+  {
+    label: "failover: kill -9 of the owner to the next command answered on another node",
+    metric: "failover.kill9_to_next_command_max",
+    comparison: "<=",
+    limit: 10_000,
+    unit: "ms",
+  },
   { label: "memory + skills: first turn in 10,000 directories", metric: "memory.first_turn_ms", comparison: "<=", limit: 200, unit: "ms" },
   { label: "memory + skills: per-turn check (p99)", metric: "memory.per_turn_ms", comparison: "<=", limit: 5, unit: "ms" },
   { label: "30-turn session: wall vs bare SDK loop", metric: "cli30.wall_vs_bare_loop", comparison: "<=", limit: 1.2, unit: "x" },
