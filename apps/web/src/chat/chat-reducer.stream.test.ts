@@ -210,4 +210,31 @@ describe("joining a stream in the middle", () => {
     ]);
     expect(done.streamingId).toBeNull();
   });
+
+  it("on a resync drops what it holds of the conversation and rebuilds it from the snapshot that follows", () => {
+    const before = applyEvents(
+      initialChatState(),
+      numbered([
+        { type: "message", message: userMessage("u-old", "an old prompt") },
+        { type: "message-start", messageId: "msg_cut", model: "m" },
+        ...streamText(0, ["half an ans"]),
+      ]),
+    );
+    expect(before.items).toHaveLength(2);
+    const after = applyEvents(
+      before,
+      numbered(
+        [
+          { type: "resync" },
+          { type: "message", message: userMessage("u-1", "the first prompt") },
+          { type: "message", message: assistantMessage("msg_1", [{ type: "text", text: "its answer" }]) },
+        ],
+        50,
+      ),
+    );
+    expect(after.items.map((item) => item.kind)).toEqual(["user", "assistant"]);
+    expect(after.items[0]).toMatchObject({ kind: "user", text: "the first prompt" });
+    expect(after.streamingId).toBeNull();
+    expect(after.lastEventId).toBe("52");
+  });
 });

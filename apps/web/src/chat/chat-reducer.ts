@@ -25,6 +25,9 @@ export function addLocalPrompt(state: ChatState, text: string, localId: string):
 
 function reduce(state: ChatState, event: SessionEvent, key: string): ChatState {
   switch (event.type) {
+    case "resync":
+      // The events since our cursor are gone: the conversation follows as a snapshot, so what we hold of it goes.
+      return { ...state, items: [], toolCalls: {}, streamingId: null, permissionRequests: [], compactions: [] };
     case "session-state":
       return {
         ...state,

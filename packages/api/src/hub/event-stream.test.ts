@@ -39,8 +39,9 @@ describe("streamEvents", () => {
       received.push(item);
       if (item.seq === 4) controller.abort();
     }
-    expect(codes(received)).toEqual(["history", "3", "4"]);
-    expect(received[0]!.seq).toBe(2);
+    expect(received[0]).toEqual({ seq: 2, event: { type: "resync" } });
+    expect(codes(received.slice(1))).toEqual(["history", "3", "4"]);
+    expect(received[1]!.seq).toBe(2);
     expect(bus.listenerCount()).toBe(0);
   });
 

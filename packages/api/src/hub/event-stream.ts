@@ -36,6 +36,8 @@ export async function* streamEvents(options: StreamEventsOptions): AsyncGenerato
       if (replay.kind === "gap") {
         const base = (replay.events[0]?.seq ?? bus.lastSeq(sessionId) + 1) - 1;
         const events = await options.backfill();
+        // Said first, so the client knows to replace what it holds rather than add to it.
+        yield { seq: base, event: { type: "resync" } };
         for (const event of events) {
           if (signal.aborted) return;
           yield { seq: base, event };

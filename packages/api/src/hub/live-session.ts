@@ -173,7 +173,11 @@ export class LiveSession {
 
   /** What a subscriber too far behind the bus gets instead of the events it missed. */
   backfill(): SessionEvent[] {
-    return [...this.history.map((message): SessionEvent => ({ type: "message", message })), this.state()];
+    return [
+      ...this.history.map((message): SessionEvent => ({ type: "message", message })),
+      ...this.pendingPermissions().map((request): SessionEvent => ({ type: "permission-request", ...request })),
+      this.state(),
+    ];
   }
 
   /** Starts the prompt now, or queues it behind the running one. */

@@ -20,8 +20,16 @@ export type SessionStateEvent = {
   backgroundAgents: BackgroundAgentView[];
 };
 
-/** What `session.events` yields: the engine's events plus the hub's own state snapshots. */
-export type SessionEvent = AgentEvent | SessionStateEvent;
+/**
+ * The events after the subscriber's cursor are gone (trimmed from the stream, or the cursor is from
+ * another numbering): what follows under the same id is the conversation as a snapshot (`message`
+ * events, the pending permission prompts and a `session-state`), so the client drops what it holds of
+ * the session and rebuilds it from them, never showing a silent gap.
+ */
+export type ResyncEvent = { type: "resync" };
+
+/** What `session.events` yields: the engine's events plus the hub's own state snapshots and resyncs. */
+export type SessionEvent = AgentEvent | SessionStateEvent | ResyncEvent;
 
 export type SessionSummary = {
   sessionId: string;
