@@ -28,8 +28,16 @@ describe("distributed mode: session leases, routing and failover", () => {
     content: [{ type: "text", text: text.repeat(chunks) }],
     chunkDelayMs,
   });
-  const startNode = async (nodeId: string): Promise<ApiNodeProcess> => {
-    const node = await startApiNode({ nodeId, workspace, parent, simUrl: sim.url, databaseUrl: database.url, redisUrl: redis.url });
+  const startNode = async (nodeId: string, drainTimeoutMs?: number): Promise<ApiNodeProcess> => {
+    const node = await startApiNode({
+      nodeId,
+      workspace,
+      parent,
+      simUrl: sim.url,
+      databaseUrl: database.url,
+      redisUrl: redis.url,
+      ...(drainTimeoutMs !== undefined ? { drainTimeoutMs } : {}),
+    });
     nodes.push(node);
     return node;
   };
@@ -69,6 +77,9 @@ describe("distributed mode: session leases, routing and failover", () => {
           },
           slow("a long answer ", 600, 25, "FAILOVER"),
           { match: { firstMessageIncludes: "FAILOVER" }, content: [{ type: "text", text: "Resumed on node B." }] },
+          slow("short and done ", 30, 30, "DRAIN-SHORT"),
+          slow("never finished ", 1_000, 25, "DRAIN-LONG"),
+          { match: { firstMessageIncludes: "DRAIN-LONG" }, content: [{ type: "text", text: "Continued on node B." }] },
         ],
       },
     });
@@ -219,5 +230,38 @@ describe("distributed mode: session leases, routing and failover", () => {
         expect(Array.isArray(answer) && answer.some((candidate) => candidate.type === "tool_result" && candidate.tool_use_id === block.id)).toBe(true);
       }
     });
+  }, 120_000);
+
+  it("SIGTERM drains a node: a short run finishes, a long one is interrupted, both are handed over cleanly", async () => {
+    const nodeB = nodes.find((node) => node.nodeId === "node-b") ?? (await startNode("node-b"));
+    const nodeD = await startNode("node-d", 4_000);
+    const onD = apiClient(nodeD.url, nodeD.token);
+    const onB = apiClient(nodeB.url, nodeB.token);
+    const short = (await onD.session.create.mutate()).sessionId;
+    const long = (await onD.session.create.mutate()).sessionId;
+    await onD.session.send.mutate({ sessionId: long, prompt: "DRAIN-LONG: go on for a while" });
+    await onD.session.send.mutate({ sessionId: short, prompt: "DRAIN-SHORT: a quick answer" });
+    await eventually(async () => expect((await onD.session.get.query({ sessionId: short })).streamingFromSeq).not.toBeNull(), 30_000);
+
+    nodeD.child.kill("SIGTERM");
+    expect(await nodeD.exited).toBe("0");
+    // Both leases were released (owner cleared), not left to lapse.
+    expect(await lease(short)).toEqual({ owner: null, generation: "1" });
+    expect(await lease(long)).toEqual({ owner: null, generation: "1" });
+    expect((await lines(short)).some((line) => line.includes("short and done ".repeat(30).trim()))).toBe(true);
+    expect((await lines(long)).some((line) => line.includes("never finished ".repeat(1_000).trim()))).toBe(false);
+
+    // The next command on B takes the released session over at once, with nothing to recover.
+    const tab = follow(nodeB, long);
+    await onB.session.send.mutate({ sessionId: long, prompt: "Carry on" });
+    expect(await lease(long)).toEqual({ owner: "node-b", generation: "2" });
+    // The stream holds D's interrupted run's result first, then B's.
+    await eventually(() => expect(tab.events().filter((event) => event.type === "result")).toHaveLength(2), 30_000);
+    expect(tab.events().filter((event) => event.type === "result")).toMatchObject([
+      { terminal: { reason: "aborted_streaming" } },
+      { terminal: { reason: "completed" } },
+    ]);
+    expect(tab.events().some((event) => event.type === "notice" && event.code === "turn_interrupted")).toBe(false);
+    expect((await lines(long)).some((line) => line.includes("Continued on node B."))).toBe(true);
   }, 120_000);
 });
