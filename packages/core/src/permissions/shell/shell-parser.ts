@@ -29,16 +29,32 @@ export const MAX_ANALYSED_COMMAND_LENGTH = 10_000;
 // Characters bash treats as ordinary but a reader (or tree-sitter) might take as separators or hide.
 const suspiciousCharacters = /[\x00-\x08\x0b-\x1f\x7f\u00a0\u1680\u2000-\u200f\u2028\u2029\u202a-\u202e\u205f\u2060\u3000\ufeff]/;
 
+/** The chain of grammar loads in this module instance (see createShellParser). */
+let grammarLoads: Promise<void> = Promise.resolve();
+
+async function loadGrammar(loader: ShellWasmLoader): Promise<Parser> {
+  // web-tree-sitter's JavaScript (150 KB) is imported here, not at module load: only a run that judges a Bash command needs it.
+  const [{ Language, Parser }, runtime, language] = await Promise.all([import("web-tree-sitter"), loader.loadRuntime(), loader.loadLanguage()]);
+  // Parser.init is idempotent per module instance; the binary is passed in, so nothing is fetched.
+  await Parser.init({ wasmBinary: runtime });
+  const bash = await Language.load(language);
+  const parser = new Parser();
+  parser.setLanguage(bash);
+  return parser;
+}
+
 export async function createShellParser(loader: ShellWasmLoader, options: { cacheSize?: number } = {}): Promise<ShellParser> {
   let parser: Parser;
   try {
-    // web-tree-sitter's JavaScript (150 KB) is imported here, not at module load: only a run that judges a Bash command needs it.
-    const [{ Language, Parser }, runtime, language] = await Promise.all([import("web-tree-sitter"), loader.loadRuntime(), loader.loadLanguage()]);
-    // Parser.init is idempotent per module instance; the binary is passed in, so nothing is fetched.
-    await Parser.init({ wasmBinary: runtime });
-    const bash = await Language.load(language);
-    parser = new Parser();
-    parser.setLanguage(bash);
+    // One at a time: web-tree-sitter keeps one wasm instance per module, and two runtimes loading the
+    // grammar at once (two sessions' first Bash commands) corrupted it ("null function or function
+    // signature mismatch").
+    const loading = grammarLoads.then(() => loadGrammar(loader));
+    grammarLoads = loading.then(
+      () => undefined,
+      () => undefined,
+    );
+    parser = await loading;
   } catch (error) {
     throw new ShellParserError(`could not load the Bash grammar: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
