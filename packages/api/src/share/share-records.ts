@@ -72,3 +72,34 @@ export class ShareChangeListeners {
     this.listeners.clear();
   }
 }
+
+/** A share as a row of either store (SQLite and PostgreSQL use the same columns; times in epoch ms once parsed). */
+type ShareRow = {
+  share_id: string;
+  session_id: string;
+  workspace_root: string;
+  title: string;
+  mode: ShareRecord["mode"];
+  pinned_message_uuid: string | null;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+  last_access_at: number | null;
+  view_count: number;
+};
+
+export function shareRecordFromRow(row: ShareRow): ShareRecord {
+  return {
+    shareId: row.share_id,
+    sessionId: row.session_id,
+    workspaceRoot: row.workspace_root,
+    title: row.title,
+    mode: row.mode,
+    pinnedMessageUuid: row.pinned_message_uuid,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    lastAccessAt: row.last_access_at,
+    viewCount: row.view_count,
+  };
+}

@@ -2,7 +2,15 @@ import type Database from "better-sqlite3";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { openVersionedDatabase } from "../sqlite/versioned-database.ts";
-import { ShareChangeListeners, shareModeSchema, type NewShare, type ShareChange, type ShareRecord, type ShareRepository } from "./share-records.ts";
+import {
+  ShareChangeListeners,
+  shareModeSchema,
+  shareRecordFromRow,
+  type NewShare,
+  type ShareChange,
+  type ShareRecord,
+  type ShareRepository,
+} from "./share-records.ts";
 import { generateShareToken, hashShareToken } from "./share-token.ts";
 
 const SCHEMA_VERSION = 1;
@@ -99,7 +107,7 @@ export class ShareStore implements ShareRepository {
     return this.db
       .prepare(`SELECT ${COLUMNS} FROM shares WHERE workspace_root = ? ORDER BY created_at DESC, share_id`)
       .all(workspaceRoot)
-      .map((row) => toRecord(rowSchema.parse(row)));
+      .map((row) => shareRecordFromRow(rowSchema.parse(row)));
   }
 
   async rotate(shareId: string): Promise<string | undefined> {
@@ -136,26 +144,10 @@ export class ShareStore implements ShareRepository {
 
   private one(sql: string, parameter: string): ShareRecord | undefined {
     const row = this.db.prepare(sql).get(parameter);
-    return row === undefined ? undefined : toRecord(rowSchema.parse(row));
+    return row === undefined ? undefined : shareRecordFromRow(rowSchema.parse(row));
   }
 
   private emit(change: ShareChange): void {
     this.listeners.emit(change);
   }
-}
-
-function toRecord(row: z.infer<typeof rowSchema>): ShareRecord {
-  return {
-    shareId: row.share_id,
-    sessionId: row.session_id,
-    workspaceRoot: row.workspace_root,
-    title: row.title,
-    mode: row.mode,
-    pinnedMessageUuid: row.pinned_message_uuid,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-    lastAccessAt: row.last_access_at,
-    viewCount: row.view_count,
-  };
 }

@@ -1,6 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { ShareChangeListeners, shareModeSchema, type NewShare, type ShareChange, type ShareRecord, type ShareRepository } from "../../share/share-records.ts";
+import {
+  ShareChangeListeners,
+  shareModeSchema,
+  shareRecordFromRow,
+  type NewShare,
+  type ShareChange,
+  type ShareRecord,
+  type ShareRepository,
+} from "../../share/share-records.ts";
 import { generateShareToken, hashShareToken } from "../../share/share-token.ts";
 import type { ChangeChannel } from "./change-channel.ts";
 import type { Database } from "./database.ts";
@@ -35,7 +43,7 @@ export function createPostgresShareRepository(options: PostgresShareRepositoryOp
   const stopListening = changes.subscribe((change) => {
     if (change.kind === "share") listeners.emit({ shareId: change.shareId, kind: change.change });
   });
-  const one = (rows: readonly unknown[]): ShareRecord | undefined => (rows[0] === undefined ? undefined : toRecord(rowSchema.parse(rows[0])));
+  const one = (rows: readonly unknown[]): ShareRecord | undefined => (rows[0] === undefined ? undefined : shareRecordFromRow(rowSchema.parse(rows[0])));
   const announce = async (change: ShareChange) => {
     // This node's streams first; the notice reaches the others (and comes back here, a harmless second re-check).
     listeners.emit(change);
@@ -59,7 +67,7 @@ export function createPostgresShareRepository(options: PostgresShareRepositoryOp
     },
     async list(workspaceRoot) {
       const rows = await sql`select * from cairn_shares where workspace_root = ${workspaceRoot} order by created_at desc, share_id`;
-      return rows.map((row) => toRecord(rowSchema.parse(row)));
+      return rows.map((row) => shareRecordFromRow(rowSchema.parse(row)));
     },
     async rotate(shareId) {
       const token = generateShareToken();
@@ -84,21 +92,5 @@ export function createPostgresShareRepository(options: PostgresShareRepositoryOp
       stopListening();
       listeners.clear();
     },
-  };
-}
-
-function toRecord(row: z.infer<typeof rowSchema>): ShareRecord {
-  return {
-    shareId: row.share_id,
-    sessionId: row.session_id,
-    workspaceRoot: row.workspace_root,
-    title: row.title,
-    mode: row.mode,
-    pinnedMessageUuid: row.pinned_message_uuid,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-    lastAccessAt: row.last_access_at,
-    viewCount: row.view_count,
   };
 }
