@@ -1,13 +1,13 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRuntime, type Runtime } from "@cairn/api";
 import { createRemoteWorkspace } from "@cairn/worker";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { cairnBin, runCairn } from "../support/cli.ts";
+import { runCairn } from "../support/cli.ts";
+import { freePort, startWorkerProcess, stopWorkerProcess } from "../support/worker-process.ts";
 import { workspaceToolRunner } from "./tools-support.ts";
 
 const token = "remote-worker-test-token-0123456789";
@@ -17,40 +17,11 @@ let port: number;
 const workers: ChildProcessWithoutNullStreams[] = [];
 const runtimes: Runtime[] = [];
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port: free } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return free;
-}
-
 /** Starts the real `cairn worker --listen` and waits for its "listening" line. */
 async function startWorker(): Promise<ChildProcessWithoutNullStreams> {
-  const child = spawn(process.execPath, [cairnBin, "worker", "--listen", `127.0.0.1:${port}`, "--root", workerRoot], {
-    cwd: parent,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: parent, CAIRN_HOME: join(parent, "worker-home"), CAIRN_WORKER_TOKEN: token },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = await startWorkerProcess({ port, root: workerRoot, cwd: parent, token });
   workers.push(child);
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  await new Promise<void>((resolve, reject) => {
-    let stdout = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stdout.includes("listening on ws://")) resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`cairn worker exited (${code}): ${stderr}`)));
-  });
   return child;
-}
-
-async function stopWorker(child: ChildProcessWithoutNullStreams, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill(signal);
-  await exited;
 }
 
 async function startRuntime(workspace: string): Promise<Runtime> {
@@ -81,7 +52,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   for (const runtime of runtimes.splice(0)) await runtime.close();
-  for (const worker of workers.splice(0)) await stopWorker(worker, "SIGTERM");
+  for (const worker of workers.splice(0)) await stopWorkerProcess(worker, "SIGTERM");
 });
 
 afterAll(async () => {
@@ -165,7 +136,7 @@ describe("cairn worker --listen", { timeout: 120_000 }, () => {
         break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await stopWorker(worker, "SIGKILL");
+    await stopWorkerProcess(worker, "SIGKILL");
     const failed = await inFlight;
     expect(failed.isError).toBe(true);
     expect(failed.text).toContain("remote workspace worker is unreachable");

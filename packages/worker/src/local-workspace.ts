@@ -16,14 +16,16 @@ import { globWorkspace } from "./search/glob.ts";
 import { grepWorkspace } from "./search/grep.ts";
 import { findRipgrep } from "./search/ripgrep.ts";
 import { localWorkspaceOptionsSchema, type LocalWorkspaceOptions } from "./settings.ts";
+import { createPtyTerminals } from "./terminal/pty-terminals.ts";
+import type { WorkspaceTerminals } from "./terminal/terminal-port.ts";
 
 /** Whether bubblewrap sandboxes can run here, with a plain reason and fix when not. Cached per process. */
 export function probeSandbox(): Promise<SandboxProbe> {
   return processSandboxHost.probe();
 }
 
-/** A workspace as the worker serves it: the engine's port, plus the workspace's git repository. */
-export type WorkerWorkspace = Workspace & { readonly git: GitRepository };
+/** A workspace as the worker serves it: the engine's port, plus the workspace's git repository and the web terminal's shells. */
+export type WorkerWorkspace = Workspace & { readonly git: GitRepository; readonly terminals: WorkspaceTerminals };
 
 /** A Workspace over a local directory: confined file access, ripgrep search, persistent (sandboxed) shells, git. */
 export async function createLocalWorkspace(options: LocalWorkspaceOptions, workerEnv: WorkerEnv = readWorkerEnv()): Promise<WorkerWorkspace> {
@@ -75,6 +77,7 @@ export async function createLocalWorkspace(options: LocalWorkspaceOptions, worke
 
   const sessions = new Map<string, ShellSession>();
   const background = new BackgroundJobs(launcher);
+  const terminals = createPtyTerminals(settings, workerEnv);
   let disposed = false;
   const live = () => {
     if (disposed) throw new WorkspaceError("worker_unavailable", `The workspace ${confiner.root} was disposed`);
@@ -111,13 +114,14 @@ export async function createLocalWorkspace(options: LocalWorkspaceOptions, worke
     readBackground: async (id) => background.read(id),
     killBackground: (id) => background.kill(id),
     git: createWorkspaceGit(confiner.root, workerEnv),
+    terminals,
     watch: (listener, signal) => watchTree(confiner.root, listener, signal),
     async dispose() {
       if (disposed) return;
       disposed = true;
       await Promise.all([...sessions.values()].map((shell) => shell.dispose()));
       sessions.clear();
-      await background.dispose();
+      await Promise.all([background.dispose(), terminals.closeAll()]);
       await rm(privateDirectory, { recursive: true, force: true });
     },
   };

@@ -69,8 +69,8 @@ export interface SettingsPort {
 
 export interface TerminalsPort {
   open(options: { cols: number; rows: number }): Promise<{ terminalId: string }>;
-  input(terminalId: string, data: string): void;
-  resize(terminalId: string, cols: number, rows: number): void;
+  input(terminalId: string, data: string): Promise<void>;
+  resize(terminalId: string, cols: number, rows: number): Promise<void>;
   close(terminalId: string): Promise<void>;
   /** Output chunks with a per-terminal seq; replays the retained output after `afterSeq`. */
   output(terminalId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<{ seq: number; output: TerminalOutput }>;

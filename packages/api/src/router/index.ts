@@ -152,14 +152,14 @@ const terminal = router({
   open: procedure
     .input(z.object({ cols: z.number().int().min(2).max(1000).default(80), rows: z.number().int().min(1).max(500).default(24) }).optional())
     .mutation(({ ctx, input }) => ctx.terminals.open({ cols: input?.cols ?? 80, rows: input?.rows ?? 24 })),
-  input: procedure.input(z.object({ terminalId, data: z.string().max(100_000) })).mutation(({ ctx, input }) => {
-    ctx.terminals.input(input.terminalId, input.data);
+  input: procedure.input(z.object({ terminalId, data: z.string().max(100_000) })).mutation(async ({ ctx, input }) => {
+    await ctx.terminals.input(input.terminalId, input.data);
     return { ok: true };
   }),
   resize: procedure
     .input(z.object({ terminalId, cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500) }))
-    .mutation(({ ctx, input }) => {
-      ctx.terminals.resize(input.terminalId, input.cols, input.rows);
+    .mutation(async ({ ctx, input }) => {
+      await ctx.terminals.resize(input.terminalId, input.cols, input.rows);
       return { ok: true };
     }),
   close: procedure.input(z.object({ terminalId })).mutation(async ({ ctx, input }) => {

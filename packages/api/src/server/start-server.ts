@@ -109,7 +109,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       ...(distributed?.ownership ? { ownership: distributed.ownership, drainTimeoutMs: distributed.drainTimeoutMs } : {}),
       ...(deps ? { deps } : {}),
     });
-    terminals = new TerminalManager(runtime);
+    terminals = new TerminalManager(() => runtime.workspace.terminals);
     const files = new WorkspaceFiles(runtime.workspace);
     const now = shareOptions?.now ?? Date.now;
     const shareStore = distributed?.shares?.(now) ?? new ShareStore({ path: join(runtime.cairnHome, "shares.db"), now });

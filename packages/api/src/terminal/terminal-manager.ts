@@ -1,9 +1,6 @@
 import { randomBytes } from "node:crypto";
-import * as pty from "node-pty";
 import { WorkspaceError } from "@cairn/core";
-import { prepareTerminalLaunch, type TerminalLaunch } from "@cairn/worker";
-import type { Runtime } from "../runtime/create-runtime.ts";
-import { sandboxOptionsFromSettings } from "../runtime/sandbox-options.ts";
+import type { WorkspaceTerminal, WorkspaceTerminals } from "@cairn/worker";
 import type { TerminalsPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
 import type { TerminalOutput } from "../router/types.ts";
@@ -15,9 +12,9 @@ export const TERMINAL_IDLE_MS = 15 * 60_000;
 
 type Terminal = {
   id: string;
-  shell: pty.IPty;
+  shell: WorkspaceTerminal;
   log: OutputLog;
-  launch: TerminalLaunch;
+  /** Resolves once the shell has exited (or was lost with its worker). */
   exited: Promise<void>;
   /** Open output streams; a reconnecting tab opens a new one before the old one ends. */
   readers: number;
@@ -26,71 +23,72 @@ type Terminal = {
 };
 
 export type TerminalManagerOptions = {
-  launch?: (runtime: Runtime) => Promise<TerminalLaunch>;
   /** Close terminals nobody has watched for this long. */
   idleMs?: number;
   now?: () => number;
 };
 
+/** The terminals of the workspace the IDE shows, read at each open: the workspace (and its worker) may be replaced. */
+export type TerminalHost = () => WorkspaceTerminals;
+
 /**
- * Interactive shells for the web terminal: bash in a pty, inside the same sandbox and with the same
- * scrubbed environment as the agent's Bash, cwd at the workspace root. Output is kept in a bounded
- * log with a seq per chunk, so a reconnecting tab continues where it stopped.
+ * The web terminals: shells opened through the workspace's terminal port, so they run where the workspace
+ * does (in this process, a local worker process or a `cairn worker --listen` host), in the same sandbox and
+ * with the same scrubbed environment as the agent's Bash. Output is kept in a bounded log with a seq per
+ * chunk, so a reconnecting tab continues where it stopped. A shell lost with its worker ends with a line
+ * saying so; the next open goes to the worker again.
  */
 export class TerminalManager implements TerminalsPort {
   private readonly terminals = new Map<string, Terminal>();
-  private readonly runtime: Runtime;
-  private readonly launch: (runtime: Runtime) => Promise<TerminalLaunch>;
+  private readonly host: TerminalHost;
   private readonly idleMs: number;
   private readonly now: () => number;
   private sweeper: ReturnType<typeof setInterval> | null = null;
 
-  constructor(runtime: Runtime, options: TerminalManagerOptions = {}) {
-    this.runtime = runtime;
-    this.launch = options.launch ?? defaultLaunch;
+  constructor(host: TerminalHost, options: TerminalManagerOptions = {}) {
+    this.host = host;
     this.idleMs = options.idleMs ?? TERMINAL_IDLE_MS;
     this.now = options.now ?? Date.now;
   }
 
   async open(options: { cols: number; rows: number }): Promise<{ terminalId: string }> {
     if (this.terminals.size >= MAX_TERMINALS) throw new ApiError("terminal_unavailable", `At most ${MAX_TERMINALS} terminals can be open at once`);
-    let launch: TerminalLaunch;
+    const log = new OutputLog();
+    let markExited: () => void = () => undefined;
+    const exited = new Promise<void>((resolve) => {
+      markExited = resolve;
+    });
+    let shell: WorkspaceTerminal;
     try {
-      launch = await this.launch(this.runtime);
+      shell = await this.host().open(
+        { cols: options.cols, rows: options.rows },
+        {
+          onData: (data) => log.append({ type: "data", data }),
+          onExit: ({ exitCode, signal, lostReason }) => {
+            if (lostReason !== undefined) log.append({ type: "data", data: `\r\n\x1b[31m[${lostReason}. Open a new shell to continue.]\x1b[0m\r\n` });
+            log.append({ type: "exit", exitCode, signal });
+            log.end();
+            markExited();
+          },
+        },
+      );
     } catch (error) {
-      if (error instanceof WorkspaceError) throw new ApiError("terminal_unavailable", error.message, { cause: error });
-      throw error;
-    }
-    let shell: pty.IPty;
-    try {
-      shell = pty.spawn(launch.file, launch.args, { name: "xterm-256color", cols: options.cols, rows: options.rows, cwd: launch.cwd, env: launch.env });
-    } catch (error) {
-      await launch.release();
-      throw new ApiError("terminal_unavailable", `The terminal could not start: ${(error as Error).message}`, { cause: error });
+      throw unavailable(error);
     }
     const id = randomBytes(12).toString("base64url");
-    const log = new OutputLog();
-    shell.onData((data) => log.append({ type: "data", data }));
-    const exited = new Promise<void>((resolve) => {
-      shell.onExit(({ exitCode, signal }) => {
-        log.append({ type: "exit", exitCode, signal: signal ?? null });
-        log.end();
-        void launch.release().finally(resolve);
-      });
-    });
-    this.terminals.set(id, { id, shell, log, launch, exited, readers: 0, unwatchedSince: this.now() });
+    this.terminals.set(id, { id, shell, log, exited, readers: 0, unwatchedSince: this.now() });
     this.startSweeping();
     return { terminalId: id };
   }
 
-  input(terminalId: string, data: string): void {
+  async input(terminalId: string, data: string): Promise<void> {
     const terminal = this.require(terminalId);
-    if (!terminal.log.ended) terminal.shell.write(data);
+    if (!terminal.log.ended) await terminal.shell.write(data).catch((error: unknown) => Promise.reject(unavailable(error)));
   }
 
-  resize(terminalId: string, cols: number, rows: number): void {
+  async resize(terminalId: string, cols: number, rows: number): Promise<void> {
     const terminal = this.require(terminalId);
-    if (!terminal.log.ended) terminal.shell.resize(cols, rows);
+    if (!terminal.log.ended) await terminal.shell.resize(cols, rows).catch((error: unknown) => Promise.reject(unavailable(error)));
   }
 
   async close(terminalId: string): Promise<void> {
@@ -151,33 +149,12 @@ export class TerminalManager implements TerminalsPort {
 }
 
 async function stop(terminal: Terminal): Promise<void> {
-  if (!terminal.log.ended) {
-    try {
-      terminal.shell.kill("SIGHUP");
-    } catch {
-      // already gone
-    }
-    const timer = setTimeout(() => {
-      try {
-        terminal.shell.kill("SIGKILL");
-      } catch {
-        // already gone
-      }
-    }, 2_000);
-    await terminal.exited;
-    clearTimeout(timer);
-  } else {
-    await terminal.exited;
-  }
+  await terminal.shell.close().catch(() => undefined);
+  await terminal.exited;
 }
 
-function defaultLaunch(runtime: Runtime): Promise<TerminalLaunch> {
-  const merged = runtime.settings.merged;
-  return prepareTerminalLaunch({
-    root: runtime.workspaceRoot,
-    additionalDirectories: merged.permissions.additionalDirectories,
-    sandbox: sandboxOptionsFromSettings(merged.sandbox, runtime.cairnHome),
-    env: merged.env,
-    cairnHome: runtime.cairnHome,
-  });
+/** A refusal from the workspace (no sandbox, a worker that is away, a bad directory) in the API's terms. */
+function unavailable(error: unknown): unknown {
+  if (!(error instanceof WorkspaceError)) return error;
+  return new ApiError("terminal_unavailable", error.message, { cause: error });
 }

@@ -110,6 +110,8 @@ export const workspaceErrorCodes = [
   "io_error",
   /** A grep regular expression, glob or file type that cannot be used (additive). */
   "invalid_pattern",
+  /** A request whose parameters are malformed (a worker protocol call with bad params; additive). */
+  "invalid_request",
 ] as const;
 export type WorkspaceErrorCode = (typeof workspaceErrorCodes)[number];
 

@@ -2,6 +2,7 @@ import { type OutputChunk, type WatchEvent, WorkspaceError } from "@cairn/core";
 import { abortError } from "../errors.ts";
 import { GitError } from "../git/git-runner.ts";
 import type { ChildMessage, MethodName, MethodParams, ParentMessage, WireError } from "./protocol.ts";
+import type { TerminalEvent } from "./protocol-terminal.ts";
 
 export type CallHandlers = {
   signal?: AbortSignal;
@@ -9,6 +10,7 @@ export type CallHandlers = {
   abortWaitsForReply?: boolean;
   onOutput?: (chunk: OutputChunk) => void;
   onEvent?: (event: WatchEvent) => void;
+  onTerminal?: (event: TerminalEvent) => void;
 };
 
 type Pending = { method: MethodName; resolve: (value: unknown) => void; reject: (error: unknown) => void; handlers: CallHandlers; cleanup: () => void };
@@ -17,8 +19,8 @@ type Pending = { method: MethodName; resolve: (value: unknown) => void; reject: 
 export const wireError = ({ code, message, path, gitCode }: WireError): Error =>
   gitCode ? new GitError(gitCode, message) : new WorkspaceError(code, message, path === undefined ? {} : { path });
 
-/** The worker's answers to one call: its output and watch events as they come, then one result or error. */
-export type CallReply = Extract<ChildMessage, { type: "result" | "error" | "output" | "event" }>;
+/** The worker's answers to one call: its output, watch and terminal events as they come, then one result or error. */
+export type CallReply = Extract<ChildMessage, { type: "result" | "error" | "output" | "event" | "terminal" }>;
 
 /**
  * The calls in flight on one worker connection (a child process or a WebSocket): each gets an id,
@@ -55,6 +57,9 @@ export class PendingCalls {
         return;
       case "event":
         this.#pending.get(reply.id)?.handlers.onEvent?.(reply.event);
+        return;
+      case "terminal":
+        this.#pending.get(reply.id)?.handlers.onTerminal?.(reply.event);
         return;
       case "result":
         this.#settle(reply.id, (pending) => pending.resolve(reply.value));

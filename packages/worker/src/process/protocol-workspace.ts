@@ -4,6 +4,7 @@ import { remoteGit } from "../git/git-protocol.ts";
 import type { WorkerProcessWorkspace } from "./worker-client.ts";
 import type { CallHandlers } from "./pending-calls.ts";
 import { methodSchemas, type MethodName, type MethodParams, type MethodResult } from "./protocol.ts";
+import { protocolTerminals } from "./remote-terminal.ts";
 
 /** One live link to a worker (a child process, or a socket to a remote worker) that carries protocol calls. */
 export type ProtocolConnection = {
@@ -95,6 +96,10 @@ export function protocolWorkspace(root: string, open: () => ProtocolConnection):
     readBackground: (id) => call("readBackground", { id }),
     killBackground: (id) => call("killBackground", { id }),
     git: remoteGit((request) => call("git", { request })),
+    terminals: protocolTerminals(() => {
+      if (disposed) throw new WorkspaceError("worker_unavailable", `The workspace ${root} was disposed`);
+      return connect();
+    }),
     watch(listener, signal) {
       if (signal.aborted || disposed) return;
       const watch = { listener, signal };

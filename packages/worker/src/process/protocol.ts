@@ -2,6 +2,7 @@ import { z } from "zod";
 import { workspaceErrorCodes } from "@cairn/core";
 import { gitErrorCodes, gitRequestSchema } from "../git/git-protocol.ts";
 import { localWorkspaceOptionsSchema } from "../settings.ts";
+import { terminalEventSchema, terminalMethodSchemas } from "./protocol-terminal.ts";
 
 /**
  * The JSON-lines protocol between a WorkerProcessWorkspace and its child process: one message per
@@ -99,6 +100,7 @@ export const methodSchemas = {
   /** Streams `event` messages until aborted, then answers null. */
   watch: { params: z.strictObject({}), result: none },
   dispose: { params: z.strictObject({}), result: none },
+  ...terminalMethodSchemas,
 } as const;
 
 export type MethodName = keyof typeof methodSchemas;
@@ -132,6 +134,7 @@ export const childMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("error"), id, error: wireErrorSchema }),
   z.strictObject({ type: z.literal("output"), id, chunk: outputChunkSchema }),
   z.strictObject({ type: z.literal("event"), id, event: watchEventSchema }),
+  z.strictObject({ type: z.literal("terminal"), id, event: terminalEventSchema }),
 ]);
 export type ChildMessage = z.infer<typeof childMessageSchema>;
 

@@ -104,6 +104,7 @@ export class RemoteConnection implements ProtocolConnection {
           return;
         case "output":
         case "event":
+        case "terminal":
         case "result":
         case "error":
           this.calls.answer(message);

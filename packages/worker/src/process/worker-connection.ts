@@ -50,6 +50,7 @@ export class WorkerConnection {
           return;
         case "output":
         case "event":
+        case "terminal":
         case "result":
         case "error":
           this.calls.answer(message);

@@ -4,6 +4,7 @@ import { WorkspaceError } from "@cairn/core";
 import { serveGitRequest } from "../git/git-protocol.ts";
 import { GitError } from "../git/git-runner.ts";
 import { createLocalWorkspace, type WorkerWorkspace } from "../local-workspace.ts";
+import { ServedTerminals } from "../terminal/served-terminals.ts";
 import {
   decodeLine,
   encodeLine,
@@ -22,7 +23,7 @@ export function toWireError(error: unknown): WireError {
   return { code: "io_error", message };
 }
 
-type Call = { id: number; signal: AbortSignal; send: (message: ChildMessage) => void };
+type Call = { id: number; signal: AbortSignal; send: (message: ChildMessage) => void; terminals: ServedTerminals };
 
 async function dispatch(workspace: WorkerWorkspace, method: MethodName, rawParams: unknown, call: Call): Promise<MethodResult<MethodName>> {
   const { signal } = call;
@@ -91,6 +92,14 @@ async function dispatch(workspace: WorkerWorkspace, method: MethodName, rawParam
     case "dispose":
       await workspace.dispose();
       return null;
+    case "terminalOpen":
+      return call.terminals.open(workspace.terminals, rawParams, { signal, send: (event) => call.send({ type: "terminal", id: call.id, event }) });
+    case "terminalInput":
+      return call.terminals.input(rawParams);
+    case "terminalResize":
+      return call.terminals.resize(rawParams);
+    case "terminalAck":
+      return call.terminals.acknowledge(rawParams);
   }
 }
 
@@ -103,6 +112,7 @@ export async function serveWorkspace(input: Readable, output: Writable): Promise
     output.write(encodeLine(message));
   };
   const calls = new Map<number, AbortController>();
+  const terminals = new ServedTerminals();
   let workspace: Promise<WorkerWorkspace> | undefined;
   const lines = createInterface({ input, crlfDelay: Infinity });
   for await (const line of lines) {
@@ -126,7 +136,7 @@ export async function serveWorkspace(input: Readable, output: Writable): Promise
       case "call": {
         const controller = new AbortController();
         calls.set(message.id, controller);
-        const call: Call = { id: message.id, signal: controller.signal, send };
+        const call: Call = { id: message.id, signal: controller.signal, send, terminals };
         const pending = workspace ?? Promise.reject(new WorkspaceError("worker_unavailable", "The worker received a call before init"));
         pending
           .then((ready) => dispatch(ready, message.method, message.params, call))

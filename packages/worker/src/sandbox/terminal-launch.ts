@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { WorkspaceError } from "@cairn/core";
@@ -25,10 +25,16 @@ export type TerminalLaunch = {
  * writes to the workspace and a private temp directory only, the same network rules) with the same
  * scrubbed environment. The caller owns the pty; bubblewrap comes from the sandbox runtime's wrap.
  */
-export async function prepareTerminalLaunch(options: LocalWorkspaceOptions, workerEnv: WorkerEnv = readWorkerEnv()): Promise<TerminalLaunch> {
+export async function prepareTerminalLaunch(
+  options: LocalWorkspaceOptions,
+  launchOptions: { cwd?: string | undefined; workerEnv?: WorkerEnv } = {},
+): Promise<TerminalLaunch> {
   const settings = localWorkspaceOptionsSchema.parse(options);
+  const workerEnv = launchOptions.workerEnv ?? readWorkerEnv();
   const confiner = await PathConfiner.create(settings.root, settings.additionalDirectories);
-  const privateDirectory = await mkdtemp(join(workerEnv.tmpDir, "cairn-term-"));
+  const cwd = launchOptions.cwd === undefined ? confiner.root : await confiner.resolve(launchOptions.cwd);
+  if (!(await stat(cwd)).isDirectory()) throw new WorkspaceError("not_directory", `${launchOptions.cwd ?? cwd} is not a directory`, { path: cwd });
+  const privateDirectory = await mkdtemp(join(settings.temporaryDirectory ?? workerEnv.tmpDir, "cairn-term-"));
   await chmod(privateDirectory, 0o700);
   const home = join(privateDirectory, "home");
   const temporary = join(privateDirectory, "tmp");
@@ -48,7 +54,7 @@ export async function prepareTerminalLaunch(options: LocalWorkspaceOptions, work
   const interactive = `export TMPDIR=${shellQuote(temporary)} HOME=${shellQuote(home)}; exec bash --noprofile --norc -i`;
   const sandbox = settings.sandbox;
   if (!sandbox.enabled) {
-    return { file: "/bin/bash", args: ["--noprofile", "--norc", "-c", interactive], env, cwd: confiner.root, sandboxed: false, release: removePrivate };
+    return { file: "/bin/bash", args: ["--noprofile", "--norc", "-c", interactive], env, cwd, sandboxed: false, release: removePrivate };
   }
 
   const host = processSandboxHost;
@@ -67,6 +73,7 @@ export async function prepareTerminalLaunch(options: LocalWorkspaceOptions, work
       denyRead: [workerEnv.tmpDir, ...(sandbox.denyRead ?? [])],
       runtimeReadable: [sandboxRuntimeVendorDirectory()].filter((path): path is string => path !== undefined),
       protectMissing: sandbox.protectMissingFiles === true,
+      gitDirectories: settings.gitDirectories ?? [],
     });
     const wrapped = await host.wrap(interactive, policy, commandId);
     const lease = releaseLease;
@@ -74,7 +81,7 @@ export async function prepareTerminalLaunch(options: LocalWorkspaceOptions, work
       file: "/bin/bash",
       args: ["--noprofile", "--norc", "-c", wrapped.command],
       env,
-      cwd: confiner.root,
+      cwd,
       sandboxed: true,
       release: async () => {
         host.unregisterAllowedDomains(commandId);

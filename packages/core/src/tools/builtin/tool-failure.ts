@@ -42,6 +42,8 @@ export function describeWorkspaceError(error: WorkspaceError, requestedPath: str
       return `Invalid path: ${error.message}`;
     case "invalid_pattern":
       return `Invalid pattern: ${error.message}`;
+    case "invalid_request":
+      return `Invalid request: ${error.message}`;
     case "too_large":
       return `${subject} is too large: ${error.message}`;
     case "sandbox_unavailable":
