@@ -7,7 +7,7 @@ export { startRemoteWorkerServer } from "./process/remote-worker-server.ts";
 export { sandboxSettingsSchema, localWorkspaceOptionsSchema } from "./settings.ts";
 export type { SandboxSettings, LocalWorkspaceOptions } from "./settings.ts";
 export type { SandboxProbe } from "./sandbox/sandbox-host.ts";
-export type { TerminalExit, TerminalListeners, WorkspaceTerminal, WorkspaceTerminals } from "./terminal/terminal-port.ts";
+export type { TerminalListeners, WorkspaceTerminal, WorkspaceTerminals } from "./terminal/terminal-port.ts";
 export { createSandboxedCommand, sandboxedCommandOptionsSchema } from "./sandbox/sandboxed-command.ts";
 export type { SandboxedCommand, SandboxedCommandOptions } from "./sandbox/sandboxed-command.ts";
 export type { GitRepository } from "./git/git-repository.ts";

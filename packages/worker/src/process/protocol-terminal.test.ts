@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { childMessageSchema, decodeLine, methodSchemas, parentMessageSchema } from "./protocol.ts";
-import { isTerminalMethod, parseTerminalParams, terminalMethodSchemas } from "./protocol-terminal.ts";
+import { parseTerminalParams, terminalMethodSchemas } from "./protocol-terminal.ts";
 
 describe("the terminal messages of the worker protocol", () => {
   it("carries terminal calls as ordinary protocol calls, and their events tagged with the open call's id", () => {
@@ -23,9 +23,6 @@ describe("the terminal messages of the worker protocol", () => {
     expect(decodeLine(childMessageSchema, JSON.stringify({ type: "terminal", id: 3, event: { type: "output" } }))).toBeUndefined();
     expect(decodeLine(childMessageSchema, JSON.stringify({ type: "terminal", event: { type: "output", data: "x" } }))).toBeUndefined();
     expect(decodeLine(childMessageSchema, JSON.stringify({ type: "terminal", id: 3, event: { type: "output", data: "x", extra: 1 } }))).toBeUndefined();
-    expect(isTerminalMethod("terminalInput")).toBe(true);
-    expect(isTerminalMethod("exec")).toBe(false);
-    expect(isTerminalMethod("toString")).toBe(false);
   });
 
   it("accepts well-formed params for each terminal call", () => {

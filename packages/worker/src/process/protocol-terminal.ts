@@ -29,7 +29,7 @@ export const terminalEventSchema = z.discriminatedUnion("type", [
 export type TerminalEvent = z.infer<typeof terminalEventSchema>;
 
 /** At most this much input per call, as the API's terminal router allows. */
-export const MAX_TERMINAL_INPUT_CHARS = 100_000;
+const MAX_TERMINAL_INPUT_CHARS = 100_000;
 
 const none = z.null();
 export const terminalMethodSchemas = {
@@ -41,10 +41,6 @@ export const terminalMethodSchemas = {
 } as const;
 
 export type TerminalMethodName = keyof typeof terminalMethodSchemas;
-
-export function isTerminalMethod(method: string): method is TerminalMethodName {
-  return Object.hasOwn(terminalMethodSchemas, method);
-}
 
 /** The method's params, or a WorkspaceError saying plainly what is wrong with them. */
 export function parseTerminalParams<M extends TerminalMethodName>(method: M, params: unknown): z.infer<(typeof terminalMethodSchemas)[M]["params"]> {

@@ -6,7 +6,7 @@ import { terminalExitSchema, terminalMethodSchemas, terminalOpenOptionsSchema, t
 import type { MethodParams } from "./protocol.ts";
 
 /** Output is acknowledged in steps of this size (well under the worker's low-water mark, so it never stalls). */
-export const ACK_STEP_CHARS = 32 * 1024;
+const ACK_STEP_CHARS = 32 * 1024;
 
 function lostMessage(error: unknown): string {
   const detail = error instanceof Error ? error.message : String(error);

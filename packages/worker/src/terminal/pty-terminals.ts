@@ -13,7 +13,7 @@ const HANGUP_GRACE_MS = 2_000;
 
 const sizeSchema = terminalOpenOptionsSchema.pick({ cols: true, rows: true });
 
-export type PtyTerminals = WorkspaceTerminals & { closeAll(): Promise<void> };
+type PtyTerminals = WorkspaceTerminals & { closeAll(): Promise<void> };
 
 function invalid(what: string, error: { issues: { message: string }[] }): WorkspaceError {
   return new WorkspaceError("invalid_request", `Invalid terminal ${what}: ${error.issues.map((issue) => issue.message).join("; ")}`);

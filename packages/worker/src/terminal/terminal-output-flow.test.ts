@@ -83,5 +83,7 @@ describe("TerminalOutputFlow", () => {
     expect(timers).toHaveLength(1);
     flow.dispose();
     expect(timers).toHaveLength(0);
+    flow.push("after the exit");
+    expect(timers).toHaveLength(0);
   });
 });

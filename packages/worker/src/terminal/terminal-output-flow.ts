@@ -8,7 +8,7 @@ export const LOW_WATER_CHARS = 128 * 1024;
 
 type FlowControl = { pause(): void; resume(): void };
 
-export type TerminalOutputFlowOptions = {
+type TerminalOutputFlowOptions = {
   send: (data: string) => void;
   setTimer?: (callback: () => void, ms: number) => unknown;
   clearTimer?: (timer: unknown) => void;
@@ -29,6 +29,7 @@ export class TerminalOutputFlow {
   #timer: unknown;
   #control: FlowControl | undefined;
   #paused = false;
+  #disposed = false;
 
   constructor(options: TerminalOutputFlowOptions) {
     this.#send = options.send;
@@ -43,7 +44,8 @@ export class TerminalOutputFlow {
   }
 
   push(data: string): void {
-    if (data === "") return;
+    // Output after the exit was reported (node-pty may deliver some late) has no call left to go to.
+    if (data === "" || this.#disposed) return;
     this.#chunks.push(data);
     this.#buffered += data.length;
     if (this.#control === undefined) return;
@@ -84,6 +86,7 @@ export class TerminalOutputFlow {
   }
 
   dispose(): void {
+    this.#disposed = true;
     if (this.#timer !== undefined) this.#clearTimer(this.#timer);
     this.#timer = undefined;
   }
