@@ -1,14 +1,14 @@
 "use client";
 
-import { totalsAt, type TimelineRow as TimelineEvent, type TimelineRows as Timeline } from "@cairn/core/timeline";
-import { useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
+import { totalsAt, type TimelineRows as Timeline } from "@cairn/core/timeline";
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { formatCost, formatOffset, formatTokens } from "./format";
+import { BAR_ROW_HEIGHT, barTitle, LaneBars } from "./timeline-lane-bars";
 import { laneBars, panViewport, timeTicks, zoomViewport, type Viewport } from "./viewport";
 import styles from "./timeline.module.css";
 
 const LABEL_WIDTH = 150;
 const AXIS_HEIGHT = 22;
-const ROW_HEIGHT = 14;
 const LANE_PADDING = 6;
 /** Rows drawn per lane at most; deeper parallelism folds into the last one. */
 const MAX_ROWS = 8;
@@ -29,7 +29,7 @@ export type TimelineAxisProps = {
  * search, tiny neighbours merged), so the cost follows the width, not the session's size. Wheel
  * zooms around the pointer, shift+wheel and drag pan.
  */
-export function TimelineAxis({ timeline, viewport, onViewportChange, selected, onSelect, matchMask }: TimelineAxisProps) {
+export const TimelineAxis = memo(function TimelineAxis({ timeline, viewport, onViewportChange, selected, onSelect, matchMask }: TimelineAxisProps) {
   const container = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(900);
   const chartWidth = Math.max(100, width - LABEL_WIDTH);
@@ -82,6 +82,13 @@ export function TimelineAxis({ timeline, viewport, onViewportChange, selected, o
     }
     if (start.moved) onViewportChange(panViewport(start.viewport, -dx / chartWidth));
   };
+  // One title for the whole axis, set to the mark under the pointer: the browser's tooltip shows it.
+  // React types a <title> as the HTML element; only its text is set.
+  const title = useRef<HTMLTitleElement>(null);
+  const onPointerOver = (event: ReactPointerEvent<SVGSVGElement>) => {
+    const text = event.target instanceof Element ? barTitle(event.target, timeline.events) : null;
+    if (title.current) title.current.textContent = text ?? "Session timeline";
+  };
   const endDrag = () => {
     drag.current = null;
   };
@@ -91,20 +98,31 @@ export function TimelineAxis({ timeline, viewport, onViewportChange, selected, o
     return timeline.lanes.map((lane) => {
       const rows = Math.min(MAX_ROWS, Math.max(1, lane.rows));
       const top = y;
-      const height = rows * ROW_HEIGHT + LANE_PADDING * 2;
+      const height = rows * BAR_ROW_HEIGHT + LANE_PADDING * 2;
       y += height;
       return { lane, top, height, rows };
     });
   }, [timeline]);
+  // The marks of each lane: made again only when the events, the window or the width change (not on a selection).
+  const lanesBars = useMemo(
+    () =>
+      layout.map(({ lane, rows }) =>
+        laneBars(lane, timeline.events, viewport, chartWidth, (event) => (lane.kind === "errors" ? 0 : Math.min(rows - 1, event.row))),
+      ),
+    [layout, timeline, viewport, chartWidth],
+  );
   const lanesBottom = layout.length > 0 ? layout[layout.length - 1]!.top + layout[layout.length - 1]!.height : AXIS_HEIGHT;
   const height = lanesBottom + TOTALS_HEIGHT;
   const ticks = timeTicks(viewport, chartWidth, timeline.startMs);
   const scale = chartWidth / (viewport.t1 - viewport.t0);
 
-  const clickBar = (index: number) => {
-    if (drag.current?.moved) return;
-    onSelect(index);
-  };
+  const clickBar = useCallback(
+    (index: number) => {
+      if (drag.current?.moved) return;
+      onSelect(index);
+    },
+    [onSelect],
+  );
 
   return (
     <div ref={container} data-testid="timeline-axis">
@@ -114,11 +132,13 @@ export function TimelineAxis({ timeline, viewport, onViewportChange, selected, o
         height={height}
         onPointerDown={onPointerDown}
         onPointerMove={onPointerMove}
+        onPointerOver={onPointerOver}
         onPointerUp={endDrag}
         onPointerCancel={endDrag}
         role="img"
         aria-label="Session timeline"
       >
+        <title ref={title}>Session timeline</title>
         <defs>
           <pattern id="tl-wait-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
             <rect width="6" height="6" fill="#f5c451" />
@@ -142,50 +162,15 @@ export function TimelineAxis({ timeline, viewport, onViewportChange, selected, o
             <text className={styles.laneLabel} x={6} y={top + laneHeight / 2 + 4}>
               {lane.label.length > 22 ? `${lane.label.slice(0, 21)}…` : lane.label}
             </text>
-            <svg x={LABEL_WIDTH} y={top + LANE_PADDING} width={chartWidth} height={rows * ROW_HEIGHT} overflow="hidden">
-              {laneBars(lane, timeline.events, viewport, chartWidth, (event) => (lane.kind === "errors" ? 0 : Math.min(rows - 1, event.row))).map((bar) => {
-                const event = timeline.events[bar.index]!;
-                const dim = matchMask !== null && matchMask[bar.index] !== 1;
-                const className = [
-                  styles.bar,
-                  colourOf(event, lane.kind === "errors"),
-                  dim ? styles.dim : "",
-                  bar.index === selected ? styles.selected : "",
-                ].join(" ");
-                const y = bar.row * ROW_HEIGHT + 1;
-                return (
-                  <g key={bar.index}>
-                    <rect
-                      data-testid="timeline-bar"
-                      data-kind={event.kind}
-                      data-tool-name={event.toolName ?? undefined}
-                      data-status={event.status}
-                      data-index={bar.index}
-                      data-count={bar.count > 1 ? bar.count : undefined}
-                      data-point={bar.point ? "true" : undefined}
-                      className={className}
-                      x={bar.x0}
-                      y={bar.point ? y + 2 : y}
-                      width={Math.max(1, bar.x1 - bar.x0)}
-                      height={bar.point ? ROW_HEIGHT - 6 : ROW_HEIGHT - 2}
-                      rx={bar.point ? 1.5 : 2}
-                      onClick={() => clickBar(bar.index)}
-                    >
-                      <title>{bar.count > 1 ? `${bar.count} events from ${event.title}` : `${event.title}: ${event.summary}`}</title>
-                    </rect>
-                    {bar.wait && bar.count === 1 ? (
-                      <rect
-                        className={styles.wait}
-                        data-testid="timeline-wait"
-                        x={bar.wait.x0}
-                        y={y}
-                        width={Math.max(1, bar.wait.x1 - bar.wait.x0)}
-                        height={ROW_HEIGHT - 2}
-                      />
-                    ) : null}
-                  </g>
-                );
-              })}
+            <svg x={LABEL_WIDTH} y={top + LANE_PADDING} width={chartWidth} height={rows * BAR_ROW_HEIGHT} overflow="hidden">
+              <LaneBars
+                bars={lanesBars[position]!}
+                events={timeline.events}
+                inErrorsLane={lane.kind === "errors"}
+                selected={selected}
+                matchMask={matchMask}
+                onSelect={clickBar}
+              />
             </svg>
           </g>
         ))}
@@ -193,7 +178,7 @@ export function TimelineAxis({ timeline, viewport, onViewportChange, selected, o
       </svg>
     </div>
   );
-}
+});
 
 /** The running cost along the axis (one sample per 4 px), with the totals at the window's right edge. */
 function TotalsTrack({ timeline, viewport, top, width }: { timeline: Timeline; viewport: Viewport; top: number; width: number }) {
@@ -220,12 +205,4 @@ function TotalsTrack({ timeline, viewport, top, width }: { timeline: Timeline; v
       </text>
     </g>
   );
-}
-
-function colourOf(event: TimelineEvent, inErrorsLane: boolean): string {
-  if (inErrorsLane || event.status !== "ok") {
-    const byStatus = styles[`s-${event.status}`];
-    if (byStatus && event.status !== "ok") return byStatus;
-  }
-  return styles[`k-${event.kind}`] ?? "";
 }

@@ -1,18 +1,20 @@
 "use client";
 
 import type { TimelineRow as TimelineEvent, TimelineRows as Timeline } from "@cairn/core/timeline";
-import { useVirtualizer } from "@tanstack/react-virtual";
-import { useEffect, useRef } from "react";
+import { memo, useEffect, useRef, useState, type ReactNode } from "react";
+import { rowsWindow, scrollToRow } from "./fixed-rows";
 import { formatDuration, formatOffset } from "./format";
 import styles from "./timeline.module.css";
 
 const ROW_HEIGHT = 40;
 const EXPANDED_HEIGHT = 78;
+/** Rows drawn beyond each edge of the view, so a scroll shows drawn rows before React catches up. */
+const OVERSCAN = 12;
 
 export type TimelineListProps = {
   timeline: Timeline;
-  /** Event indices shown, in time order. */
-  matches: readonly number[];
+  /** Event indices shown, in time order; null for every event. */
+  matches: readonly number[] | null;
   /** Position in `matches` of the selected event, or -1. */
   selectedPosition: number;
   selected: number | null;
@@ -20,61 +22,73 @@ export type TimelineListProps = {
   onSelect: (index: number) => void;
 };
 
-/** The events as a virtualised list: only the rows in view exist, whatever the session's size. */
+/**
+ * The events as a virtualised list: only the rows in view exist, and finding them is arithmetic on the row
+ * height (`fixed-rows`), so a million events cost what a hundred do.
+ */
 export function TimelineList({ timeline, matches, selectedPosition, selected, expanded, onSelect }: TimelineListProps) {
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: matches.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => (expanded ? EXPANDED_HEIGHT : ROW_HEIGHT),
-    overscan: 12,
-  });
+  const count = matches ? matches.length : timeline.events.length;
+  const rowHeight = expanded ? EXPANDED_HEIGHT : ROW_HEIGHT;
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewportHeight, setViewportHeight] = useState(600);
+  const geometry = { count, rowHeight, viewportHeight };
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: row heights change with `expanded`; measure again then.
   useEffect(() => {
-    virtualizer.measure();
-  }, [expanded, virtualizer]);
+    const element = scroller.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => setViewportHeight(element.clientHeight));
+    observer.observe(element);
+    setViewportHeight(element.clientHeight);
+    return () => observer.disconnect();
+  }, []);
 
   // A selection made elsewhere (the axis, the keyboard) brings its row into view.
+  const geometryRef = useRef(geometry);
+  geometryRef.current = geometry;
   useEffect(() => {
-    if (selectedPosition >= 0) virtualizer.scrollToIndex(selectedPosition, { align: "auto" });
-  }, [selectedPosition, virtualizer]);
+    const element = scroller.current;
+    if (!element || selectedPosition < 0) return;
+    const target = scrollToRow(geometryRef.current, element.scrollTop, selectedPosition);
+    if (target !== element.scrollTop) element.scrollTop = target;
+  }, [selectedPosition]);
 
-  const rowHeight = expanded ? EXPANDED_HEIGHT : ROW_HEIGHT;
+  const shown = rowsWindow(geometry, scrollTop, OVERSCAN);
+  const rows: ReactNode[] = [];
+  for (let position = shown.first; position < shown.end; position++) {
+    const event = timeline.events[matches ? matches[position]! : position]!;
+    rows.push(
+      <EventRow
+        key={event.index}
+        event={event}
+        startMs={timeline.startMs}
+        selected={event.index === selected}
+        expanded={expanded}
+        top={shown.top(position)}
+        height={rowHeight}
+        onSelect={onSelect}
+      />,
+    );
+  }
   return (
     <div
       ref={scroller}
       className={styles.list}
       data-testid="timeline-event-list"
-      data-count={matches.length}
+      data-count={count}
       role="listbox"
       aria-label="Timeline events"
       aria-activedescendant={selected !== null ? `timeline-event-${selected}` : undefined}
       tabIndex={0}
+      onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
     >
-      {matches.length === 0 ? <p className={styles.empty}>No events match.</p> : null}
-      <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-        {virtualizer.getVirtualItems().map((item) => {
-          const event = timeline.events[matches[item.index]!]!;
-          return (
-            <EventRow
-              key={event.index}
-              event={event}
-              startMs={timeline.startMs}
-              selected={event.index === selected}
-              expanded={expanded}
-              top={item.start}
-              height={rowHeight}
-              onSelect={onSelect}
-            />
-          );
-        })}
-      </div>
+      {count === 0 ? <p className={styles.empty}>No events match.</p> : null}
+      <div style={{ height: shown.spacerHeight, position: "relative" }}>{rows}</div>
     </div>
   );
 }
 
-function EventRow({
+const EventRow = memo(function EventRow({
   event,
   startMs,
   selected,
@@ -124,4 +138,4 @@ function EventRow({
       <span className={styles.rowDuration}>{duration}</span>
     </div>
   );
-}
+});

@@ -53,10 +53,10 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
   const listFocus = useRef<HTMLDivElement>(null);
 
   // A new session starts fitted and unselected; the same session grown keeps its selection (by id) and zoom.
-  const shown = useRef({ timeline, selectedId: null as string | null });
+  const shown = useRef({ timeline, selectedId: null as string | null, selectedIndex: null as number | null });
   useEffect(() => {
     const before = shown.current;
-    shown.current = { timeline, selectedId: before.selectedId };
+    shown.current = { ...before, timeline };
     if (before.timeline === timeline) return;
     if (before.timeline.sessionId !== timeline.sessionId) {
       setViewport(fitViewport(timeline));
@@ -64,11 +64,12 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
       return;
     }
     const selectedId = before.selectedId;
-    setSelected(selectedId === null ? null : (timeline.events.find((event) => event.id === selectedId)?.index ?? null));
+    setSelected(selectedId === null ? null : indexOfEvent(timeline, selectedId, before.selectedIndex));
     setViewport((current) => (current.t0 <= before.timeline.startMs && current.t1 >= before.timeline.endMs ? fitViewport(timeline) : current));
   }, [timeline]);
   useEffect(() => {
     shown.current.selectedId = selected === null ? null : (timeline.events[selected]?.id ?? null);
+    shown.current.selectedIndex = selected;
   }, [selected, timeline]);
 
   // Typing stays responsive: the list and axis catch up with the filters a frame later.
@@ -91,17 +92,19 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
   // With a server search, the text filter waits for its answer for this query and this timeline.
   const hits = search && query !== "" ? (searchHits && searchHits.query === query && searchHits.timeline === timeline ? searchHits.hits : null) : null;
   const searching = Boolean(search) && query !== "" && hits === null;
+  // Unfiltered, every event is listed in order: no per-event array is made (a page of a large timeline re-renders).
   const matches = useMemo(
-    () => (searching ? [] : filtered ? filterEvents(timeline.events, deferredFilters, hits) : timeline.events.map((event) => event.index)),
+    () => (searching ? [] : filtered ? filterEvents(timeline.events, deferredFilters, hits) : null),
     [timeline, deferredFilters, filtered, hits, searching],
   );
-  const positions = useMemo(() => positionsOf(matches, timeline.events.length), [matches, timeline]);
+  const matchCount = matches ? matches.length : timeline.events.length;
+  const positions = useMemo(() => (matches ? positionsOf(matches, timeline.events.length) : null), [matches, timeline]);
   const matchMask = useMemo(() => {
-    if (!filtered) return null;
+    if (!matches) return null;
     const mask = new Uint8Array(timeline.events.length);
     for (const index of matches) mask[index] = 1;
     return mask;
-  }, [filtered, matches, timeline]);
+  }, [matches, timeline]);
 
   const select = useCallback(
     (index: number) => {
@@ -113,11 +116,11 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
     [timeline],
   );
 
-  const selectedPosition = selected === null ? -1 : (positions[selected] ?? -1);
+  const selectedPosition = selected === null ? -1 : positions ? (positions[selected] ?? -1) : selected < timeline.events.length ? selected : -1;
   const move = (step: number) => {
-    if (matches.length === 0) return;
-    const next = selectedPosition < 0 ? (step > 0 ? 0 : matches.length - 1) : Math.min(matches.length - 1, Math.max(0, selectedPosition + step));
-    select(matches[next]!);
+    if (matchCount === 0) return;
+    const next = selectedPosition < 0 ? (step > 0 ? 0 : matchCount - 1) : Math.min(matchCount - 1, Math.max(0, selectedPosition + step));
+    select(matches ? matches[next]! : next);
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLElement> | globalThis.KeyboardEvent) => {
@@ -257,7 +260,7 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
             <span data-testid="timeline-match-count">
               {searching
                 ? "Searching…"
-                : filtered
+                : matches
                   ? `${matches.length.toLocaleString()} of ${timeline.events.length.toLocaleString()} events`
                   : `${timeline.events.length.toLocaleString()} events`}
             </span>
@@ -281,6 +284,12 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
       </div>
     </div>
   );
+}
+
+/** The index of the event `id`: where it was (`hint`; events are only added at the end as a session grows), else found by a search. */
+function indexOfEvent(timeline: TimelineRows, id: string, hint: number | null): number | null {
+  if (hint !== null && timeline.events[hint]?.id === id) return hint;
+  return timeline.events.find((event) => event.id === id)?.index ?? null;
 }
 
 /** A session without a title is named by what was first asked. */

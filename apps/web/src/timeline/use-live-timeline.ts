@@ -9,6 +9,11 @@ import { useTRPCClient } from "@/trpc/client";
 const FOLLOW_INTERVAL_MS = 1_500;
 /** The longest a page of the rest waits for the browser to be idle before it is asked for anyway. */
 const PAGE_IDLE_TIMEOUT_MS = 250;
+/**
+ * How often the view is drawn again while the rest comes in pages: each drawing walks the events held so far,
+ * so drawing every page of a million events would keep the page busy; the pages between are only added.
+ */
+const SHOW_PAGES_EVERY_MS = 1_000;
 
 /** `complete` is false while the server is still reading a large transcript, or while the rest comes in pages. */
 export type LiveTimeline =
@@ -39,6 +44,7 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
     /** The rest of a large timeline, page by page after `first`; false when it changed meanwhile (start over). */
     const loadRest = async (first: TimelineRows & { version: string }, rest: Rest): Promise<boolean> => {
       let rows: TimelineRows = first;
+      let shownAt = performance.now();
       for (let from = rest.from; from < rest.total; ) {
         await browserIdle(signal);
         const answer = await client.timeline.page.query({ sessionId, version: rest.version, from }, { signal });
@@ -49,7 +55,10 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
         from = page.to;
         if (page.to <= page.from) break;
         // A timeline shown whole stays until the newer one is whole too.
-        if (!shownWhole) show({ ...rows, version: `${rest.version}@${from}` }, false);
+        if (!shownWhole && from < rest.total && performance.now() - shownAt >= SHOW_PAGES_EVERY_MS) {
+          show({ ...rows, version: `${rest.version}@${from}` }, false);
+          shownAt = performance.now();
+        }
       }
       version = rest.version;
       shownWhole = true;

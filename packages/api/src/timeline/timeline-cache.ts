@@ -2,7 +2,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { readTranscriptLines, sessionTranscriptPath, type TranscriptLinesReport } from "@cairn/core/node";
 import type { TranscriptLine } from "@cairn/core/schema";
-import { buildTimeline, compactTimeline, type CompactTimeline, type Timeline } from "@cairn/core/timeline";
+import { buildTimeline, compactTimeline, type CompactTimeline, type Timeline, type TimelineSearchIndex } from "@cairn/core/timeline";
 import { ApiError } from "../router/errors.ts";
 import { AGENT_FILE, assembleTimelineSource, readSidechainDescription, subagentDirectory, type TimelineStoreLocation } from "./source.ts";
 
@@ -26,9 +26,13 @@ export type CachedTimeline = {
   indexOf: ReadonlyMap<string, number>;
   /** False for the first part of a large transcript, shown while the rest is read. */
   complete: boolean;
-  /** `compact` as JSON, and the JSON of its first events, made when first sent. */
+  /** `compact` as JSON, the JSON of its first events, and of its pages by their first event, made when first sent. */
   json?: string;
   headJson?: string;
+  pageJson?: Map<number, string>;
+  /** Its events' search texts, made when first needed (or in the background), and whether that is planned. */
+  searchIndex?: Promise<TimelineSearchIndex>;
+  indexScheduled?: boolean;
 };
 
 type Entry = CachedTimeline & { main: TrackedFile; sidechains: Map<string, SidechainFile> };
@@ -92,6 +96,11 @@ export class TimelineCache {
     const soonest = await untilAborted(Promise.race([refresh.done, refresh.partial.then((partial) => partial ?? refresh.done)]), signal);
     if (soonest.complete || soonest.version !== knownVersion) return soonest;
     return untilAborted(refresh.done, signal);
+  }
+
+  /** Whether `version` is the session's newest built timeline. */
+  isCurrent(sessionId: string, version: string): boolean {
+    return this.entries.get(sessionId)?.version === version;
   }
 
   /** The newest timeline holding the event: the first part being shown, if it has it, else the whole. */

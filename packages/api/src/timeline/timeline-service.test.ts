@@ -132,6 +132,26 @@ describe("TimelineService", () => {
     expect(await paged.page(sessionId, first.rest.version, 50)).toEqual({ stale: true });
   });
 
+  it("answers a page again with the same text, and searches a grown session in its newest version", async () => {
+    await writeFile(transcript, text(source.lines));
+    const indexing = new TimelineService({ cairnHome, workspaceRoot, version: "test" }, { headEvents: 50, pageEvents: 120, indexDelayMs: 0 });
+    const first = await indexing.view(sessionId, undefined);
+    if (!first.changed || !first.rest) throw new Error("expected a first part and the rest in pages");
+    const page = await indexing.page(sessionId, first.rest.version, 50);
+    expect(await indexing.page(sessionId, first.rest.version, 50)).toEqual(page);
+    // The background index of the first version starts; the session grows meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const marker = "a line no other line says";
+    const prompt = source.lines.find((line) => (line as { type?: string }).type === "user")!;
+    await appendFile(transcript, text([{ ...(prompt as object), uuid: "grown-1", message: { role: "user", content: marker } }]));
+    const found = await indexing.search(sessionId, marker.toUpperCase());
+    expect(found.version).not.toBe(first.rest.version);
+    expect(found.indices).toHaveLength(1);
+    const grown = await indexing.view(sessionId, undefined);
+    if (!grown.changed) throw new Error("expected a timeline");
+    expect(found.version).toBe(grown.rest?.version ?? expandCompactTimeline(JSON.parse(grown.timelineJson)).version);
+  });
+
   it("says a session that is not there is not found", async () => {
     const missing = await service.view("nope", undefined).catch((error: unknown) => error);
     expect((missing as ApiError).code).toBe("session_not_found");

@@ -1,13 +1,16 @@
-import { compactHead, compactPage, searchTimelineEvents, type TimelineDetail, type TimelineSource } from "@cairn/core/timeline";
+import { compactHead, compactPage, type TimelineDetail, type TimelineSearchIndex, type TimelineSource } from "@cairn/core/timeline";
 import { importTranscriptText } from "./import-transcript.ts";
 import { loadTimelineSource, type TimelineStoreLocation } from "./source.ts";
-import { TimelineCache } from "./timeline-cache.ts";
+import { TimelineCache, type CachedTimeline } from "./timeline-cache.ts";
+import { buildSearchIndex } from "./search-index-build.ts";
 import type { ImportedTranscript, TimelinePageAnswer, TimelinePort, TimelineViewAnswer } from "./timeline-port.ts";
 
 type Where = TimelineStoreLocation & { version: string };
 
 /** A first look at a timeline larger than this gets its first events at once, then the rest in pages. */
 const DEFAULT_HEAD_EVENTS = 2_000;
+/** How long a built timeline stays current before its search index is made in the background. */
+const DEFAULT_INDEX_DELAY_MS = 1_000;
 /** Events per page of the rest: some 3 MB of JSON, parsed and added by the page in a few tens of milliseconds. */
 const DEFAULT_PAGE_EVENTS = 20_000;
 
@@ -21,12 +24,14 @@ export class TimelineService implements TimelinePort {
   private readonly cache: TimelineCache;
   private readonly headEvents: number;
   private readonly pageEvents: number;
+  private readonly indexDelayMs: number;
 
-  constructor(runtime: Where, options: { partialBytes?: number; headEvents?: number; pageEvents?: number } = {}) {
+  constructor(runtime: Where, options: { partialBytes?: number; headEvents?: number; pageEvents?: number; indexDelayMs?: number } = {}) {
     this.runtime = runtime;
     this.cache = new TimelineCache(runtime, options);
     this.headEvents = options.headEvents ?? DEFAULT_HEAD_EVENTS;
     this.pageEvents = options.pageEvents ?? DEFAULT_PAGE_EVENTS;
+    this.indexDelayMs = options.indexDelayMs ?? DEFAULT_INDEX_DELAY_MS;
   }
 
   source(sessionId: string, signal?: AbortSignal): Promise<TimelineSource> {
@@ -38,6 +43,7 @@ export class TimelineService implements TimelinePort {
     if (cached.version === knownVersion) return { changed: false, version: cached.version };
     // A large timeline goes out as its first events (a fraction of the bytes to send and parse), the rest in pages.
     const total = cached.compact.columns.count;
+    if (cached.complete) this.indexLater(sessionId, cached);
     if (cached.complete && total > this.headEvents) {
       cached.headJson ??= JSON.stringify(compactHead(cached.compact, this.headEvents, `head-${cached.version}`));
       return { changed: true, timelineJson: cached.headJson, complete: false, rest: { version: cached.version, from: this.headEvents, total } };
@@ -49,7 +55,14 @@ export class TimelineService implements TimelinePort {
   async page(sessionId: string, version: string, from: number, signal?: AbortSignal): Promise<TimelinePageAnswer> {
     const cached = await this.cache.get(sessionId, signal);
     if (cached.version !== version) return { stale: true };
-    return { stale: false, pageJson: JSON.stringify(compactPage(cached.compact, from, from + this.pageEvents)) };
+    // Made once per version and offset: the next viewer of the same version gets the same text at no cost.
+    const pages = (cached.pageJson ??= new Map());
+    let pageJson = pages.get(from);
+    if (pageJson === undefined) {
+      pageJson = JSON.stringify(compactPage(cached.compact, from, from + this.pageEvents));
+      pages.set(from, pageJson);
+    }
+    return { stale: false, pageJson };
   }
 
   async detail(sessionId: string, eventId: string, signal?: AbortSignal): Promise<{ version: string; detail: TimelineDetail } | null> {
@@ -61,7 +74,35 @@ export class TimelineService implements TimelinePort {
 
   async search(sessionId: string, query: string, signal?: AbortSignal): Promise<{ version: string; indices: number[] }> {
     const cached = await this.cache.get(sessionId, signal);
-    return { version: cached.version, indices: searchTimelineEvents(cached.timeline.events, query) };
+    // A background build given up meanwhile (a newer version came) is made again here, for this version.
+    const index = await this.searchIndex(cached, () => true).catch(() => this.searchIndex(cached, () => true));
+    return { version: cached.version, indices: index.search(query) };
+  }
+
+  /** The timeline's search index, made once (in slices); `wanted` false between two slices gives it up. */
+  private searchIndex(cached: CachedTimeline, wanted: () => boolean): Promise<TimelineSearchIndex> {
+    if (!cached.searchIndex) {
+      const building = buildSearchIndex(cached.timeline.events, wanted);
+      cached.searchIndex = building;
+      building.catch(() => {
+        if (cached.searchIndex === building) delete cached.searchIndex;
+      });
+    }
+    return cached.searchIndex;
+  }
+
+  /**
+   * The search index of a whole timeline is made in the background once its version has stayed current a moment,
+   * so a first search finds it ready, while a growing live session does not index every version it passes through.
+   */
+  private indexLater(sessionId: string, cached: CachedTimeline): void {
+    if (cached.searchIndex || cached.indexScheduled) return;
+    cached.indexScheduled = true;
+    const current = () => this.cache.isCurrent(sessionId, cached.version);
+    const timer = setTimeout(() => {
+      if (current()) this.searchIndex(cached, current).catch(() => undefined);
+    }, this.indexDelayMs);
+    timer.unref?.();
   }
 
   importTranscript(jsonl: string, name: string | undefined, signal?: AbortSignal): Promise<ImportedTranscript> {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "./build-timeline.ts";
 import { compactHead, compactTimeline, COMPACT_SUMMARY_CHARS, expandCompactTimeline, permissionWait } from "./compact.ts";
-import { searchTimelineEvents } from "./search.ts";
 import { syntheticTimelineSource } from "./synthetic-source.ts";
 
 describe("the compact timeline", () => {
@@ -46,16 +45,6 @@ describe("the compact timeline", () => {
 
   it("is a fraction of the full timeline's size", () => {
     expect(JSON.stringify(compactTimeline(timeline, "v")).length).toBeLessThan(JSON.stringify(timeline).length / 4);
-  });
-});
-
-describe("searchTimelineEvents", () => {
-  const events = [{ searchText: "tool Bash echo step 42 (x)" }, { searchText: "model text" }, { searchText: "TOOL read a.ts" }];
-  it("matches literally and case-insensitively; a blank query matches all", () => {
-    expect(searchTimelineEvents(events, "tool")).toEqual([0, 2]);
-    expect(searchTimelineEvents(events, "42 (x")).toEqual([0]);
-    expect(searchTimelineEvents(events, ".*")).toEqual([]);
-    expect(searchTimelineEvents(events, "  ")).toEqual([0, 1, 2]);
   });
 });
 

@@ -8,11 +8,3 @@ export function timelineQueryMatcher(query: string): ((searchText: string) => bo
   const pattern = new RegExp(trimmed.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i");
   return (searchText) => pattern.test(searchText);
 }
-
-/** The indices of the events whose search text matches `query`, in order. */
-export function searchTimelineEvents(events: ReadonlyArray<{ searchText: string }>, query: string): number[] {
-  const matches = timelineQueryMatcher(query);
-  const found: number[] = [];
-  for (let index = 0; index < events.length; index++) if (!matches || matches(events[index]!.searchText)) found.push(index);
-  return found;
-}

@@ -55,9 +55,19 @@ export class TimelineEventRecord implements TimelineEvent {
   }
 
   get searchText(): string {
-    this.search ??= `${this.kind} ${this.title} ${this.summary} ${detailText(this.detail)}`;
+    this.search ??= this.makeSearchText();
     return this.search;
   }
+
+  /** The search text, made without keeping it (a server-side index holds it in its own form). */
+  makeSearchText(): string {
+    return this.search ?? `${this.kind} ${this.title} ${this.summary} ${detailText(this.detail)}`;
+  }
+}
+
+/** An event's search text; a `TimelineEventRecord` does not keep it. */
+export function searchTextOf(event: TimelineEvent): string {
+  return event instanceof TimelineEventRecord ? event.makeSearchText() : event.searchText;
 }
 
 function summaryOf(detail: TimelineDetail, status: TimelineStatus): string {
