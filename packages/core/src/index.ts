@@ -81,7 +81,7 @@ export { modelCapabilities } from "./model/model-capabilities.ts";
 export { defaultRetryPolicy } from "./model/retry.ts";
 export type { RetryPolicy } from "./model/retry.ts";
 export { runToolUse } from "./tools/pipeline.ts";
-export type { PipelineServices, ToolRunOutcome } from "./tools/pipeline.ts";
+export type { PipelineServices, ToolRunOutcome } from "./tools/pipeline-types.ts";
 export { partitionToolCalls } from "./tools/partition.ts";
 export { classifyToolError } from "./tools/classify-error.ts";
 export { applyResultBudget } from "./tools/result-budget.ts";

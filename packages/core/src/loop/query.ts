@@ -8,7 +8,7 @@ import type { ContentBlock } from "../schema/content.ts";
 import type { AgentEvent, Terminal } from "../schema/events.ts";
 import type { ConversationMessage } from "../schema/messages.ts";
 import { StreamingToolExecutor } from "../tools/executor.ts";
-import type { PipelineServices } from "../tools/pipeline.ts";
+import type { PipelineServices } from "../tools/pipeline-types.ts";
 import type { ToolUseContext } from "../tools/tool.ts";
 import { toolResultFilesOf } from "../tools/tool-result-files.ts";
 import { backgroundAgentsOf } from "../agents/background-agents.ts";

@@ -4,7 +4,9 @@ import type { AssistantMessage } from "../schema/messages.ts";
 import { Channel } from "./channel.ts";
 import { isCallConcurrencySafe } from "./partition.ts";
 import { classifyToolError, errorMessage } from "./classify-error.ts";
-import { buildOutcome, runToolUse, type PipelineServices, type ToolRunOutcome } from "./pipeline.ts";
+import { runToolUse } from "./pipeline.ts";
+import type { PipelineServices, ToolRunOutcome } from "./pipeline-types.ts";
+import { buildOutcome } from "./tool-outcome.ts";
 import type { ContextModifier, ToolUseContext } from "./tool.ts";
 
 export type ExecutorItem = { kind: "event"; event: AgentEvent } | { kind: "outcome"; outcome: ToolRunOutcome; index: number };

@@ -1,40 +1,20 @@
 import type { z } from "zod";
-import type { HookDispatcher } from "../hooks/port.ts";
-import type { PermissionCheckArgs, PermissionGate, PermissionPrompter } from "../permissions/port.ts";
+import type { PermissionCheckArgs } from "../permissions/port.ts";
 import type { ToolResultContent, ToolUseBlock } from "../schema/content.ts";
 import type { AgentEvent } from "../schema/events.ts";
 import type { HookEventName, HookOutcome } from "../hooks/port.ts";
-import type { AssistantMessage, HookRunRecord, ToolCallRecord, UserMessage } from "../schema/messages.ts";
+import type { AssistantMessage, HookRunRecord } from "../schema/messages.ts";
 import type { ClassifierRequestRecord, DecisionReason, PermissionDecisionRecord } from "../schema/permissions.ts";
 import { nestedMemoryForCall } from "../memory/session-memory.ts";
 import { classifyToolError, errorMessage } from "./classify-error.ts";
 import { hookOutcomeNotices } from "../hooks/session-events.ts";
+import { callTool } from "./call-tool.ts";
 import { hookRunsOf } from "./hook-runs.ts";
-import { askPermissionHooks, type Decided, type DispatchHooks } from "./permission-hooks.ts";
+import { decidePermission } from "./permission-decision.ts";
+import { INTERRUPTED_MESSAGE, type PipelineServices, type ToolRunOutcome } from "./pipeline-types.ts";
 import { applyResultBudget, DEFAULT_MAX_RESULT_CHARS } from "./result-budget.ts";
-import { findToolByName, type ContextModifier, type Tool, type ToolResult, type ToolUseContext } from "./tool.ts";
-
-export const INTERRUPTED_MESSAGE = "Interrupted by user: the tool call was stopped before it finished.";
-export const REJECTED_MESSAGE =
-  "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
-
-export type PipelineServices = {
-  gate: PermissionGate;
-  prompter: PermissionPrompter;
-  hooks: HookDispatcher;
-  uuid: () => string;
-  now: () => number;
-  timestamp: () => string;
-};
-
-export type ToolRunOutcome = {
-  message: UserMessage;
-  record: ToolCallRecord;
-  contextModifier?: ContextModifier;
-  denied: boolean;
-  /** A hook of this call said `continue: false`: the loop stops after this batch. */
-  stop?: { hookName: string; stopReason?: string };
-};
+import { buildOutcome, type OutcomeExtra } from "./tool-outcome.ts";
+import { findToolByName, type ToolResult, type ToolUseContext } from "./tool.ts";
 
 type Early = { content: string; errorClass?: string; decision?: PermissionDecisionRecord; denied?: boolean };
 
@@ -119,7 +99,7 @@ export async function* runToolUse(
     assistantMessage,
     ...(pre.permissionDecision ? { hookDecision: pre.permissionDecision } : {}),
   };
-  const permission = yield* decide(checkArgs, services, dispatchHooks, (request) => (classifierRequest = request));
+  const permission = yield* decidePermission(checkArgs, services, dispatchHooks, (request) => (classifierRequest = request));
   permissionWaitMs = permission.waitedMs;
   yield {
     type: "permission-decision",
@@ -192,186 +172,6 @@ export async function* runToolUse(
     ...(post.preventContinuation ? { stop: post.preventContinuation } : {}),
     ...(result.contextModifier ? { contextModifier: result.contextModifier } : {}),
   });
-}
-
-type OutcomeExtra = {
-  output?: unknown;
-  stop?: { hookName: string; stopReason?: string };
-  decision?: PermissionDecisionRecord;
-  errorClass?: string;
-  contextModifier?: ContextModifier;
-  denied?: boolean;
-};
-
-type OutcomeOrigin = {
-  block: ToolUseBlock;
-  assistantMessage: AssistantMessage;
-  context: ToolUseContext;
-  services: PipelineServices;
-  batch: number;
-  startedAt: number;
-  permissionWaitMs: number;
-  /** Hook runs recorded so far; left out of the record when none ran. */
-  hooks?: readonly HookRunRecord[];
-  classifierRequest?: ClassifierRequestRecord | undefined;
-};
-
-export function buildOutcome(origin: OutcomeOrigin, content: ToolResultContent, isError: boolean, extra: OutcomeExtra): ToolRunOutcome {
-  const { block, services, context } = origin;
-  const endedAt = services.now();
-  const record: ToolCallRecord = {
-    toolUseId: block.id,
-    name: block.name,
-    startedAt: origin.startedAt,
-    endedAt,
-    durationMs: endedAt - origin.startedAt,
-    permissionWaitMs: origin.permissionWaitMs,
-    isError,
-    batch: origin.batch,
-    ...(extra.decision ? { decision: extra.decision } : {}),
-    ...(extra.errorClass ? { errorClass: extra.errorClass } : {}),
-    ...(origin.hooks && origin.hooks.length > 0 ? { hooks: [...origin.hooks] } : {}),
-    ...(origin.classifierRequest ? { classifierRequest: origin.classifierRequest } : {}),
-  };
-  const message: UserMessage = {
-    type: "user",
-    uuid: services.uuid(),
-    timestamp: services.timestamp(),
-    message: { role: "user", content: [{ type: "tool_result", tool_use_id: block.id, content, ...(isError ? { is_error: true } : {}) }] },
-    toolUseResult: extra.output ?? (isError ? `Error: ${typeof content === "string" ? content : "tool error"}` : undefined),
-    sourceToolAssistantUUID: origin.assistantMessage.uuid,
-    toolCall: record,
-    ...(context.agentId ? { agentId: context.agentId, isSidechain: true } : {}),
-  };
-  return {
-    message,
-    record,
-    denied: extra.denied ?? false,
-    ...(extra.contextModifier ? { contextModifier: extra.contextModifier } : {}),
-    ...(extra.stop ? { stop: extra.stop } : {}),
-  };
-}
-
-/** The gate's decision, asking a person (or PermissionRequest hooks) when it says ask; a classifier request it made is handed to `onClassifierRequest`. */
-async function* decide(
-  args: PermissionCheckArgs,
-  services: PipelineServices,
-  dispatchHooks: DispatchHooks,
-  onClassifierRequest: (request: ClassifierRequestRecord) => void,
-): AsyncGenerator<AgentEvent, Decided> {
-  const result = await services.gate.check(args);
-  if (result.classifierRequest) onClassifierRequest(result.classifierRequest);
-  if (result.behavior === "allow") {
-    return { behavior: "allow", reason: result.reason, waitedMs: 0, asked: false, ...(result.updatedInput ? { updatedInput: result.updatedInput } : {}) };
-  }
-  if (result.behavior === "deny") return { behavior: "deny", reason: result.reason, waitedMs: 0, asked: false, message: result.message };
-
-  const suggestions = result.suggestions ?? [];
-  // PermissionRequest hooks may answer the prompt before anyone is asked.
-  const hooked = yield* askPermissionHooks(args, suggestions, dispatchHooks);
-  if (hooked) return hooked;
-
-  const requestId = services.uuid();
-  yield {
-    type: "permission-request",
-    requestId,
-    toolUseId: args.toolUseId,
-    toolName: args.tool.name,
-    input: args.input,
-    ...(result.message ? { message: result.message } : {}),
-    reason: result.reason,
-    suggestions,
-  };
-  const askedAt = services.now();
-  let answer;
-  try {
-    answer = await services.prompter.ask(
-      {
-        requestId,
-        toolUseId: args.toolUseId,
-        toolName: args.tool.name,
-        input: args.input,
-        reason: result.reason,
-        suggestions,
-        ...(result.message ? { message: result.message } : {}),
-      },
-      args.context.signal,
-    );
-  } catch {
-    answer = { behavior: "deny" as const, feedback: undefined };
-  }
-  const waitedMs = services.now() - askedAt;
-  yield { type: "permission-resolved", requestId, behavior: answer.behavior };
-  if (args.context.signal.aborted) {
-    return { behavior: "deny", reason: { type: "user", scope: "reject" }, waitedMs, asked: true, message: INTERRUPTED_MESSAGE };
-  }
-  await services.gate.recordAnswer?.(args, answer, suggestions);
-  if (answer.behavior === "allow") {
-    const mode = answer.mode;
-    if (mode) args.context.setAppState((state) => (state.permissionMode === mode ? state : { ...state, permissionMode: mode }));
-    return {
-      behavior: "allow",
-      reason: { type: "user", scope: answer.scope },
-      waitedMs,
-      asked: true,
-      ...(answer.updatedInput ? { updatedInput: answer.updatedInput } : {}),
-    };
-  }
-  const feedback = answer.feedback?.trim();
-  if (result.reason.type === "headless") {
-    return { behavior: "deny", reason: result.reason, waitedMs, asked: true, message: feedback ?? REJECTED_MESSAGE };
-  }
-  return {
-    behavior: "deny",
-    reason: services.prompter.headless
-      ? { type: "headless", reason: feedback ?? "running non-interactively" }
-      : { type: "user", scope: "reject", ...(feedback ? { feedback } : {}) },
-    waitedMs,
-    asked: true,
-    message: args.tool.rejectionMessage?.(feedback) ?? (feedback ? `${REJECTED_MESSAGE}\nThe user said: ${feedback}` : REJECTED_MESSAGE),
-  };
-}
-
-async function* callTool(
-  tool: Tool,
-  input: unknown,
-  context: ToolUseContext,
-  block: ToolUseBlock,
-  assistantMessage: AssistantMessage,
-): AsyncGenerator<AgentEvent, ToolResult> {
-  const called = tool.call(input, context, { toolUseId: block.id, assistantMessage });
-  if (!isAsyncGenerator(called)) return await raceAbort(called, context.signal);
-  while (true) {
-    const step = await raceAbort(called.next(), context.signal).catch(async (error: unknown) => {
-      await called.return?.(undefined as never).catch(() => undefined);
-      throw error;
-    });
-    if (step.done) return step.value;
-    yield { type: "tool-progress", toolUseId: block.id, name: tool.name, data: step.value.data };
-  }
-}
-
-/** A tool that ignores its abort signal must not hold the session: stop waiting for it. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new DOMException("Aborted", "AbortError"));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new DOMException("Aborted", "AbortError"));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-function isAsyncGenerator<T>(value: unknown): value is AsyncGenerator<{ data: unknown }, T> {
-  return typeof value === "object" && value !== null && typeof (value as AsyncGenerator).next === "function" && Symbol.asyncIterator in value;
 }
 
 async function safely<T>(run: () => Promise<T>): Promise<T | { thrown: unknown }> {
