@@ -1,27 +1,25 @@
-import { randomUUID } from "node:crypto";
-import { stat } from "node:fs/promises";
 import {
   checkBypassPermissionsAllowed,
   dispatchSessionEnd,
   grantSkillTools,
-  manualCompaction,
   useSkillModel,
   productionDeps,
   renderSkillPrompt,
   renderSlashHelp,
   renderSlashPrompt,
-  repairForResume,
   resolveSlashCommand,
   runPrompt,
   type AgentEvent,
-  type ConversationMessage,
 } from "@cairn/core";
-import { assertSessionId, createCheckpointStore, listTranscriptFiles, loadTranscript, sessionTranscriptPath } from "@cairn/core/node";
-import { checkpointingGate, createRuntime, type Runtime, type SessionWiring } from "@cairn/api/runtime";
+import { createCheckpointStore } from "@cairn/core/node";
+import { checkpointingGate, createRuntime, type Runtime } from "@cairn/api/runtime";
 import type { PrintArgs } from "./args.ts";
-import { createPendingSessionTelemetry, type Telemetry, type TelemetryHandle, type TurnTelemetry } from "@cairn/api/telemetry";
+import type { TurnTelemetry } from "@cairn/api/telemetry";
 import type { CliEnv } from "./env.ts";
 import { eventToLine, initLine, resultLine } from "./stream-json.ts";
+import { finishWithText, runManualCompaction } from "./print-builtin-commands.ts";
+import { resolveSession } from "./print-resume.ts";
+import { lazyTelemetry, type LazyTelemetry } from "./print-telemetry.ts";
 
 export type CliIo = {
   stdout: (text: string) => void;
@@ -41,48 +39,6 @@ export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, vers
   } finally {
     await telemetry?.shutdown();
   }
-}
-
-type LazyTelemetry = ReturnType<typeof lazyTelemetry>;
-
-/** Long enough that a `cairn -p` run sends its spans and log records once, at exit (a full batch still goes at once). */
-const PRINT_BATCH_DELAY_MS = 10 * 60_000;
-
-/**
- * Telemetry (CAIRN_ENABLE_TELEMETRY=1) for one run. The SDK is loaded only when `start` is first called (once the
- * first model request is on its way, so its loading overlaps the model's answer instead of delaying the request),
- * and events seen before then are replayed with their times. Spans and log records go out in one batch per signal at
- * exit. A failure to start or to export costs the run a warning, not the run.
- */
-function lazyTelemetry(config: NonNullable<CliEnv["telemetry"]>, io: CliIo, version: string) {
-  let starting: Promise<TelemetryHandle | undefined> | undefined;
-  let used = false;
-  let resolveReady: (telemetry: Telemetry | undefined) => void = () => undefined;
-  const ready = new Promise<Telemetry | undefined>((resolve) => (resolveReady = resolve));
-  const start = () => {
-    if (starting) return starting;
-    starting = import("@cairn/api/telemetry")
-      .then(({ startTelemetry }) =>
-        startTelemetry(config, { serviceVersion: version, warn: (message) => io.stderr(`cairn: ${message}\n`), batchDelayMs: PRINT_BATCH_DELAY_MS }),
-      )
-      .catch((error: unknown) => {
-        io.stderr(`cairn: telemetry: could not start: ${(error as Error).message}\n`);
-        return undefined;
-      });
-    void starting.then((handle) => resolveReady(handle?.telemetry));
-    return starting;
-  };
-  return {
-    session(sessionId: string) {
-      used = true;
-      return createPendingSessionTelemetry(ready, { sessionId });
-    },
-    start,
-    async shutdown() {
-      if (!used && !starting) return;
-      await (await start())?.shutdown();
-    },
-  };
 }
 
 async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: string, lazy: LazyTelemetry | undefined): Promise<number> {
@@ -312,91 +268,6 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
   } finally {
     await runtime.close();
   }
-}
-
-async function resolveSession(args: PrintArgs, runtime: Runtime): Promise<{ sessionId: string; history: ConversationMessage[] } | undefined> {
-  let sessionId = args.resume;
-  if (!sessionId && args.continueLast) sessionId = await newestSession(runtime);
-  if (!sessionId) {
-    if (args.continueLast) throw new Error("--continue: there is no earlier session in this directory");
-    return undefined;
-  }
-  try {
-    assertSessionId(sessionId);
-  } catch {
-    throw new Error(`--resume: "${sessionId}" is not a session id`);
-  }
-  const path = sessionTranscriptPath({ cairnHome: runtime.cairnHome, cwd: runtime.workspaceRoot, sessionId });
-  const loaded = await loadTranscript(path, { scope: "since-last-compact" }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") throw new Error(`--resume: no session ${sessionId} in ${runtime.workspaceRoot}`);
-    throw error;
-  });
-  return { sessionId, history: repairForResume(loaded.messages) };
-}
-
-/** `--continue`: the session of this workspace written to last. */
-async function newestSession(runtime: Runtime): Promise<string | undefined> {
-  let newest: { id: string; mtime: number } | undefined;
-  for (const file of await listTranscriptFiles(runtime.cairnHome, runtime.workspaceRoot)) {
-    const { mtimeMs } = await stat(file.path);
-    if (!newest || mtimeMs > newest.mtime) newest = { id: file.sessionId, mtime: mtimeMs };
-  }
-  return newest?.id;
-}
-
-/** `cairn -p "/compact [instructions]"`: summarise the resumed conversation now, as Claude Code's `/compact` does. */
-async function runManualCompaction(options: {
-  runtime: Runtime;
-  wiring: SessionWiring;
-  history: ConversationMessage[];
-  instructions: string | undefined;
-  sessionId: string;
-  args: PrintArgs;
-  io: CliIo;
-  emit: (line: object) => void;
-}): Promise<number> {
-  const { runtime, wiring, history, io, args, emit, sessionId } = options;
-  if (history.length === 0) {
-    io.stderr("cairn: /compact needs a conversation: use it with --resume <id> or --continue\n");
-    return 2;
-  }
-  const steps = manualCompaction({
-    compactor: wiring.compactor,
-    sink: wiring.sink,
-    messages: history,
-    model: runtime.model.model,
-    systemPrompt: runtime.systemPrompt,
-    signal: io.signal,
-    client: runtime.model.client,
-    lastInputTokens: null,
-    instructions: options.instructions,
-    hooks: wiring.hooks,
-    uuid: randomUUID,
-    now: Date.now,
-  });
-  let step = await steps.next();
-  for (; !step.done; step = await steps.next()) {
-    if (step.value.type === "notice" && args.verbose) io.stderr(`cairn: ${step.value.message}\n`);
-  }
-  const outcome = step.value;
-  await wiring.sink.close();
-  if (!outcome.ok) {
-    io.stderr(`cairn: compaction failed (${outcome.error.code}): ${outcome.error.message}. The conversation was left as it was.\n`);
-    return 1;
-  }
-  const summary = outcome.figures
-    ? `Compacted the conversation: ${outcome.figures.preTokens} → ${outcome.figures.postTokens} tokens.`
-    : "Compacted the conversation.";
-  if (args.outputFormat === "text") io.stdout(`${summary}\n`);
-  else emit({ type: "result", subtype: "success", is_error: false, result: summary, session_id: sessionId, num_turns: 0 });
-  return 0;
-}
-
-/** A slash command answered without the model: its text, as a result. */
-async function finishWithText(text: string, options: { args: PrintArgs; io: CliIo; emit: (line: object) => void; sessionId: string }): Promise<number> {
-  if (options.args.outputFormat === "text") options.io.stdout(`${text}\n`);
-  else options.emit({ type: "result", subtype: "success", is_error: false, result: text, session_id: options.sessionId, num_turns: 0 });
-  return 0;
 }
 
 function subagentMessage(event: AgentEvent): AgentEvent | undefined {
