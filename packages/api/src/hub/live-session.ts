@@ -4,54 +4,28 @@ import {
   taskNotificationText,
   createStore,
   repairForResume,
-  slashCommandList,
   type AgentEvent,
   type AppState,
   type HookNotification,
   type PermissionRequest,
-  type QueryDeps,
   type ReadFileState,
-  type SkillCatalog,
   type SkillDefinition,
   type Store,
 } from "@cairn/core";
 import type { ConversationMessage, PermissionMode } from "@cairn/core/schema";
-import type { Runtime, SessionContext, SessionWiring } from "../runtime/create-runtime.ts";
+import type { Runtime, SessionWiring } from "../runtime/runtime-types.ts";
+import { SessionContextCache } from "./session-context-cache.ts";
+import type { LiveSessionOptions } from "./live-session-options.ts";
 import { ApiError } from "../router/errors.ts";
-import type { CompactResult, MemoryView, SessionEvent, SessionSnapshot, SessionStateEvent } from "../router/types.ts";
+import type { CompactResult, SessionEvent, SessionSnapshot, SessionStateEvent } from "../router/types.ts";
 import type { EventBus } from "./event-bus.ts";
 import { PermissionBroker } from "./permission-broker.ts";
 import { runManualCompaction } from "./session-compaction.ts";
-import { contextTokensOf, lastContextTokens, metaNote, permissionRequestOf, sameState, shorten, titleOf } from "./session-derive.ts";
+import { lastContextTokens, metaNote, sameState, shorten, titleOf } from "./session-derive.ts";
 import { SessionHooks } from "./session-hooks.ts";
 import { runSessionPrompt, type PendingPrompt, type SessionRunState } from "./session-prompt-run.ts";
-
-export const DEFAULT_MAX_QUEUED_PROMPTS = 10;
-/** Ends of a run that an error caused (the others ended normally or were interrupted). */
-const RUN_ERROR_REASONS: ReadonlySet<string> = new Set(["model_error", "prompt_too_long", "blocking_limit"]);
-
-export type LiveSessionOptions = {
-  sessionId: string;
-  runtime: Runtime;
-  bus: EventBus;
-  /** The conversation already on disk (empty for a new session). */
-  history?: ConversationMessage[];
-  title?: string;
-  updatedAt?: string;
-  model?: string;
-  permissionMode?: PermissionMode;
-  /** `clear`: the session was started by `/clear`, which its first prompt's SessionStart hooks are told. */
-  startSource?: "clear";
-  maxQueuedPrompts?: number;
-  /**
-   * Takes the file checkpoint for a prompt (`message` is its user message). Called once per prompt,
-   * just before the first tool call that may change something, so chat-only prompts cost nothing.
-   */
-  checkpoint?: (session: LiveSession, message: ConversationMessage, signal: AbortSignal) => Promise<void>;
-  deps?: (runtime: Runtime) => QueryDeps;
-};
-
-type ActiveRun = { controller: AbortController; done: Promise<void> };
+import { SessionRunQueue } from "./session-run-queue.ts";
+import { observeSessionEvent, type SessionEventTarget } from "./session-event-observer.ts";
 
 /**
  * One session held by the hub: its conversation, its own app state (mode, model, todos, session
@@ -73,12 +47,11 @@ export class LiveSession {
   private readonly bus: EventBus;
   private readonly gate: ReturnType<Runtime["createGate"]>;
   private readonly readFileState: ReadFileState = new Map();
-  private readonly queue: PendingPrompt[] = [];
-  private readonly maxQueued: number;
+  private readonly runs: SessionRunQueue;
   private readonly options: LiveSessionOptions;
   private wiring: SessionWiring | undefined;
-  private context: Promise<SessionContext> | undefined;
-  private active: ActiveRun | undefined;
+  /** The conversation's system prompt, memory files and skills. */
+  readonly context: SessionContextCache;
   /** The error that ended the current run, if one did (the Notification hook says so). */
   private stoppedBy: string | undefined;
   private lastState: SessionStateEvent | undefined;
@@ -88,6 +61,7 @@ export class LiveSession {
   /** SessionStart ran (with this session's first prompt here): SessionEnd runs when it closes. */
   private readonly runState: SessionRunState;
   private readonly hooks: SessionHooks;
+  private readonly eventTarget: SessionEventTarget;
 
   constructor(options: LiveSessionOptions) {
     this.options = options;
@@ -97,7 +71,12 @@ export class LiveSession {
     this.history = [...(options.history ?? [])];
     this.title = options.title ?? titleOf(this.history) ?? "New session";
     this.updatedAt = options.updatedAt ?? new Date().toISOString();
-    this.maxQueued = options.maxQueuedPrompts ?? DEFAULT_MAX_QUEUED_PROMPTS;
+    this.runs = new SessionRunQueue({
+      maxQueued: options.maxQueuedPrompts,
+      start: (prompt) => this.start(prompt),
+      onChange: () => this.publishStateIfChanged(),
+      onIdle: (aborted) => this.settle(aborted),
+    });
     this.runState = { started: false, telemetry: undefined, ...(options.startSource ? { startSource: options.startSource } : {}) };
     const base = this.runtime.store.getState();
     this.store = createStore(
@@ -107,6 +86,7 @@ export class LiveSession {
       }),
     );
     this.gate = this.runtime.createGate(this.store);
+    this.context = new SessionContextCache(() => this.runtime.sessionContext(this.store.getState().model));
     this.hooks = new SessionHooks({
       sessionId: this.sessionId,
       bus: this.bus,
@@ -114,6 +94,21 @@ export class LiveSession {
       existingWiring: () => this.wiring,
     });
     this.contextTokens = lastContextTokens(this.history);
+    this.eventTarget = {
+      history: this.history,
+      broker: this.broker,
+      messageAt: (timestamp) => {
+        this.updatedAt = timestamp;
+      },
+      contextTokens: (tokens) => {
+        this.contextTokens = tokens;
+        this.publishStateIfChanged();
+      },
+      stoppedBy: (reason) => {
+        this.stoppedBy = reason;
+      },
+      notify: (notification) => void this.notify(notification),
+    };
     this.unsubscribeStore = this.store.subscribe(() => this.publishStateIfChanged());
     // A background agent that finishes while the session is idle wakes it: its result becomes the next turn.
     this.backgroundAgents.onFinished(() => this.deliverBackgroundResults());
@@ -121,7 +116,7 @@ export class LiveSession {
   }
 
   get running(): boolean {
-    return this.active !== undefined;
+    return this.runs.running;
   }
 
   get messageCount(): number {
@@ -145,29 +140,24 @@ export class LiveSession {
       model: app.model,
       todos: app.todos.map((todo) => ({ ...todo })),
       contextTokens: this.contextTokens,
-      queued: this.queue.length,
+      queued: this.runs.queued,
       backgroundAgents: this.backgroundAgents.views(),
     };
   }
 
   snapshot(): SessionSnapshot {
-    const state = this.state();
+    const { type: _type, ...state } = this.state();
     const contextWindow = this.sessionWiring().compactor.contextUsage({ messages: [], model: state.model, systemPrompt: [] }).contextWindow;
+    const lastSeq = this.bus.lastSeq(this.sessionId);
     return {
       sessionId: this.sessionId,
       title: this.title,
       messages: this.messages(),
-      running: state.running,
-      permissionMode: state.permissionMode,
-      model: state.model,
-      todos: state.todos,
-      contextTokens: state.contextTokens,
+      ...state,
       contextWindow,
       pendingPermissions: this.pendingPermissions(),
-      lastSeq: this.bus.lastSeq(this.sessionId),
+      lastSeq,
       streamingFromSeq: this.streamingFromSeq,
-      queued: state.queued,
-      backgroundAgents: state.backgroundAgents,
     };
   }
 
@@ -182,57 +172,22 @@ export class LiveSession {
 
   /** Starts the prompt now, or queues it behind the running one. */
   send(prompt: string): { queued: boolean; position: number } {
-    return this.enqueue({ text: prompt });
+    return this.runs.enqueue({ text: prompt });
   }
 
   /** `/<skill> [args]`: the skill's text becomes the prompt; its `allowed-tools` hold while that prompt runs. */
   sendSkill(skill: SkillDefinition, args: string): { queued: boolean; position: number } {
-    return this.enqueue({ text: `/${skill.name}${args ? ` ${args}` : ""}`, skill: { definition: skill, args } });
-  }
-
-  /** The conversation's system prompt and memory, made when first needed (the git snapshot is taken then). */
-  sessionContext(): Promise<SessionContext> {
-    this.context ??= this.runtime.sessionContext(this.store.getState().model);
-    return this.context;
-  }
-
-  async skills(): Promise<SkillCatalog> {
-    return (await this.sessionContext()).memory.skills();
-  }
-
-  /** What the IDE shows: memory files and their sizes, notices, skills, invalid skill files, slash commands. */
-  async memoryView(): Promise<MemoryView> {
-    const overview = await (await this.sessionContext()).memory.overview();
-    return { ...overview, commands: slashCommandList(overview) };
-  }
-
-  private enqueue(prompt: PendingPrompt): { queued: boolean; position: number } {
-    if (!this.active) {
-      this.start(prompt);
-      return { queued: false, position: 0 };
-    }
-    if (this.queue.length >= this.maxQueued) {
-      throw new ApiError("queue_full", `${this.queue.length} prompts are already waiting; interrupt or wait for the run to end`);
-    }
-    this.queue.push(prompt);
-    this.publishStateIfChanged();
-    return { queued: true, position: this.queue.length };
+    return this.runs.enqueue({ text: `/${skill.name}${args ? ` ${args}` : ""}`, skill: { definition: skill, args } });
   }
 
   /** Aborts the running prompt and drops the queued ones. */
   interrupt(): boolean {
-    const dropped = this.queue.splice(0).length;
-    if (!this.active) {
-      if (dropped > 0) this.publishStateIfChanged();
-      return dropped > 0;
-    }
-    this.active.controller.abort(new Error("Interrupted by the user"));
-    return true;
+    return this.runs.interrupt();
   }
 
   /** Resolves when no prompt runs (queued ones included). */
-  async idle(): Promise<void> {
-    while (this.active) await this.active.done;
+  idle(): Promise<void> {
+    return this.runs.idle();
   }
 
   setMode(mode: PermissionMode): void {
@@ -259,7 +214,7 @@ export class LiveSession {
     this.hooks.abort();
     await this.wiring?.sink.close();
     // The memory files' watch ends with the session.
-    await this.context?.then((context) => context.memory.close()).catch(() => undefined);
+    await this.context.close();
   }
 
   /**
@@ -281,7 +236,7 @@ export class LiveSession {
    * user's words. Refused while a prompt runs, so it never lands in the middle of a turn.
    */
   async recordNote(text: string): Promise<void> {
-    if (this.active) throw new ApiError("session_busy", "Wait for the agent to finish (or interrupt it) first");
+    if (this.running) throw new ApiError("session_busy", "Wait for the agent to finish (or interrupt it) first");
     await this.record([metaNote(text, this.history.at(-1)?.uuid ?? null)]);
   }
 
@@ -290,10 +245,7 @@ export class LiveSession {
     const sink = this.sessionWiring().sink;
     for (const message of messages) await sink.appendMessage(message);
     await sink.flush();
-    for (const message of messages) {
-      this.observe({ type: "message", message });
-      this.bus.publish(this.sessionId, { type: "message", message });
-    }
+    for (const message of messages) this.publish({ type: "message", message });
     this.publishStateIfChanged();
   }
 
@@ -312,10 +264,17 @@ export class LiveSession {
    * session's task (interruptible, shown as running); refused while a prompt runs.
    */
   async compact(instructions: string | undefined): Promise<CompactResult> {
-    if (this.active) throw new ApiError("session_busy", "Wait for the running prompt to end (or interrupt it) before compacting");
+    if (this.running) throw new ApiError("session_busy", "Wait for the running prompt to end (or interrupt it) before compacting");
     let outcome: CompactResult | ApiError = new ApiError("compaction_failed", "The compaction did not run");
     await this.begin(async (signal) => {
-      outcome = await this.runCompaction(instructions, signal);
+      const { compactor, sink, hooks } = this.sessionWiring();
+      const session = { compactor, sink, hooks, messages: repairForResume(this.history), model: this.store.getState().model };
+      const { systemPrompt, model } = this.runtime;
+      const run = { instructions, signal, readFileState: this.readFileState };
+      outcome = await runManualCompaction({ ...session, systemPrompt, client: model.client, lastInputTokens: this.contextTokens }, run, (event) =>
+        this.publish(event),
+      );
+      if (!(outcome instanceof ApiError)) this.contextTokens = outcome.postTokens;
     });
     if (outcome instanceof ApiError) throw outcome;
     return outcome;
@@ -323,7 +282,7 @@ export class LiveSession {
 
   /** Results of background agents that finished while no prompt ran: they start the next turn. */
   private deliverBackgroundResults(): void {
-    if (this.active || !this.backgroundAgents.hasPending()) return;
+    if (this.running || !this.backgroundAgents.hasPending()) return;
     this.start({ text: this.backgroundAgents.takeNotifications().map(taskNotificationText).join("\n\n") });
   }
 
@@ -334,43 +293,22 @@ export class LiveSession {
 
   /** Runs `task` as the session's one active run; queued prompts follow it. */
   private begin(task: (signal: AbortSignal) => Promise<void>): Promise<void> {
-    const controller = new AbortController();
-    const run: ActiveRun = { controller, done: Promise.resolve() };
-    this.active = run;
-    this.publishStateIfChanged();
-    this.stoppedBy = undefined;
-    run.done = task(controller.signal).finally(() => {
-      this.active = undefined;
-      const next = this.queue.shift();
-      if (next !== undefined) return this.start(next);
-      if (this.backgroundAgents.hasPending()) return this.deliverBackgroundResults();
-      this.publishStateIfChanged();
-      // Claude Code's contract has no error type: a run an error stopped is an idle prompt that says so.
-      const message = this.stoppedBy ? `Cairn stopped on an error: ${this.stoppedBy}` : "Cairn is waiting for your input";
-      if (!controller.signal.aborted) void this.notify({ notificationType: "idle_prompt", message });
+    return this.runs.begin((signal) => {
+      this.stoppedBy = undefined;
+      return task(signal);
     });
-    return run.done;
   }
 
-  private async runCompaction(instructions: string | undefined, signal: AbortSignal): Promise<CompactResult | ApiError> {
-    const wiring = this.sessionWiring();
-    const input = {
-      compactor: wiring.compactor,
-      sink: wiring.sink,
-      messages: repairForResume(this.history),
-      model: this.store.getState().model,
-      hooks: wiring.hooks,
-    };
-    const outcome = await runManualCompaction(
-      { ...input, systemPrompt: this.runtime.systemPrompt, client: this.runtime.model.client, lastInputTokens: this.contextTokens },
-      { instructions, signal, readFileState: this.readFileState },
-      (event) => {
-        this.observe(event);
-        this.bus.publish(this.sessionId, event);
-      },
-    );
-    if (!(outcome instanceof ApiError)) this.contextTokens = outcome.postTokens;
-    return outcome;
+  /** The run ended with nothing queued: background results start the next turn, or the session waits for the user. */
+  private settle(aborted: boolean): void {
+    if (this.backgroundAgents.hasPending()) {
+      this.deliverBackgroundResults();
+      return;
+    }
+    this.publishStateIfChanged();
+    // Claude Code's contract has no error type: a run an error stopped is an idle prompt that says so.
+    const message = this.stoppedBy ? `Cairn stopped on an error: ${this.stoppedBy}` : "Cairn is waiting for your input";
+    if (!aborted) void this.notify({ notificationType: "idle_prompt", message });
   }
 
   private run(pending: PendingPrompt, signal: AbortSignal): Promise<void> {
@@ -388,7 +326,7 @@ export class LiveSession {
         history: this.history,
         runState: this.runState,
         wiring: this.sessionWiring(),
-        context: () => this.sessionContext(),
+        context: () => this.context.get(),
         deps: this.options.deps,
         checkpoint: checkpoint ? (message, runSignal) => checkpoint(this, message, runSignal) : undefined,
         observe: (event) => this.observe(event),
@@ -403,37 +341,13 @@ export class LiveSession {
 
   /** Keeps the conversation and the live numbers in step with the events. */
   private observe(event: AgentEvent): void {
-    switch (event.type) {
-      case "message": {
-        this.history.push(event.message);
-        this.updatedAt = event.message.timestamp;
-        if (event.message.type === "assistant") {
-          const tokens = contextTokensOf(event.message);
-          if (tokens !== null) {
-            this.contextTokens = tokens;
-            this.publishStateIfChanged();
-          }
-        }
-        return;
-      }
-      case "tombstone": {
-        const index = event.uuid === undefined ? -1 : this.history.findIndex((message) => message.uuid === event.uuid);
-        if (index >= 0) this.history.splice(index, 1);
-        return;
-      }
-      case "result":
-        if (RUN_ERROR_REASONS.has(event.terminal.reason)) this.stoppedBy = event.terminal.error?.message ?? event.terminal.reason;
-        return;
-      case "permission-request":
-        void this.notify({ notificationType: "permission_prompt", message: `Cairn needs your permission to use ${event.toolName}` });
-        this.broker.announce(permissionRequestOf(event));
-        return;
-      case "permission-resolved":
-        this.broker.settle(event.requestId);
-        return;
-      default:
-        return;
-    }
+    observeSessionEvent(event, this.eventTarget);
+  }
+
+  /** An event made outside a prompt run: observed, then on the bus. */
+  private publish(event: AgentEvent): void {
+    this.observe(event);
+    this.bus.publish(this.sessionId, event);
   }
 
   private publishStateIfChanged(): void {

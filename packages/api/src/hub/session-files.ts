@@ -1,7 +1,7 @@
 import { TranscriptIndexError } from "@cairn/core";
 import type { ConversationMessage } from "@cairn/core/schema";
 import type { ChangedFile, CheckpointStore, RestoreResult } from "@cairn/core/node";
-import type { Runtime } from "../runtime/create-runtime.ts";
+import type { Runtime } from "../runtime/runtime-types.ts";
 import { ApiError } from "../router/errors.ts";
 import type { SessionStore } from "../session-store/session-store.ts";
 

@@ -1,5 +1,5 @@
 import { dispatchNotification, dispatchSessionEnd, type AgentEvent, type HookNotification, type SessionEndReason } from "@cairn/core";
-import type { SessionWiring } from "../runtime/create-runtime.ts";
+import type { SessionWiring } from "../runtime/runtime-types.ts";
 import type { EventBus } from "./event-bus.ts";
 
 type SessionHooksOptions = {

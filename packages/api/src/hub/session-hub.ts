@@ -1,16 +1,8 @@
 import { randomUUID } from "node:crypto";
-import {
-  checkBypassPermissionsAllowed,
-  parseRuleValue,
-  parseSlashCommand,
-  resolveSlashCommand,
-  slashCommandList,
-  type QueryDeps,
-  type SessionMemory,
-} from "@cairn/core";
+import { parseSlashCommand, resolveSlashCommand, slashCommandList, type QueryDeps, type SessionMemory } from "@cairn/core";
 import type { ConversationMessage, PermissionAnswer, PermissionBehavior, PermissionMode } from "@cairn/core/schema";
-import { CheckpointError, createCheckpointStore, type CheckpointStore, type RestoreResult } from "@cairn/core/node";
-import type { Runtime } from "../runtime/create-runtime.ts";
+import type { CheckpointStore, RestoreResult } from "@cairn/core/node";
+import type { Runtime } from "../runtime/runtime-types.ts";
 import type { SequencedEvent, SessionsPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
 import type { CompactResult, MemoryView, RewindMode, RewindPreview, RewindResult, SendResult, SessionSnapshot, SessionSummary } from "../router/types.ts";
@@ -20,10 +12,12 @@ import { LiveSession } from "./live-session.ts";
 import { drainSessions } from "./session-drain.ts";
 import { runSlashCommand } from "./session-slash-command.ts";
 import { sessionSummaries } from "./session-summaries.ts";
-import { promptText } from "./session-derive.ts";
+import { restoreCheckpoint, rewindSession } from "./session-rewind.ts";
+import { SessionCheckpoints } from "./session-checkpoints.ts";
+import { addSessionRule, assertBypassAllowed, removeSessionRule } from "./session-rules.ts";
 import type { SessionCommand, SessionOwnership } from "./session-ownership.ts";
 import { ownershipHost } from "./session-takeover.ts";
-import { forkAt, loadSession, rewindFiles, rewindFilesPreview } from "./session-files.ts";
+import { forkAt, loadSession, rewindFilesPreview } from "./session-files.ts";
 import type { WorktreeSessions } from "../worktree/worktree-sessions.ts";
 import type { WorktreeRecord } from "../worktree/worktree-registry.ts";
 
@@ -60,10 +54,9 @@ export class SessionHub implements SessionsPort {
   private readonly options: SessionHubOptions;
   private readonly live = new Map<string, LiveSession>();
   private readonly loading = new Map<string, Promise<LiveSession>>();
-  private readonly checkpointStore: CheckpointStore | undefined;
+  private readonly checkpointStores: SessionCheckpoints;
   /** The runtime of each live session that does not run in the main checkout (a worktree session's). */
   private readonly sessionRuntimes = new Map<string, Runtime>();
-  private readonly worktreeCheckpoints = new Map<string, CheckpointStore>();
   private closed = false;
   private readonly touched = new Map<string, number>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
@@ -73,8 +66,7 @@ export class SessionHub implements SessionsPort {
     this.options = options;
     this.runtime = options.runtime;
     this.bus = options.bus ?? new MemoryEventBus();
-    this.checkpointStore =
-      options.checkpoints === false ? undefined : createCheckpointStore({ cairnHome: this.runtime.cairnHome, workspaceRoot: this.runtime.workspaceRoot });
+    this.checkpointStores = new SessionCheckpoints(this.runtime, options.checkpoints !== false);
     options.ownership?.start(ownershipHost({ live: this.live, bus: this.bus, load: (sessionId) => this.require(sessionId), sessions: this }));
     const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     if (idleMs > 0 && Number.isFinite(idleMs)) {
@@ -132,7 +124,7 @@ export class SessionHub implements SessionsPort {
 
   /** The file checkpoints of the checkout a session runs in (undefined when turned off). */
   async checkpointsOf(sessionId: string): Promise<CheckpointStore | undefined> {
-    return this.checkpointsFor(await this.runtimeOf(sessionId));
+    return this.checkpointStores.for(await this.runtimeOf(sessionId));
   }
 
   /** Stops a live session and lets go of it (its transcript stays); used before its worktree is removed. */
@@ -168,7 +160,7 @@ export class SessionHub implements SessionsPort {
     if (!session.running) await this.bus.prepare?.(sessionId);
     // A plain prompt is queued at once; only a slash command waits for the skill catalog.
     if (!parseSlashCommand(prompt)) return session.send(prompt);
-    const catalog = await session.skills();
+    const catalog = await session.context.skills();
     this.touched.set(sessionId, Date.now());
     const slash = resolveSlashCommand(prompt, catalog);
     if (!slash) return session.send(prompt);
@@ -177,7 +169,7 @@ export class SessionHub implements SessionsPort {
 
   /** A session's memory view; without a session, the workspace's (what a new session would start with). */
   async memory(sessionId: string | undefined): Promise<MemoryView> {
-    if (sessionId !== undefined) return (await this.require(sessionId)).memoryView();
+    if (sessionId !== undefined) return (await this.require(sessionId)).context.memoryView();
     this.workspaceMemory ??= this.runtime.sessionContext(this.runtime.store.getState().model).then((context) => context.memory);
     const overview = await (await this.workspaceMemory).overview();
     return { ...overview, commands: slashCommandList(overview) };
@@ -218,26 +210,16 @@ export class SessionHub implements SessionsPort {
 
   async rewind(sessionId: string, messageUuid: string, mode: RewindMode): Promise<RewindResult> {
     const session = await this.require(sessionId);
-    if (session.running) throw new ApiError("session_busy", "Interrupt the running prompt before rewinding");
-    await session.flush();
-    const message = session.messages().find((candidate) => candidate.uuid === messageUuid);
-    if (!message) throw new ApiError("message_not_found", `No message ${messageUuid} in session ${sessionId}`);
-    const result: RewindResult = { sessionId: null, restoredCheckpoint: null, backupCheckpoint: null, prompt: promptText(message) };
-    if (mode !== "conversation") {
-      const checkpoints = await this.checkpointsOf(sessionId);
-      if (!checkpoints) throw new ApiError("not_implemented", "File checkpoints are turned off on this server");
-      const restored = await rewindFiles(checkpoints, this.runtime.transcripts, sessionId, messageUuid);
-      result.restoredCheckpoint = restored?.restored ?? null;
-      result.backupCheckpoint = restored?.backup ?? null;
-    }
-    if (mode !== "files") {
-      const forkedId = randomUUID();
-      const parent = message.parentUuid ?? null;
-      if (parent === null) this.adopt(forkedId, { model: session.store.getState().model });
-      else await forkAt(this.runtime, sessionId, parent, forkedId);
-      result.sessionId = forkedId;
-    }
-    return result;
+    return rewindSession(session, messageUuid, mode, {
+      transcripts: this.runtime.transcripts,
+      checkpoints: () => this.checkpointsOf(sessionId),
+      forkBefore: async (parentUuid) => {
+        const forkedId = randomUUID();
+        if (parentUuid === null) this.adopt(forkedId, { model: session.store.getState().model });
+        else await forkAt(this.runtime, sessionId, parentUuid, forkedId);
+        return forkedId;
+      },
+    });
   }
 
   /** The files a rewind of the files to `messageUuid` would change (restore, delete or bring back). */
@@ -252,15 +234,7 @@ export class SessionHub implements SessionsPort {
 
   /** Puts the files back as a checkpoint holds them (undoing a rewind with its backup); keeps a backup of the present too. */
   async restoreCheckpoint(commit: string, sessionId?: string): Promise<RestoreResult> {
-    const checkpoints = sessionId === undefined ? this.checkpointStore : await this.checkpointsOf(sessionId);
-    if (!checkpoints) throw new ApiError("not_implemented", "File checkpoints are turned off on this server");
-    try {
-      return await checkpoints.restoreFiles(commit);
-    } catch (error) {
-      if (error instanceof CheckpointError && error.code === "unknown-checkpoint")
-        throw new ApiError("message_not_found", `No checkpoint ${commit}`, { cause: error });
-      throw error;
-    }
+    return restoreCheckpoint(sessionId === undefined ? this.checkpointStores.main : await this.checkpointsOf(sessionId), commit);
   }
 
   async *events(sessionId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<SequencedEvent> {
@@ -276,17 +250,11 @@ export class SessionHub implements SessionsPort {
   }
 
   async addSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<void> {
-    const session = await this.require(sessionId);
-    checkSessionRule(behavior, rule);
-    session.store.setState((state) => (state.sessionAllowRules.includes(rule) ? state : { ...state, sessionAllowRules: [...state.sessionAllowRules, rule] }));
+    addSessionRule((await this.require(sessionId)).store, behavior, rule);
   }
 
   async removeSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<boolean> {
-    const session = await this.require(sessionId);
-    checkSessionRule(behavior, rule);
-    const present = session.store.getState().sessionAllowRules.includes(rule);
-    if (present) session.store.setState((state) => ({ ...state, sessionAllowRules: state.sessionAllowRules.filter((existing) => existing !== rule) }));
-    return present;
+    return removeSessionRule((await this.require(sessionId)).store, behavior, rule);
   }
 
   /** The session's allow rules for this session only (settings.get shows them). */
@@ -301,7 +269,7 @@ export class SessionHub implements SessionsPort {
 
   /** The workspace's shadow-git checkpoints (undefined when turned off). */
   get checkpoints(): CheckpointStore | undefined {
-    return this.checkpointStore;
+    return this.checkpointStores.main;
   }
 
   liveSession(sessionId: string): LiveSession | undefined {
@@ -355,22 +323,12 @@ export class SessionHub implements SessionsPort {
     return this.live.get(sessionId) ?? this.adopt(sessionId, loaded, runtime);
   }
 
-  private checkpointsFor(runtime: Runtime): CheckpointStore | undefined {
-    if (runtime === this.runtime || !this.checkpointStore) return this.checkpointStore;
-    let store = this.worktreeCheckpoints.get(runtime.workspaceRoot);
-    if (!store) {
-      store = createCheckpointStore({ cairnHome: this.runtime.cairnHome, workspaceRoot: runtime.workspaceRoot });
-      this.worktreeCheckpoints.set(runtime.workspaceRoot, store);
-    }
-    return store;
-  }
-
   private adopt(
     sessionId: string,
     seed: { model?: string; permissionMode?: PermissionMode; startSource?: "clear"; history?: ConversationMessage[]; title?: string; updatedAt?: string },
     runtime: Runtime = this.runtime,
   ): LiveSession {
-    const checkpoints = this.checkpointsFor(runtime);
+    const checkpoint = this.checkpointStores.promptCheckpoint(runtime);
     if (runtime !== this.runtime) this.sessionRuntimes.set(sessionId, runtime);
     const session = new LiveSession({
       sessionId,
@@ -379,14 +337,7 @@ export class SessionHub implements SessionsPort {
       ...seed,
       ...(this.options.maxQueuedPrompts !== undefined ? { maxQueuedPrompts: this.options.maxQueuedPrompts } : {}),
       ...(this.options.deps ? { deps: this.options.deps } : {}),
-      ...(checkpoints
-        ? {
-            checkpoint: async (live: LiveSession, message: ConversationMessage, signal: AbortSignal) => {
-              const commit = await checkpoints.snapshot(`prompt ${message.uuid}`, { signal });
-              await live.sessionWiring().sink.appendCheckpoint(message.uuid, commit);
-            },
-          }
-        : {}),
+      ...(checkpoint ? { checkpoint } : {}),
     });
     this.live.set(sessionId, session);
     this.touched.set(sessionId, Date.now());
@@ -394,17 +345,6 @@ export class SessionHub implements SessionsPort {
   }
 
   private assertBypassAllowed(): void {
-    const check = checkBypassPermissionsAllowed({
-      uid: typeof process.getuid === "function" ? process.getuid() : undefined,
-      sandboxed: this.options.sandboxed ?? false,
-      disabledBySettings: this.runtime.settings.merged.permissions.disableBypassPermissionsMode,
-    });
-    if (!check.ok) throw new ApiError("mode_not_allowed", check.reason);
+    assertBypassAllowed(this.runtime, this.options.sandboxed ?? false);
   }
-}
-
-function checkSessionRule(behavior: PermissionBehavior, rule: string): void {
-  const parsed = parseRuleValue(rule);
-  if (!parsed.ok) throw new ApiError("invalid_rule", `"${rule}" is not a permission rule: ${parsed.message}`);
-  if (behavior !== "allow") throw new ApiError("invalid_rule", "Session rules can only allow; add deny and ask rules to the local settings");
 }

@@ -16,7 +16,7 @@ import {
   type Store,
 } from "@cairn/core";
 import type { ConversationMessage } from "@cairn/core/schema";
-import type { Runtime, SessionContext, SessionWiring } from "../runtime/create-runtime.ts";
+import type { Runtime, SessionContext, SessionWiring } from "../runtime/runtime-types.ts";
 import { createSessionTelemetry, type SessionTelemetry } from "../telemetry/session-telemetry.ts";
 import type { EventBus } from "./event-bus.ts";
 import { checkpointingGate } from "./checkpointing-gate.ts";

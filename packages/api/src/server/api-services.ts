@@ -6,7 +6,7 @@ import { createReviewPort } from "../review/review-port.ts";
 import { createWorktreePort } from "../worktree/worktree-port.ts";
 import type { WorktreeSessions } from "../worktree/worktree-sessions.ts";
 import type { ApiContext } from "../router/context.ts";
-import type { Runtime } from "../runtime/create-runtime.ts";
+import type { Runtime } from "../runtime/runtime-types.ts";
 import { secretEnvironmentValues } from "../share/env-secrets.ts";
 import { TokenBucketLimiter } from "../share/rate-limiter.ts";
 import { createRedactor } from "../share/redact.ts";

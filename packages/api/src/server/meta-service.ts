@@ -1,5 +1,5 @@
 import { probeSandbox } from "@cairn/worker";
-import type { Runtime } from "../runtime/create-runtime.ts";
+import type { Runtime } from "../runtime/runtime-types.ts";
 import type { MetaPort } from "../router/context.ts";
 import type { MetaInfo } from "../router/types.ts";
 import type { TrustRepository } from "./trust-store.ts";

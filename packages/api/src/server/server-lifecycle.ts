@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import type { BrowserSessionStore } from "../auth/browser-sessions.ts";
 import type { DistributedNode } from "../distributed/start-distributed.ts";
 import type { SessionHub } from "../hub/session-hub.ts";
-import type { Runtime } from "../runtime/create-runtime.ts";
+import type { Runtime } from "../runtime/runtime-types.ts";
 import type { ShareRepository } from "../share/share-records.ts";
 import type { TerminalManager } from "../terminal/terminal-manager.ts";
 import type { WebHandler } from "./next-handler.ts";

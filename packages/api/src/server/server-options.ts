@@ -3,7 +3,7 @@ import { generateAccessToken, isLoopbackHost } from "../auth/access-token.ts";
 import { type AllowedHost, InvalidAllowedHostError, parseAllowedHosts } from "../auth/host-policy.ts";
 import type { DistributedConfig } from "../distributed/distributed-config.ts";
 import type { EventBus } from "../hub/event-bus.ts";
-import type { Runtime, RuntimeOptions } from "../runtime/create-runtime.ts";
+import type { Runtime, RuntimeOptions } from "../runtime/runtime-types.ts";
 import type { RateLimiterOptions } from "../share/rate-limiter.ts";
 import type { TimelineSourceLoader } from "../share/share-view-service.ts";
 import type { StreamLimits } from "../share/stream-gate.ts";

@@ -1,7 +1,7 @@
 import type { PermissionBehavior } from "@cairn/core/schema";
 import { settingsFilePaths } from "@cairn/core/node";
 import { LocalSettingsError } from "../runtime/local-settings.ts";
-import type { Runtime } from "../runtime/create-runtime.ts";
+import type { Runtime } from "../runtime/runtime-types.ts";
 import type { SettingsPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
 import type { SettingsRule, SettingsView } from "../router/types.ts";

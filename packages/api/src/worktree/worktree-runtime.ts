@@ -1,4 +1,5 @@
-import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/create-runtime.ts";
+import { createRuntime } from "../runtime/create-runtime.ts";
+import type { Runtime, RuntimeOptions } from "../runtime/runtime-types.ts";
 import type { SessionStore } from "../session-store/session-store.ts";
 import { WorktreeSessions } from "./worktree-sessions.ts";
 

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Runtime } from "../runtime/create-runtime.ts";
+import type { Runtime } from "../runtime/runtime-types.ts";
 import { WorktreeSessions } from "./worktree-sessions.ts";
 
 let parent: string;

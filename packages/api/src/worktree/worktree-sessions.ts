@@ -3,7 +3,7 @@ import { projectDirName } from "@cairn/core/schema";
 import { createWorkspaceWorktrees, type GitWorktrees } from "@cairn/worker";
 import { asApiError } from "../git/git-service.ts";
 import { ApiError } from "../router/errors.ts";
-import type { Runtime } from "../runtime/create-runtime.ts";
+import type { Runtime } from "../runtime/runtime-types.ts";
 import { WorktreeRegistry, type WorktreeRecord } from "./worktree-registry.ts";
 
 export type WorktreeSessionsOptions = {
