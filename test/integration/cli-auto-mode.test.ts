@@ -32,7 +32,17 @@ async function run(turns: Turn[], options: { settings?: object; mode?: string } 
   sim.requests.length = 0;
   const started = Date.now();
   const result = await runCairn(
-    ["-p", PROMPT, "--output-format", "json", "--permission-mode", options.mode ?? "auto", "--settings", JSON.stringify(options.settings ?? {})],
+    // A generous classifier timeout unless a test sets its own: on a loaded machine the default 5 s can pass before the simulator answers.
+    [
+      "-p",
+      PROMPT,
+      "--output-format",
+      "json",
+      "--permission-mode",
+      options.mode ?? "auto",
+      "--settings",
+      JSON.stringify({ autoModeTimeoutMs: 60_000, ...options.settings }),
+    ],
     { cwd: workspace, env: { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: "test", CAIRN_HOME: cairnHome }, timeoutMs: 150_000 },
   );
   const elapsedMs = Date.now() - started;
@@ -92,6 +102,22 @@ describe("auto mode through cairn -p", () => {
     // Two million classifier input tokens cost far more than the main model's two thousand.
     expect(final.classifier_usage.cost_usd).toBeGreaterThan(0.5);
     expect(final.total_cost_usd).toBeGreaterThan(final.classifier_usage.cost_usd);
+  });
+
+  it("a classifier request that times out after its message_start is still counted with the tokens it reported", async () => {
+    const { records, final, toolResults } = await run(
+      [
+        { content: [bash("touch made.txt", "toolu_1")] },
+        // message_start (with the usage the API charges for the input) goes out, then the answer stalls past the timeout.
+        { ...verdict("allow", "fine"), usage: { input_tokens: 3_000_000, output_tokens: 1 }, faults: [{ kind: "stall" as const, afterEvents: 1, ms: 10_000 }] },
+        done,
+      ],
+      { settings: { autoModeTimeoutMs: 4_000 } },
+    );
+    expect(String(toolResults[0]!.content)).toContain("the classifier could not decide (timeout");
+    expect(records[0]!.classifierRequest).toMatchObject({ model: CLASSIFIER_MODEL, failure: "timeout", usage: { input_tokens: 3_000_000 } });
+    expect(final.classifier_usage).toMatchObject({ requests: 1, input_tokens: 3_000_000 });
+    expect(final.classifier_usage.cost_usd).toBeGreaterThan(0.5);
   });
 
   it("a deny refuses the command and tells the model why", async () => {

@@ -182,6 +182,49 @@ describe("telemetry behaviour", () => {
     expect(JSON.stringify(logs)).not.toContain("tool_parameters");
   });
 
+  it("auto mode's classifier request counts in cairn.token.usage and cairn.cost.usage, marked by its query_source", async () => {
+    const workspace = await tempDir("otel-auto");
+    const classifierModel = "claude-haiku-5-5";
+    sim.setScenario({
+      turns: [
+        { content: [{ type: "tool_use", id: "toolu_b", name: "Bash", input: { command: "touch made.txt" } }], usage: { input_tokens: 100, output_tokens: 10 } },
+        {
+          match: { model: classifierModel },
+          content: [{ type: "tool_use", name: "permission_verdict", input: { decision: "allow", reason: "the user asked for it" } }],
+          usage: { input_tokens: 4_000, output_tokens: 25 },
+        },
+        { content: [{ type: "text", text: "done" }], usage: { input_tokens: 200, output_tokens: 5 } },
+      ],
+    });
+    const from = received.length;
+    // A generous classifier timeout: on a loaded machine the default 5 s can pass before the simulator answers.
+    const result = await runCairn(["-p", "make the file", "--permission-mode", "auto", "--settings", JSON.stringify({ autoModeTimeoutMs: 60_000 })], {
+      cwd: workspace,
+      env: {
+        ANTHROPIC_BASE_URL: sim.url,
+        ANTHROPIC_API_KEY: "test",
+        CAIRN_HOME: await tempDir("otel-auto-home"),
+        CAIRN_ENABLE_TELEMETRY: "1",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
+      },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe("done\n");
+    const metrics = metricsOf(received.slice(from));
+    const points = (name: string) => metrics.filter((metric: any) => metric.name === name).flatMap((metric: any) => metric.sum.dataPoints);
+    const value = (point: any) => Number(point.asInt ?? point.asDouble);
+    const classifierTokens = points("cairn.token.usage").filter((point: any) => attr(point, "query_source") === "auto_mode_classifier");
+    expect(classifierTokens.map((point: any) => [attr(point, "type"), attr(point, "model"), value(point)]).sort()).toEqual([
+      ["input", classifierModel, 4_000],
+      ["output", classifierModel, 25],
+    ]);
+    const mainInput = points("cairn.token.usage").find((point: any) => attr(point, "type") === "input" && attr(point, "query_source") === undefined);
+    expect(value(mainInput)).toBe(300);
+    const classifierCost = points("cairn.cost.usage").find((point: any) => attr(point, "query_source") === "auto_mode_classifier");
+    expect(value(classifierCost)).toBeGreaterThan(0);
+  });
+
   it("a wrong endpoint costs one warning and the run still succeeds", async () => {
     const workspace = await tempDir("otel-bad");
     sim.setScenario({ turns: [{ content: [{ type: "text", text: "still fine" }] }] });

@@ -52,7 +52,7 @@ describe("pending session telemetry", () => {
       ["cairn.api_request", T0 + 30],
       ["cairn.tool_decision", T0 + 40],
     ]);
-    expect(counts[0]).toEqual({ value: 1, attributes: { "session.id": "s1" } });
+    expect(counts[0]).toEqual({ value: 1, attributes: { "session.id": "s1" }, instrument: "sessionCount" });
 
     // Once ready, calls go straight through.
     turn.observe(result, T0 + 500);

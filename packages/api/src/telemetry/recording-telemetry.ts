@@ -11,7 +11,7 @@ type RecordedLog = { name: string; attributes: Attributes; at: number | undefine
 export function recordingTelemetry() {
   const spans: RecordedSpan[] = [];
   const logs: RecordedLog[] = [];
-  const counts: Array<{ value: number; attributes: Attributes | undefined }> = [];
+  const counts: Array<{ value: number; attributes: Attributes | undefined; instrument: string }> = [];
   const tracer = {
     startSpan(name: string, options: SpanOptions = {}, parent?: Context) {
       const id = `span-${spans.length + 1}`;
@@ -32,10 +32,17 @@ export function recordingTelemetry() {
       return span as unknown as Span;
     },
   } as unknown as Tracer;
-  const counter = { add: (value: number, attributes?: Attributes) => void counts.push({ value, attributes }) };
+  const counter = (instrument: string) => ({ add: (value: number, attributes?: Attributes) => void counts.push({ value, attributes, instrument }) });
   const telemetry = {
     tracer,
-    instruments: { sessionCount: counter, tokenUsage: counter, costUsage: counter, linesOfCode: counter, codeEditToolDecision: counter, activeTime: counter },
+    instruments: {
+      sessionCount: counter("sessionCount"),
+      tokenUsage: counter("tokenUsage"),
+      costUsage: counter("costUsage"),
+      linesOfCode: counter("linesOfCode"),
+      codeEditToolDecision: counter("codeEditToolDecision"),
+      activeTime: counter("activeTime"),
+    },
     emit: (name: string, attributes: Attributes, at?: number) => void logs.push({ name, attributes, at }),
     logUserPrompts: false,
     logToolDetails: false,

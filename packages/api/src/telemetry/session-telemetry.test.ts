@@ -73,4 +73,35 @@ describe("session telemetry", () => {
     } as unknown as AgentEvent);
     expect(spans.map((span) => span.name)).toEqual(["cairn.turn", "cairn.model_request", "cairn.tool Nope"]);
   });
+
+  test("auto mode's classifier requests count in cairn.token.usage and cairn.cost.usage, a timed-out one too", () => {
+    const { telemetry, counts } = recordingTelemetry();
+    const turn = createSessionTelemetry(telemetry, { sessionId: "s1" }).turn("make the release");
+    turn.observe(assistant);
+    const toolEnd = (toolUseId: string, classifierRequest?: object) =>
+      ({
+        type: "tool-end",
+        record: { toolUseId, name: "Bash", startedAt: now, endedAt: now + 5, durationMs: 5, permissionWaitMs: 0, isError: false, classifierRequest },
+      }) as unknown as AgentEvent;
+    const haiku = "claude-haiku-4-5";
+    turn.observe(toolEnd("toolu_1", { model: haiku, startedAt: now, endedAt: now + 2, usage: { input_tokens: 1_000, output_tokens: 20 } }));
+    turn.observe(toolEnd("toolu_2", { model: haiku, startedAt: now, endedAt: now + 2, usage: { input_tokens: 700, output_tokens: 0 }, failure: "timeout" }));
+    // A cached verdict made no request; a request that failed before the API answered reported no usage.
+    turn.observe(toolEnd("toolu_3"));
+    turn.observe(toolEnd("toolu_4", { model: haiku, startedAt: now, endedAt: now + 2, failure: "api_error" }));
+
+    const classifierTokens = counts.filter((count) => count.instrument === "tokenUsage" && count.attributes?.query_source === "auto_mode_classifier");
+    expect(classifierTokens.map((count) => [count.attributes?.type, count.value, count.attributes?.model])).toEqual([
+      ["input", 1_000, haiku],
+      ["output", 20, haiku],
+      ["input", 700, haiku],
+    ]);
+    const costs = counts.filter((count) => count.instrument === "costUsage");
+    expect(costs.map((count) => count.attributes?.query_source)).toEqual([undefined, "auto_mode_classifier", "auto_mode_classifier"]);
+    expect(costs[1]!.value).toBeGreaterThan(costs[2]!.value);
+    expect(costs[2]!.value).toBeGreaterThan(0);
+    // The conversation's own request is counted once, without the classifier's mark.
+    const mainTokens = counts.filter((count) => count.instrument === "tokenUsage" && count.attributes?.query_source === undefined);
+    expect(mainTokens.map((count) => count.value)).toEqual([10, 2]);
+  });
 });

@@ -1,10 +1,12 @@
 import { context as otelContext, SpanStatusCode, trace, type Attributes, type Context } from "@opentelemetry/api";
 import { decisionReasonToOTelSource, estimateCostUsd, type AgentEvent } from "@cairn/core";
-import { addUsage, emptyUsageTotals, type HookRunRecord } from "@cairn/core/schema";
+import { addUsage, emptyUsageTotals, type HookRunRecord, type Usage } from "@cairn/core/schema";
 import { createRedactor } from "../share/redact.ts";
 import type { Telemetry } from "./telemetry-port.ts";
 
 const EDIT_TOOLS = new Set(["Edit", "MultiEdit", "Write", "NotebookEdit"]);
+/** The `query_source` attribute of token and cost figures that auto mode's permission classifier spent. */
+const CLASSIFIER_QUERY_SOURCE = "auto_mode_classifier";
 const MAX_ATTRIBUTE_CHARS = 4_000;
 
 export type TurnTelemetry = {
@@ -87,13 +89,28 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
       telemetry.emit("cairn.user_prompt", { ...common, prompt_length: prompt.length, ...(telemetry.logUserPrompts ? { prompt: clean(prompt) } : {}) }, at);
       let ended = false;
 
+      /** `cairn.token.usage` by type and `cairn.cost.usage` of one model request; its cost. */
+      const countUsage = (model: string, usage: Usage | undefined, extra: Attributes = {}) => {
+        const totals = addUsage(emptyUsageTotals(), usage);
+        const cost = estimateCostUsd(model, totals);
+        for (const [type, value] of [
+          ["input", totals.inputTokens],
+          ["output", totals.outputTokens],
+          ["cacheRead", totals.cacheReadInputTokens],
+          ["cacheCreation", totals.cacheCreationInputTokens],
+        ] as const) {
+          if (value > 0) instruments.tokenUsage.add(value, { ...common, ...extra, type, model });
+        }
+        instruments.costUsage.add(cost, { ...common, ...extra, model });
+        return { totals, cost };
+      };
+
       const modelRequest = (event: Extract<AgentEvent, { type: "message" }>, at: number) => {
         const message = event.message;
         if (message.type !== "assistant" || !message.modelCall) return;
         const call = message.modelCall;
         const model = message.message.model || call.model;
-        const totals = addUsage(emptyUsageTotals(), message.message.usage);
-        const cost = estimateCostUsd(model, totals);
+        const { totals, cost } = countUsage(model, message.message.usage);
         const ttftMs = call.firstTokenAt === null ? undefined : call.firstTokenAt - call.startedAt;
         const attributes: Attributes = {
           ...common,
@@ -111,15 +128,6 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
         span.end(call.endedAt);
         requestContext = trace.setSpan(turnContext, span);
         retries = 0;
-        for (const [type, value] of [
-          ["input", totals.inputTokens],
-          ["output", totals.outputTokens],
-          ["cacheRead", totals.cacheReadInputTokens],
-          ["cacheCreation", totals.cacheCreationInputTokens],
-        ] as const) {
-          if (value > 0) instruments.tokenUsage.add(value, { ...common, type, model });
-        }
-        instruments.costUsage.add(cost, { ...common, model });
         telemetry.emit("cairn.api_request", { ...attributes, cost_usd: cost }, at);
       };
 
@@ -165,6 +173,10 @@ export function createSessionTelemetry(telemetry: Telemetry, session: { sessionI
           ...(source ? { "decision.source": source, decision: record.decision!.behavior } : {}),
           ...(record.errorClass ? { "error.class": record.errorClass } : {}),
         };
+        // Auto mode's classifier request for this call (a fresh verdict, or one that failed or timed out after the API
+        // reported its usage) is a model request of its own: its tokens and cost count, marked by where they came from.
+        const classifier = record.classifierRequest;
+        if (classifier?.usage) countUsage(classifier.model, classifier.usage, { query_source: CLASSIFIER_QUERY_SOURCE });
         const span = tracer.startSpan(`cairn.tool ${record.name}`, { startTime: record.startedAt, attributes }, requestContext);
         if (record.isError) span.setStatus({ code: SpanStatusCode.ERROR, ...(record.errorClass ? { message: record.errorClass } : {}) });
         const toolContext = trace.setSpan(requestContext, span);

@@ -98,6 +98,20 @@ describe("auto mode's judge", () => {
     expect(decision.reason.type === "classifier" && decision.reason.reason).toContain("timeout");
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(sawAbort).toBe(true);
+    expect(decision.classifierRequest).toBeUndefined();
+  });
+
+  test("a timed-out request that had reported its usage is still counted: the ask carries it, marked timeout", async () => {
+    const request = { model: "claude-haiku-4-5", startedAt: 10, endedAt: 45, usage: { input_tokens: 900, output_tokens: 1 } };
+    const { classifier } = fakeClassifier(
+      (_action, signal) =>
+        new Promise((_resolve, reject) => {
+          signal.addEventListener("abort", () => reject(new ClassifierError("aborted", "cancelled", { request: { ...request, failure: "aborted" } })));
+        }),
+    );
+    const decision = await judgeWith(classifier, { timeoutMs: 30 }).judge(call({ command: "npm test" }));
+    expect(decision.reason.type === "classifier" && decision.reason.reason).toContain("timeout");
+    expect(decision).toMatchObject({ behavior: "ask", classifierRequest: { ...request, failure: "timeout" } });
   });
 
   test("a cancelled call stops waiting for the classifier and asks", async () => {

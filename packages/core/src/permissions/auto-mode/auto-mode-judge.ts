@@ -52,6 +52,27 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
+/** How long a timed-out classifier may take to settle after its abort and hand back its request record. */
+const ABANDONED_REQUEST_GRACE_MS = 250;
+
+/** The request record of a classification given up on: what it settles with shortly after its abort, if anything. */
+async function requestOfAbandoned(classifying: Promise<ClassifierVerdict>): Promise<ClassifierRequestRecord | undefined> {
+  let endGrace: () => void = () => undefined;
+  const grace = new Promise<undefined>((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ABANDONED_REQUEST_GRACE_MS);
+    endGrace = () => clearTimeout(timer);
+  });
+  const settled = classifying.then(
+    (verdict) => verdict.request,
+    (error: unknown) => (error instanceof ClassifierError ? error.request : undefined),
+  );
+  try {
+    return await Promise.race([settled, grace]);
+  } finally {
+    endGrace();
+  }
+}
+
 /**
  * Auto mode: a classifier decides what no rule, hook or mode decided. It fails safe (a timeout, an API
  * error or an answer it cannot parse means ask), remembers verdicts for identical actions within the
@@ -97,12 +118,19 @@ export function createAutoModeJudge(options: AutoModeJudgeOptions): AutoModeJudg
     }, timeoutMs);
     if (call.signal.aborted) stop();
     else call.signal.addEventListener("abort", stop, { once: true });
+    const classifying = options.classifier.classify(call.buildAction(), controller.signal);
     try {
       // A classifier that ignores its signal still cannot hold the call past the timeout.
-      return await Promise.race([options.classifier.classify(call.buildAction(), controller.signal), stopped]);
+      return await Promise.race([classifying, stopped]);
     } catch (error) {
-      if (timedOut) throw new ClassifierError("timeout", `no answer within ${timeoutMs} ms`, { cause: error });
-      throw error;
+      if (!timedOut) throw error;
+      // The request was sent and may have been charged for (its message_start reports the input tokens): the aborted
+      // classifier hands its record back at once, so the timeout is counted like any other request.
+      const request = await requestOfAbandoned(classifying);
+      throw new ClassifierError("timeout", `no answer within ${timeoutMs} ms`, {
+        cause: error,
+        ...(request ? { request: { ...request, failure: "timeout" } } : {}),
+      });
     } finally {
       clearTimeout(timer);
       call.signal.removeEventListener("abort", stop);

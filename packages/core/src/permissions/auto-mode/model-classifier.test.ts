@@ -39,4 +39,31 @@ describe("the model classifier's request record", () => {
     expect((failed as ClassifierError).request).toMatchObject({ model: "claude-haiku-4-5", failure: "api_error" });
     expect((failed as ClassifierError).request?.usage).toBeUndefined();
   });
+
+  test("a request cut short after its message_start still reports the input tokens it was charged", async () => {
+    const controller = new AbortController();
+    const stalled = createScriptedModel([
+      {
+        content: [verdictCall("allow")],
+        usage: { input_tokens: 512 },
+        // The answer starts, then the caller gives up waiting (as auto mode's timeout does).
+        beforePart: (_part, index) => {
+          if (index === 1) controller.abort();
+        },
+      },
+    ]);
+    const aborted = await classifierFor(stalled)
+      .classify(action, controller.signal)
+      .catch((error: unknown) => error);
+    expect((aborted as ClassifierError).code).toBe("aborted");
+    expect((aborted as ClassifierError).request).toMatchObject({ model: "claude-haiku-4-5", failure: "aborted", usage: { input_tokens: 512 } });
+
+    const cut = createScriptedModel([
+      { content: [verdictCall("allow")], usage: { input_tokens: 64 }, cutAfterParts: { parts: 2, error: new ModelError("connection", "socket hang up") } },
+    ]);
+    const failed = await classifierFor(cut)
+      .classify(action, new AbortController().signal)
+      .catch((error: unknown) => error);
+    expect((failed as ClassifierError).request).toMatchObject({ failure: "api_error", usage: { input_tokens: 64 } });
+  });
 });

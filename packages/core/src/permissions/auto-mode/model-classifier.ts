@@ -24,13 +24,22 @@ export function createModelActionClassifier(options: ModelClassifierOptions): Ac
       const accumulator = new MessageAccumulator();
       const startedAt = now();
       const record = (extra: Partial<ClassifierRequestRecord>): ClassifierRequestRecord => ({ model: request.model, startedAt, endedAt: now(), ...extra });
+      // A request cut short (cancelled, timed out, failed mid-stream) still used the tokens its message_start reported.
+      const reported = (): Partial<ClassifierRequestRecord> =>
+        accumulator.started ? { model: accumulator.model || request.model, usage: accumulator.partial().usage } : {};
       try {
         for await (const part of options.client.stream(request, { signal })) accumulator.apply(part);
       } catch (error) {
         if (signal.aborted)
-          throw new ClassifierError("aborted", "the classifier request was cancelled", { cause: error, request: record({ failure: "aborted" }) });
+          throw new ClassifierError("aborted", "the classifier request was cancelled", {
+            cause: error,
+            request: record({ ...reported(), failure: "aborted" }),
+          });
         const detail = isModelError(error) ? `${error.code}${error.status ? ` ${error.status}` : ""}: ${error.message}` : String(error);
-        throw new ClassifierError("api_error", `the classifier request failed (${detail})`, { cause: error, request: record({ failure: "api_error" }) });
+        throw new ClassifierError("api_error", `the classifier request failed (${detail})`, {
+          cause: error,
+          request: record({ ...reported(), failure: "api_error" }),
+        });
       }
       const message = accumulator.finish();
       const verdict = parseClassifierVerdict(message.content);
