@@ -20,36 +20,38 @@ export type TelemetryConfig = {
 
 export type TelemetryExporterKind = "otlp" | "console";
 
-const flag = z.enum(["0", "1", "true", "false"]).optional();
-const exporterList = z
-  .string()
-  .optional()
-  .transform((value, context) => {
-    const kinds = (value ?? "otlp")
-      .split(",")
-      .map((kind) => kind.trim())
-      .filter((kind) => kind !== "");
-    const unknown = kinds.filter((kind) => !["otlp", "console", "none"].includes(kind));
-    if (unknown.length > 0) context.addIssue({ code: "custom", message: `unsupported exporter ${unknown.join(", ")} (use otlp, console or none)` });
-    return kinds.includes("none") ? [] : (kinds as TelemetryExporterKind[]);
+/** Built at its first use: telemetry is off in most runs, which then never parse these variables. */
+const telemetryEnvSchema = z.lazy(() => {
+  const flag = z.enum(["0", "1", "true", "false"]).optional();
+  const exporterList = z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      const kinds = (value ?? "otlp")
+        .split(",")
+        .map((kind) => kind.trim())
+        .filter((kind) => kind !== "");
+      const unknown = kinds.filter((kind) => !["otlp", "console", "none"].includes(kind));
+      if (unknown.length > 0) context.addIssue({ code: "custom", message: `unsupported exporter ${unknown.join(", ")} (use otlp, console or none)` });
+      return kinds.includes("none") ? [] : (kinds as TelemetryExporterKind[]);
+    });
+  return z.object({
+    CAIRN_ENABLE_TELEMETRY: flag,
+    OTEL_TRACES_EXPORTER: exporterList,
+    OTEL_METRICS_EXPORTER: exporterList,
+    OTEL_LOGS_EXPORTER: exporterList,
+    OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(["http/json", "http/protobuf"]).optional(),
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+    OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: z.url().optional(),
+    OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: z.url().optional(),
+    OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+    OTEL_EXPORTER_OTLP_TIMEOUT: z.coerce.number().int().min(1).optional(),
+    OTEL_RESOURCE_ATTRIBUTES: z.string().optional(),
+    OTEL_METRIC_EXPORT_INTERVAL: z.coerce.number().int().min(1).optional(),
+    OTEL_LOG_USER_PROMPTS: flag,
+    OTEL_LOG_TOOL_DETAILS: flag,
   });
-
-const telemetryEnvSchema = z.object({
-  CAIRN_ENABLE_TELEMETRY: flag,
-  OTEL_TRACES_EXPORTER: exporterList,
-  OTEL_METRICS_EXPORTER: exporterList,
-  OTEL_LOGS_EXPORTER: exporterList,
-  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(["http/json", "http/protobuf"]).optional(),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
-  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: z.url().optional(),
-  OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: z.url().optional(),
-  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
-  OTEL_EXPORTER_OTLP_TIMEOUT: z.coerce.number().int().min(1).optional(),
-  OTEL_RESOURCE_ATTRIBUTES: z.string().optional(),
-  OTEL_METRIC_EXPORT_INTERVAL: z.coerce.number().int().min(1).optional(),
-  OTEL_LOG_USER_PROMPTS: flag,
-  OTEL_LOG_TOOL_DETAILS: flag,
 });
 
 const isOn = (value: string | undefined) => value === "1" || value === "true";

@@ -2,33 +2,36 @@ import { z } from "zod";
 import type { HookEventName, HookRunResult } from "./port.ts";
 
 /** `PermissionRequest`'s answer to the permission prompt (Claude Code's `hookSpecificOutput.decision`). */
-const permissionRequestDecisionSchema = z.discriminatedUnion("behavior", [
-  z.looseObject({ behavior: z.literal("allow"), updatedInput: z.record(z.string(), z.unknown()).optional() }),
-  z.looseObject({ behavior: z.literal("deny"), message: z.string().optional(), interrupt: z.boolean().optional() }),
-]);
+const permissionRequestDecisionSchema = () =>
+  z.discriminatedUnion("behavior", [
+    z.looseObject({ behavior: z.literal("allow"), updatedInput: z.record(z.string(), z.unknown()).optional() }),
+    z.looseObject({ behavior: z.literal("deny"), message: z.string().optional(), interrupt: z.boolean().optional() }),
+  ]);
 
-/** The JSON a hook may print on stdout with exit code 0 (Claude Code's contract). */
-export const hookJsonOutputSchema = z
-  .object({
-    continue: z.boolean().optional(),
-    stopReason: z.string().optional(),
-    suppressOutput: z.boolean().optional(),
-    systemMessage: z.string().optional(),
-    decision: z.enum(["block", "approve"]).optional(),
-    reason: z.string().optional(),
-    hookSpecificOutput: z
-      .object({
-        hookEventName: z.string().optional(),
-        permissionDecision: z.enum(["allow", "deny", "ask"]).optional(),
-        permissionDecisionReason: z.string().optional(),
-        updatedInput: z.record(z.string(), z.unknown()).optional(),
-        additionalContext: z.string().optional(),
-        decision: permissionRequestDecisionSchema.optional(),
-      })
-      .loose()
-      .optional(),
-  })
-  .loose();
+/** The JSON a hook may print on stdout with exit code 0 (Claude Code's contract); built when a hook first answers. */
+export const hookJsonOutputSchema = z.lazy(() =>
+  z
+    .object({
+      continue: z.boolean().optional(),
+      stopReason: z.string().optional(),
+      suppressOutput: z.boolean().optional(),
+      systemMessage: z.string().optional(),
+      decision: z.enum(["block", "approve"]).optional(),
+      reason: z.string().optional(),
+      hookSpecificOutput: z
+        .object({
+          hookEventName: z.string().optional(),
+          permissionDecision: z.enum(["allow", "deny", "ask"]).optional(),
+          permissionDecisionReason: z.string().optional(),
+          updatedInput: z.record(z.string(), z.unknown()).optional(),
+          additionalContext: z.string().optional(),
+          decision: permissionRequestDecisionSchema().optional(),
+        })
+        .loose()
+        .optional(),
+    })
+    .loose(),
+);
 export type HookJsonOutput = z.infer<typeof hookJsonOutputSchema>;
 
 export type PermissionRequestVerdict =
