@@ -1,7 +1,8 @@
 // Bundles the CLI, the workspace packages it uses (TypeScript sources) and its pure-JavaScript npm
-// dependencies into ES modules, so `cairn` starts without compiling TypeScript or resolving and reading
+// dependencies into one CommonJS file, so `cairn` starts without compiling TypeScript or resolving and reading
 // a hundred small files at run time. Native addons, packages that find files next to themselves
-// (binaries, wasm) and Next.js stay external.
+// (binaries, wasm) and Next.js stay external. CommonJS because Node 20 can only hand V8 a code cache for
+// a script, not for an ES module: bin/load-bundle.js compiles it with the cache the last start left.
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -39,9 +40,9 @@ const externals = {
 };
 
 /**
- * OpenTelemetry's packages (loaded only with telemetry on, in their own chunks) have no `exports` map, so
- * esbuild would take their CommonJS `main`, and a dynamic `import()` of a CommonJS chunk exposes only
- * `default`. Their `module` field points at the ES module build, which keeps the named exports.
+ * OpenTelemetry's packages (initialised only with telemetry on) have no `exports` map, so esbuild would take
+ * their CommonJS `main`, whose dynamic `import()` exposes only `default`. Their `module` field points at the
+ * ES module build, which keeps the named exports.
  */
 const openTelemetryEsm = {
   name: "opentelemetry-esm",
@@ -88,18 +89,22 @@ const zodEnglishOnly = {
   },
 };
 
-// Chunk names carry content hashes: clear the old ones instead of piling them up.
+// A fresh build drops the old bundle's code caches with it.
 rmSync(join(here, "dist"), { recursive: true, force: true });
 
 const result = await build({
   entryPoints: { cairn: join(here, "src", "main.ts") },
   outdir: join(here, "dist"),
-  outExtension: { ".js": ".mjs" },
-  // Sub-commands load their own chunk (and its npm dependencies) only when they run.
-  splitting: true,
+  outExtension: { ".js": ".cjs" },
   bundle: true,
   platform: "node",
-  format: "esm",
+  // Sub-commands' modules (and their npm dependencies) are still initialised only when they run; with the code
+  // cache, what a command never runs costs little more than reading it.
+  format: "cjs",
+  // No `import()` in the bundle: V8 loses a script's dynamic-import host options when it comes from a code cache
+  // ("A dynamic import callback was not specified"). External packages load through `require` instead, ES-module-only
+  // ones included (require(esm), Node >= 20.19 as package.json's engines say).
+  supported: { "dynamic-import": false },
   target: "node20",
   sourcemap: "linked",
   // Less to read and compile at every start; names stay (error classes and stack traces keep them).
@@ -107,8 +112,8 @@ const result = await build({
   keepNames: true,
   plugins: [openTelemetryEsm, externals, ownUrl, zodEnglishOnly],
   logLevel: "warning",
-  banner: { js: "import { createRequire as __cairnCreateRequire } from 'node:module'; const require = __cairnCreateRequire(import.meta.url);" },
-  chunkNames: "chunks/[name]-[hash]",
+  // bin/load-bundle.js wraps the bundle in a function on this first line, so every line of code keeps its number.
+  banner: { js: "// Cairn CLI bundle (built by packages/cli/build.mjs)" },
   metafile: true,
 });
 if (process.env.CAIRN_METAFILE) writeFileSync(process.env.CAIRN_METAFILE, JSON.stringify(result.metafile));

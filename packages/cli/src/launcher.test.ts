@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,20 +19,29 @@ function launcherCopy(files: { bundle: boolean }): string {
   mkdirSync(join(root, "bin"));
   mkdirSync(join(root, "src"));
   copyFileSync(join(cliDir, "bin", "cairn.js"), join(root, "bin", "cairn.js"));
+  copyFileSync(join(cliDir, "bin", "load-bundle.js"), join(root, "bin", "load-bundle.js"));
   // tsx (for CAIRN_DEV=1) is found through node_modules, as in the checkout.
   symlinkSync(repoNodeModules, join(root, "node_modules"));
   writeFileSync(join(root, "package.json"), '{ "type": "module" }\n');
   const main = (from: string) => `export async function main(args) { console.log("${from}", args.join(" ")); return 3; }\n`;
   if (files.bundle) {
     mkdirSync(join(root, "dist"));
-    writeFileSync(join(root, "dist", "cairn.mjs"), main("bundle"));
+    writeBundle("bundle");
     // The sources are newer than the bundle: that must not change what runs.
     const past = new Date(Date.now() - 60_000);
-    utimesSync(join(root, "dist", "cairn.mjs"), past, past);
+    utimesSync(join(root, "dist", "cairn.cjs"), past, past);
   }
   writeFileSync(join(root, "src", "main.ts"), main("sources").replace("(args)", "(args: string[])"));
   return join(root, "bin", "cairn.js");
 }
+
+/** A stand-in bundle, shaped as esbuild's CommonJS output is: a comment line, then the code; `main` says who it is. */
+function writeBundle(from: string): void {
+  const code = `// stand-in bundle\n"use strict";\nexports.main = async function main(args) {\n  console.log(${JSON.stringify(from)}, args.join(" "));\n  return 3;\n};\n`;
+  writeFileSync(join(root!, "dist", "cairn.cjs"), code);
+}
+
+const caches = () => readdirSync(join(root!, "dist")).filter((name) => name.endsWith(".v8-cache"));
 
 function run(bin: string, env: Record<string, string> = {}) {
   const result = spawnSync(process.execPath, [bin, "--flag"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, encoding: "utf8" });
@@ -53,8 +62,44 @@ describe("bin/cairn.js", () => {
     const result = run(bin);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toContain(`the built CLI (${join(root ?? "", "dist", "cairn.mjs")}) is missing`);
+    expect(result.stderr).toContain(`the built CLI (${join(root ?? "", "dist", "cairn.cjs")}) is missing`);
     expect(result.stderr).toContain("npm run build -w @cairn/cli");
     expect(result.stderr).toContain("CAIRN_DEV=1");
+  });
+
+  it("leaves a V8 code cache for the next start, per command, and runs the same with it", () => {
+    const bin = launcherCopy({ bundle: true });
+    expect(caches()).toEqual([]);
+    expect(run(bin)).toEqual({ code: 3, stdout: "bundle --flag\n", stderr: "" });
+    expect(caches()).toHaveLength(1);
+    expect(caches()[0]).toMatch(/^cairn\.cjs\.print-\d+-\d+\.v8-cache$/);
+    const cache = readFileSync(join(root!, "dist", caches()[0]!));
+    expect(run(bin)).toEqual({ code: 3, stdout: "bundle --flag\n", stderr: "" });
+    // A start that used the cache does not write it again.
+    expect(readFileSync(join(root!, "dist", caches()[0]!)).equals(cache)).toBe(true);
+    const serve = spawnSync(process.execPath, [bin, "serve", "--x"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, encoding: "utf8" });
+    expect(serve.stdout).toBe("bundle serve --x\n");
+    expect(caches().filter((name) => name.startsWith("cairn.cjs.serve-"))).toHaveLength(1);
+  });
+
+  it("a damaged cache is ignored and replaced; a rebuilt bundle of the same length never runs the old one's code", () => {
+    const bin = launcherCopy({ bundle: true });
+    run(bin);
+    const [cache] = caches();
+    writeFileSync(join(root!, "dist", cache!), "not a code cache");
+    expect(run(bin)).toEqual({ code: 3, stdout: "bundle --flag\n", stderr: "" });
+    expect(readFileSync(join(root!, "dist", cache!), "utf8")).not.toBe("not a code cache");
+    // Same length, other code: V8 itself would only compare lengths.
+    writeBundle("BUNDLE");
+    expect(run(bin)).toEqual({ code: 3, stdout: "BUNDLE --flag\n", stderr: "" });
+  });
+
+  it("a cache it cannot write costs nothing: the command runs and no temporary file is left", () => {
+    const bin = launcherCopy({ bundle: true });
+    const { size, mtimeMs } = statSync(join(root!, "dist", "cairn.cjs"));
+    // A directory where the cache would go: reading it fails, and so does renaming the new cache onto it.
+    mkdirSync(join(root!, "dist", `cairn.cjs.print-${size}-${Math.trunc(mtimeMs)}.v8-cache`));
+    expect(run(bin)).toEqual({ code: 3, stdout: "bundle --flag\n", stderr: "" });
+    expect(readdirSync(join(root!, "dist")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });
 });
