@@ -12,6 +12,11 @@ export type SessionLeasingOptions = {
   ttlMs?: number;
   /** How often held leases are renewed and followed sessions checked (ms). Default a quarter of the TTL, at most 1 s. */
   tickMs?: number;
+  /**
+   * Called with the new generation when this node takes a session over, before it loads or publishes
+   * anything: the event stream's fence is raised there, so a stale owner's events are refused too.
+   */
+  fenceEvents?: (sessionId: string, generation: number) => Promise<void>;
   onError?: (error: Error, context: string) => void;
 };
 
@@ -132,6 +137,12 @@ export class SessionLeasing implements SessionOwnership {
         const result = await this.options.leases.acquire(sessionId, this.nodeId);
         if (!result.acquired) return false;
         this.held.set(sessionId, result.generation);
+        try {
+          await this.options.fenceEvents?.(sessionId, result.generation);
+        } catch (error) {
+          // Redis is away: nothing can be published (by anyone) until it is back, and this node's first append raises the fence.
+          this.options.onError?.(error as Error, `raising the event fence of session ${sessionId}`);
+        }
         try {
           await this.host?.acquired(sessionId, { crashed: result.previousOwner !== null, previousOwner: result.previousOwner });
         } catch (error) {

@@ -92,17 +92,21 @@ export async function startDistributedNode(config: DistributedConfig, options: {
       } catch (error) {
         throw new DistributedStartError(`Redis at ${url}: ${(error as Error).message}`, { cause: error });
       }
-      bus = new RedisEventBus({ redis, onError: (error, context) => logError(`Redis ${context}: ${error.message}`) });
+      // With leases (PostgreSQL too), each append carries this node's lease generation and the stream's fence refuses a stale one.
+      const fence = sql ? (sessionId: string) => leasing?.fence(sessionId) : undefined;
+      bus = new RedisEventBus({ redis, ...(fence ? { fence } : {}), onError: (error, context) => logError(`Redis ${context}: ${error.message}`) });
       lines.push(`Redis: ${url} (event streams)`);
     }
     // Leases need both: PostgreSQL fences the writes, Redis carries the commands to the owner. Without
     // Redis nothing could reach an owner, so PostgreSQL alone keeps sessions unleased (one node per session by hand).
     if (sql && redis) {
       const ttlMs = config.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+      const streams = bus;
       const owner = new SessionLeasing({
         nodeId: config.nodeId,
         leases: createSessionLeaseStore(sql, { ttlMs }),
         ttlMs,
+        ...(streams ? { fenceEvents: (sessionId: string, generation: number) => streams.raiseFence(sessionId, generation) } : {}),
         onError: (error, context) => logError(`${context}: ${error.message}`),
       });
       leasing = owner;

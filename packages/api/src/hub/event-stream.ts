@@ -27,14 +27,21 @@ export async function* streamEvents(options: StreamEventsOptions): AsyncGenerato
   const { bus, sessionId, signal } = options;
   // Notified from the start: the retained events after the cursor are read before the first wait.
   const wakeUps = new Notifier({ notified: true });
-  const unsubscribe = bus.subscribe(sessionId, () => wakeUps.notify());
+  /** Set when the bus says what this subscriber got from `resyncAfter` on is void (a stale owner's events): it starts again there. */
+  let resyncAfter: number | undefined;
+  const unsubscribe = bus.subscribe(sessionId, (item) => {
+    if (item.event.type === "resync") resyncAfter = Math.min(resyncAfter ?? item.seq, item.seq);
+    wakeUps.notify();
+  });
   let cursor = options.afterSeq;
   try {
     while ((await wakeUps.wait(signal)) && !signal.aborted) {
-      const replay = await bus.replay(sessionId, cursor);
+      const voided = resyncAfter !== undefined && resyncAfter < cursor ? resyncAfter : undefined;
+      resyncAfter = undefined;
+      const replay = voided === undefined ? await bus.replay(sessionId, cursor) : { kind: "gap" as const, events: [] };
       if (signal.aborted) return;
       if (replay.kind === "gap") {
-        const base = (replay.events[0]?.seq ?? bus.lastSeq(sessionId) + 1) - 1;
+        const base = voided ?? (replay.events[0]?.seq ?? bus.lastSeq(sessionId) + 1) - 1;
         const events = await options.backfill();
         // Said first, so the client knows to replace what it holds rather than add to it.
         yield { seq: base, event: { type: "resync" } };

@@ -3,6 +3,7 @@ import type { SequencedEvent } from "../../router/context.ts";
 import type { SessionEvent } from "../../router/types.ts";
 import type { EventBus, EventListener, Replay } from "../../hub/event-bus.ts";
 import { eventOf, seqOf } from "./stream-entries.ts";
+import { StreamFence } from "./stream-fence.ts";
 import { StreamReader } from "./stream-reader.ts";
 
 export const DEFAULT_STREAM_MAXLEN = 10_000;
@@ -16,6 +17,12 @@ export type RedisEventBusOptions = {
   maxLen?: number;
   /** Key prefix; one stream per session at `<prefix><sessionId>`. */
   prefix?: string;
+  /**
+   * Session leases are on: the lease generation this node holds for a session (undefined: none).
+   * Each append carries it and the stream's fence refuses a stale one; a node that holds no lease
+   * publishes nothing.
+   */
+  fence?: (sessionId: string) => number | undefined;
   /** Failed appends and reads (logged by the caller); the bus keeps going. */
   onError?: (error: Error, context: string) => void;
 };
@@ -28,6 +35,10 @@ type Channel = {
   listeners: Set<EventListener>;
   /** Appends to the stream, in seq order. */
   writes: Promise<void>;
+  /** The newest lease generation whose appends the stream's fence refused: this node publishes nothing under it or older. */
+  fencedAt: number;
+  /** The generation (0: none) of the last refusal logged, so a refused run logs once, not per event. */
+  refusalSaid: number | undefined;
 };
 
 /**
@@ -46,9 +57,13 @@ export class RedisEventBus implements EventBus {
   private readonly maxLen: number;
   private readonly prefix: string;
   private readonly onError: (error: Error, context: string) => void;
+  private readonly fence: ((sessionId: string) => number | undefined) | undefined;
+  private readonly streamFence: StreamFence;
 
   constructor(options: RedisEventBusOptions) {
     this.redis = options.redis;
+    this.fence = options.fence;
+    this.streamFence = new StreamFence(options.redis);
     this.maxLen = options.maxLen ?? DEFAULT_STREAM_MAXLEN;
     this.prefix = options.prefix ?? "cairn:events:";
     this.onError = options.onError ?? (() => undefined);
@@ -72,20 +87,36 @@ export class RedisEventBus implements EventBus {
 
   publish(sessionId: string, event: SessionEvent): number {
     const channel = this.channel(sessionId);
+    const generation = this.fence?.(sessionId);
+    if (this.fence && (generation === undefined || generation <= channel.fencedAt)) {
+      this.refused(sessionId, channel, generation);
+      return channel.seq;
+    }
     channel.seq += 1;
     const item: SequencedEvent = { seq: channel.seq, event };
     this.remember(channel, item);
     const key = this.key(sessionId);
     const payload = JSON.stringify(event);
+    const id = `${item.seq}-0`;
     channel.writes = channel.writes.then(async () => {
       try {
-        await this.redis.xadd(key, "MAXLEN", "~", this.maxLen, `${item.seq}-0`, "e", payload);
+        if (generation === undefined) {
+          await this.redis.xadd(key, "MAXLEN", "~", this.maxLen, id, "e", payload);
+          return;
+        }
+        const added = await this.streamFence.append(key, this.fenceKey(sessionId), generation, this.maxLen, id, payload);
+        if (typeof added !== "string") await this.fenced(sessionId, channel, generation, item.seq, added.fence);
       } catch (error) {
-        this.onError(error as Error, `XADD ${key} ${item.seq}-0`);
+        this.onError(error as Error, `XADD ${key} ${id}`);
       }
     });
     for (const listener of [...channel.listeners]) listener(item);
     return item.seq;
+  }
+
+  /** This node has taken the session over at `generation`: appends of older generations are refused from now on. */
+  async raiseFence(sessionId: string, generation: number): Promise<void> {
+    await this.streamFence.raise(this.fenceKey(sessionId), generation);
   }
 
   lastSeq(sessionId: string): number {
@@ -149,6 +180,41 @@ export class RedisEventBus implements EventBus {
     await this.reader.close();
   }
 
+  /** A publish this node may not make (no lease, or one another node has taken over since): dropped, said once per generation. */
+  private refused(sessionId: string, channel: Channel, generation: number | undefined): void {
+    const said = generation ?? 0;
+    if (channel.refusalSaid === said) return;
+    channel.refusalSaid = said;
+    this.onError(
+      new Error(
+        generation === undefined
+          ? `refused to publish to session ${sessionId}: this node holds no lease for it`
+          : `refused to publish to session ${sessionId}: lease generation ${generation} is no longer current`,
+      ),
+      "publish",
+    );
+  }
+
+  /**
+   * The stream refused an append: another node took the session over (its generation `fence`). What
+   * this node published from `seq` on reached its own tabs only: it is forgotten, the seq follows the
+   * stream again, and each local subscriber is told to resync from just before it.
+   */
+  private async fenced(sessionId: string, channel: Channel, generation: number, seq: number, fence: number): Promise<void> {
+    if (channel.fencedAt >= generation) return;
+    channel.fencedAt = generation;
+    channel.refusalSaid = generation;
+    this.onError(
+      new Error(`refused to publish to session ${sessionId}: lease generation ${generation} is no longer current (the stream's fence is at ${fence})`),
+      "publish",
+    );
+    for (const stale of [...channel.recent.keys()]) if (stale >= seq) channel.recent.delete(stale);
+    const last = await this.redis.xrevrange(this.key(sessionId), "+", "-", "COUNT", 1);
+    channel.seq = Math.max(seq - 1, last[0] ? seqOf(last[0][0]) : 0);
+    const resync: SequencedEvent = { seq: seq - 1, event: { type: "resync" } };
+    for (const listener of [...channel.listeners]) listener(resync);
+  }
+
   /** Entries after `afterSeq` from the stream itself. */
   private async read(sessionId: string, afterSeq: number, count?: number): Promise<SequencedEvent[]> {
     const key = this.key(sessionId);
@@ -181,7 +247,7 @@ export class RedisEventBus implements EventBus {
   private channel(sessionId: string): Channel {
     let channel = this.channels.get(sessionId);
     if (!channel) {
-      channel = { seq: 0, recent: new Map(), listeners: new Set(), writes: Promise.resolve() };
+      channel = { seq: 0, recent: new Map(), listeners: new Set(), writes: Promise.resolve(), fencedAt: 0, refusalSaid: undefined };
       this.channels.set(sessionId, channel);
     }
     return channel;
@@ -189,5 +255,9 @@ export class RedisEventBus implements EventBus {
 
   private key(sessionId: string): string {
     return `${this.prefix}${sessionId}`;
+  }
+
+  private fenceKey(sessionId: string): string {
+    return `${this.prefix}${sessionId}:fence`;
   }
 }

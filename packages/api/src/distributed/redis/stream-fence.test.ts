@@ -1,0 +1,126 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { SequencedEvent } from "../../router/context.ts";
+import type { SessionEvent } from "../../router/types.ts";
+import { streamEvents } from "../../hub/event-stream.ts";
+import { startPrivateRedis, type PrivateService } from "../testing/private-services.ts";
+import { RedisEventBus } from "./redis-event-bus.ts";
+import { eventOf } from "./stream-entries.ts";
+
+const said = (text: string): SessionEvent => ({ type: "notice", level: "info", code: "step", message: text });
+const textOf = (item: SequencedEvent) => (item.event.type === "notice" ? item.event.message : item.event.type);
+
+describe("fenced event streams: a stale owner cannot append (private redis-server)", () => {
+  let redis: PrivateService;
+  const clients: Redis[] = [];
+  const buses: RedisEventBus[] = [];
+  /** A node: its bus appends under the generation `leases` says it holds. */
+  const node = (leases: Map<string, number>, errors: string[]) => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: null });
+    clients.push(client);
+    const bus = new RedisEventBus({ redis: client, fence: (sessionId) => leases.get(sessionId), onError: (error) => errors.push(error.message) });
+    buses.push(bus);
+    return bus;
+  };
+  const entries = async (sessionId: string) =>
+    (await (clients[0] as Redis).xrange(`cairn:events:${sessionId}`, "-", "+")).map(([id, fields]) => {
+      const event = eventOf(fields);
+      return `${id} ${event?.type === "notice" ? event.message : event?.type}`;
+    });
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
+  afterAll(async () => {
+    for (const bus of buses) await bus.close();
+    for (const client of clients) client.disconnect();
+    await redis.stop();
+  });
+
+  it("refuses the appends of an owner whose lease was taken over, even numbered past the stream's end", async () => {
+    const leasesA = new Map([["s1", 1]]);
+    const leasesB = new Map<string, number>();
+    const errorsA: string[] = [];
+    const nodeA = node(leasesA, errorsA);
+    const nodeB = node(leasesB, []);
+    await nodeA.prepare("s1");
+    for (const text of ["a1", "a2", "a3"]) nodeA.publish("s1", said(text));
+    await nodeA.flush();
+
+    // A tab on node A (the owner until now) follows the session.
+    const controller = new AbortController();
+    const tab: SequencedEvent[] = [];
+    const following = (async () => {
+      for await (const item of streamEvents({ bus: nodeA, sessionId: "s1", afterSeq: 0, signal: controller.signal, backfill: async () => [said("snapshot")] }))
+        tab.push(item);
+    })();
+    await vi.waitFor(() => expect(tab.map(textOf)).toEqual(["a1", "a2", "a3"]));
+
+    // Node B takes the session over (generation 2) and publishes one event.
+    leasesB.set("s1", 2);
+    await nodeB.raiseFence("s1", 2);
+    await nodeB.prepare("s1");
+    expect(nodeB.publish("s1", said("b4"))).toBe(4);
+    await nodeB.flush();
+
+    // Node A wakes up still believing it holds generation 1: it publishes more than B did, so
+    // without the fence its later entries (5-0 onwards) would land after B's in the stream.
+    const before = nodeA.lastSeq("s1");
+    for (const text of ["stale-1", "stale-2", "stale-3", "stale-4", "stale-5"]) nodeA.publish("s1", said(text));
+    await nodeA.flush();
+    expect(await entries("s1")).toEqual(["1-0 a1", "2-0 a2", "3-0 a3", "4-0 b4"]);
+    expect(errorsA.some((message) => message.includes("refused to publish to session s1: lease generation 1 is no longer current"))).toBe(true);
+
+    // A's own tab saw some stale events before the refusal came back: it is told to resync, and
+    // from there on it follows the stream as B writes it.
+    await vi.waitFor(() => {
+      const resync = tab.findLastIndex((item) => item.event.type === "resync");
+      expect(resync).toBeGreaterThan(0);
+      expect(tab.slice(resync).map(textOf)).toEqual(["resync", "snapshot", "b4"]);
+    });
+    expect(tab[tab.findLastIndex((item) => item.event.type === "resync")]?.seq).toBeLessThanOrEqual(before);
+
+    // Further publishes under the stale generation are dropped at once; B's go on reaching A's tab.
+    nodeA.publish("s1", said("stale-6"));
+    expect(nodeB.publish("s1", said("b5"))).toBe(5);
+    await Promise.all([nodeA.flush(), nodeB.flush()]);
+    expect(await entries("s1")).toEqual(["1-0 a1", "2-0 a2", "3-0 a3", "4-0 b4", "5-0 b5"]);
+    await vi.waitFor(() => expect(tab.at(-1) && textOf(tab.at(-1) as SequencedEvent)).toBe("b5"));
+    expect(tab.slice(tab.findLastIndex((item) => item.event.type === "resync")).map(textOf)).toEqual(["resync", "snapshot", "b4", "b5"]);
+
+    // A taking the session back (generation 3) publishes again, after B's entries.
+    leasesA.set("s1", 3);
+    await nodeA.raiseFence("s1", 3);
+    await nodeA.prepare("s1");
+    expect(nodeA.publish("s1", said("a6"))).toBe(6);
+    await nodeA.flush();
+    expect((await entries("s1")).at(-1)).toBe("6-0 a6");
+    controller.abort();
+    await following;
+  });
+
+  it("a node that holds no lease for a session publishes nothing to it", async () => {
+    const errors: string[] = [];
+    const follower = node(new Map(), errors);
+    await follower.prepare("s2");
+    follower.publish("s2", said("not mine"));
+    follower.publish("s2", said("still not mine"));
+    await follower.flush();
+    expect(await entries("s2")).toEqual([]);
+    expect(follower.lastSeq("s2")).toBe(0);
+    // Said once, not once per event.
+    expect(errors).toEqual(["refused to publish to session s2: this node holds no lease for it"]);
+  });
+
+  it("the fence only rises: raising it to an older generation leaves it, and the newer owner keeps appending", async () => {
+    const leases = new Map([["s3", 5]]);
+    const owner = node(leases, []);
+    await owner.raiseFence("s3", 5);
+    await owner.raiseFence("s3", 2);
+    await owner.prepare("s3");
+    owner.publish("s3", said("kept"));
+    await owner.flush();
+    expect(await entries("s3")).toEqual(["1-0 kept"]);
+    expect(await (clients[0] as Redis).get("cairn:events:s3:fence")).toBe("5");
+  });
+});
