@@ -61,9 +61,21 @@ describe("the web terminal in a worker process", { timeout: 120_000 }, () => {
     await shell.terminal.write(`cat ${fixture.canaryPath} || echo canary-$((1))-refused\r`);
     await shell.waitFor(/canary-1-refused/);
     expect(shell.text()).not.toContain(fixture.canary);
+    // The shell sits on a pty of its own inside the sandbox (bubblewrap's new session has no terminal): a resize reaches it.
     await shell.terminal.resize(100, 30);
     await shell.terminal.write("stty size\r");
     await shell.waitFor(/30 100/);
+    // Ctrl-C interrupts the running command, not the shell, and job control works.
+    expect(shell.text()).not.toContain("no job control");
+    const sleeper = uniqueSleep();
+    await shell.terminal.write(`${sleeper.command}; echo slept-$((5))\r`);
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).not.toEqual([]), { timeout: 30_000, interval: 100 });
+    await shell.terminal.write("\x03");
+    await vi.waitFor(async () => expect(await processesWithArgv(sleeper.argv)).toEqual([]), { timeout: 15_000, interval: 100 });
+    await shell.terminal.write("sleep 300 &\rjobs; kill %1; echo interrupted-$((4))\r");
+    await shell.waitFor(/\[1\]\+ +Running +sleep 300 &/);
+    await shell.waitFor(/interrupted-4/);
+    expect(shell.text()).not.toContain("slept-5");
     await shell.terminal.write("exit 3\r");
     await vi.waitFor(() => expect(shell.exit()).toEqual({ exitCode: 3, signal: null }), { timeout: 30_000 });
     // Input to an ended shell is dropped quietly.

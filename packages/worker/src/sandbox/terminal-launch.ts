@@ -16,6 +16,8 @@ export type TerminalLaunch = {
   env: Record<string, string>;
   cwd: string;
   sandboxed: boolean;
+  /** The shell runs on a pty of its own inside the sandbox (under `script`), which learns of a resize by SIGWINCH. */
+  innerPty: boolean;
   /** Frees the sandbox lease and the shell's private directory; call once the shell has exited. */
   release: () => Promise<void>;
 };
@@ -51,11 +53,16 @@ export async function prepareTerminalLaunch(
     ...settings.env,
   };
   // The sandbox runtime sets TMPDIR itself; put ours back before the interactive shell starts.
-  const interactive = `export TMPDIR=${shellQuote(temporary)} HOME=${shellQuote(home)}; exec bash --noprofile --norc -i`;
+  const exports = `export TMPDIR=${shellQuote(temporary)} HOME=${shellQuote(home)}`;
   const sandbox = settings.sandbox;
   if (!sandbox.enabled) {
-    return { file: "/bin/bash", args: ["--noprofile", "--norc", "-c", interactive], env, cwd, sandboxed: false, release: removePrivate };
+    const interactive = `${exports}; exec bash --noprofile --norc -i`;
+    return { file: "/bin/bash", args: ["--noprofile", "--norc", "-c", interactive], env, cwd, sandboxed: false, innerPty: false, release: removePrivate };
   }
+  // bubblewrap starts the sandbox in a new session (so nothing inside can push keystrokes into the server's
+  // terminal), which leaves bash without a controlling terminal: no job control, and Ctrl-C reaching nothing.
+  // util-linux's script gives it a pty of its own inside the sandbox; the outer pty is only its transport.
+  const interactive = `${exports}; command -v script >/dev/null && exec script -qfec 'bash --noprofile --norc -i' /dev/null; exec bash --noprofile --norc -i`;
 
   const host = processSandboxHost;
   let releaseLease: (() => Promise<void>) | undefined;
@@ -83,6 +90,7 @@ export async function prepareTerminalLaunch(
       env,
       cwd,
       sandboxed: true,
+      innerPty: true,
       release: async () => {
         host.unregisterAllowedDomains(commandId);
         await wrapped.ended();

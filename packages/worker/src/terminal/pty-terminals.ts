@@ -3,6 +3,7 @@ import { WorkspaceError } from "@cairn/core";
 import type { WorkerEnv } from "../env.ts";
 import { terminalOpenOptionsSchema } from "../process/protocol-terminal.ts";
 import { prepareTerminalLaunch } from "../sandbox/terminal-launch.ts";
+import { innerPtyResizer } from "./inner-pty-resize.ts";
 import type { LocalWorkspaceOptions } from "../settings.ts";
 import type { TerminalListeners, WorkspaceTerminal, WorkspaceTerminals } from "./terminal-port.ts";
 
@@ -46,6 +47,7 @@ export function createPtyTerminals(options: LocalWorkspaceOptions, workerEnv: Wo
       throw new WorkspaceError("io_error", `The terminal could not start: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     let ended = false;
+    const resizeInner = launch.innerPty ? innerPtyResizer(shell.pid) : undefined;
     const exited = new Promise<void>((resolve) => {
       shell.onExit(({ exitCode, signal }) => {
         ended = true;
@@ -68,7 +70,9 @@ export function createPtyTerminals(options: LocalWorkspaceOptions, workerEnv: Wo
       async resize(newCols, newRows) {
         const size = sizeSchema.safeParse({ cols: newCols, rows: newRows });
         if (!size.success) throw invalid("size", size.error);
-        if (!ended) shell.resize(size.data.cols, size.data.rows);
+        if (ended) return;
+        shell.resize(size.data.cols, size.data.rows);
+        await resizeInner?.();
       },
       pause() {
         if (!ended) shell.pause();
