@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SequencedEvent } from "../router/context.ts";
 import type { SessionEvent } from "../router/types.ts";
 import { MemoryEventBus } from "./event-bus.ts";
-import { coalesceDeltas, streamEvents } from "./event-stream.ts";
+import { coalesceDeltas, EventFeed, streamEvents } from "./event-stream.ts";
 
 const notice = (code: string): SessionEvent => ({ type: "notice", level: "info", code, message: code });
 const codes = (items: SequencedEvent[]) => items.map((item) => (item.event.type === "notice" ? item.event.code : item.event.type));
@@ -53,6 +53,44 @@ describe("streamEvents", () => {
     for await (const item of streamEvents({ bus, sessionId: "s", afterSeq: 0, signal: controller.signal, backfill: async () => [] })) items.push(item);
     expect(items).toEqual([]);
     expect(bus.listenerCount()).toBe(0);
+  });
+});
+
+describe("EventFeed", () => {
+  it("takes everything after its cursor at once, deltas joined, and moves the cursor on", async () => {
+    const bus = new MemoryEventBus();
+    const feed = new EventFeed({ bus, sessionId: "s", afterSeq: 1, backfill: async () => [] });
+    let published = 0;
+    const unsubscribe = feed.listen(() => published++);
+    bus.publish("s", notice("1"));
+    bus.publish("s", { type: "text-delta", index: 0, text: "a" });
+    bus.publish("s", { type: "text-delta", index: 0, text: "b" });
+    bus.publish("s", notice("4"));
+    expect(published).toBe(4);
+    expect(await feed.take()).toEqual({
+      events: [
+        { seq: 3, event: { type: "text-delta", index: 0, text: "ab" } },
+        { seq: 4, event: notice("4") },
+      ],
+      more: false,
+    });
+    expect(await feed.take()).toEqual({ events: [], more: false });
+    unsubscribe();
+    expect(bus.listenerCount("s")).toBe(0);
+  });
+
+  it("answers a cursor the bus no longer holds with a resync and the backfill, then the retained events", async () => {
+    const bus = new MemoryEventBus({ ringSize: 2 });
+    for (let index = 1; index <= 4; index++) bus.publish("s", notice(String(index)));
+    const feed = new EventFeed({ bus, sessionId: "s", afterSeq: 1, backfill: async () => [notice("history")] });
+    expect(await feed.take()).toEqual({
+      events: [
+        { seq: 2, event: { type: "resync" } },
+        { seq: 2, event: notice("history") },
+      ],
+      more: true,
+    });
+    expect(codes((await feed.take()).events)).toEqual(["3", "4"]);
   });
 });
 

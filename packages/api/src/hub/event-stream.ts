@@ -17,44 +17,78 @@ export type StreamEventsOptions = {
   backfill: () => Promise<SessionEvent[]>;
 };
 
+export type EventFeedOptions = Omit<StreamEventsOptions, "signal">;
+
+/** What one `take` read: the events in order, and whether more may already be there (after a resync). */
+export type EventBatch = { events: SequencedEvent[]; more: boolean };
+
 /**
- * One subscriber's view of a session: it listens first, then reads the retained events after its
- * cursor, then keeps reading as listeners fire. Reading by seq from the bus (not from a private
- * queue) makes duplicates impossible and lets a slow subscriber fall behind without buffering:
- * at worst it gets a backfill. Returns when `signal` aborts; always unsubscribes.
+ * One subscriber's cursor over a session's events, read in batches: `listen` says when the session
+ * published, `take` returns everything after the cursor and moves it on. Reading by seq from the bus
+ * (not from a private queue) makes duplicates impossible and lets a slow subscriber fall behind
+ * without buffering: at worst it gets a backfill.
+ */
+export class EventFeed {
+  private readonly options: EventFeedOptions;
+  private cursor: number;
+  /** Set when the bus says what this subscriber got from `resyncAfter` on is void (a stale owner's events): it starts again there. */
+  private resyncAfter: number | undefined;
+
+  constructor(options: EventFeedOptions) {
+    this.options = options;
+    this.cursor = options.afterSeq;
+  }
+
+  /** Calls `onPublished` after each event the session publishes; returns the unsubscribe. Listen before the first `take`. */
+  listen(onPublished: () => void): () => void {
+    return this.options.bus.subscribe(this.options.sessionId, (item) => {
+      if (item.event.type === "resync") this.resyncAfter = Math.min(this.resyncAfter ?? item.seq, item.seq);
+      onPublished();
+    });
+  }
+
+  /**
+   * The events after the cursor: the retained ones (adjacent deltas joined), or, when the cursor is
+   * gone from the bus, a resync and the backfill, all under the seq just before the oldest retained
+   * event (`more` then says the retained events are still to be taken). When the bus voided events
+   * this subscriber has (a resync event at or before its cursor), the resync starts over there.
+   */
+  async take(): Promise<EventBatch> {
+    const { bus, sessionId } = this.options;
+    const voided = this.resyncAfter !== undefined && this.resyncAfter < this.cursor ? this.resyncAfter : undefined;
+    this.resyncAfter = undefined;
+    const replay = voided === undefined ? await bus.replay(sessionId, this.cursor) : { kind: "gap" as const, events: [] };
+    if (replay.kind === "gap") {
+      const base = voided ?? (replay.events[0]?.seq ?? bus.lastSeq(sessionId) + 1) - 1;
+      const backfill = await this.options.backfill();
+      this.cursor = base;
+      // Said first, so the client knows to replace what it holds rather than add to it.
+      return { events: [{ seq: base, event: { type: "resync" } }, ...backfill.map((event) => ({ seq: base, event }))], more: true };
+    }
+    const events = coalesceDeltas(replay.events.filter((event) => event.seq > this.cursor));
+    const last = events.at(-1);
+    if (last) this.cursor = last.seq;
+    return { events, more: false };
+  }
+}
+
+/**
+ * One subscriber's view of a session as an async generator of single events: it listens first, then
+ * reads the retained events after its cursor, then keeps reading as the session publishes. Returns
+ * when `signal` aborts; always unsubscribes.
  */
 export async function* streamEvents(options: StreamEventsOptions): AsyncGenerator<SequencedEvent> {
-  const { bus, sessionId, signal } = options;
+  const { signal } = options;
+  const feed = new EventFeed(options);
   // Notified from the start: the retained events after the cursor are read before the first wait.
   const wakeUps = new Notifier({ notified: true });
-  /** Set when the bus says what this subscriber got from `resyncAfter` on is void (a stale owner's events): it starts again there. */
-  let resyncAfter: number | undefined;
-  const unsubscribe = bus.subscribe(sessionId, (item) => {
-    if (item.event.type === "resync") resyncAfter = Math.min(resyncAfter ?? item.seq, item.seq);
-    wakeUps.notify();
-  });
-  let cursor = options.afterSeq;
+  const unsubscribe = feed.listen(() => wakeUps.notify());
   try {
     while ((await wakeUps.wait(signal)) && !signal.aborted) {
-      const voided = resyncAfter !== undefined && resyncAfter < cursor ? resyncAfter : undefined;
-      resyncAfter = undefined;
-      const replay = voided === undefined ? await bus.replay(sessionId, cursor) : { kind: "gap" as const, events: [] };
+      const batch = await feed.take();
       if (signal.aborted) return;
-      if (replay.kind === "gap") {
-        const base = voided ?? (replay.events[0]?.seq ?? bus.lastSeq(sessionId) + 1) - 1;
-        const events = await options.backfill();
-        // Said first, so the client knows to replace what it holds rather than add to it.
-        yield { seq: base, event: { type: "resync" } };
-        for (const event of events) {
-          if (signal.aborted) return;
-          yield { seq: base, event };
-        }
-        cursor = base;
-        wakeUps.notify();
-        continue;
-      }
-      for (const item of coalesceDeltas(replay.events.filter((event) => event.seq > cursor))) {
-        cursor = item.seq;
+      if (batch.more) wakeUps.notify();
+      for (const item of batch.events) {
         yield item;
         if (signal.aborted) return;
       }

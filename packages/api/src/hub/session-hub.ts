@@ -7,7 +7,7 @@ import type { SequencedEvent, SessionsPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
 import type { CompactResult, MemoryView, RewindMode, RewindPreview, RewindResult, SendResult, SessionSnapshot, SessionSummary } from "../router/types.ts";
 import { MemoryEventBus, type EventBus } from "./event-bus.ts";
-import { streamEvents } from "./event-stream.ts";
+import { EventFeed, type EventFeedOptions, streamEvents } from "./event-stream.ts";
 import { LiveSession } from "./live-session.ts";
 import { drainSessions } from "./session-drain.ts";
 import { runSlashCommand } from "./session-slash-command.ts";
@@ -239,8 +239,17 @@ export class SessionHub implements SessionsPort {
 
   async *events(sessionId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<SequencedEvent> {
     await this.require(sessionId);
+    yield* streamEvents({ ...this.feedOptions(sessionId, afterSeq), signal });
+  }
+
+  async eventFeed(sessionId: string, afterSeq: number): Promise<EventFeed> {
+    await this.require(sessionId);
+    return new EventFeed(this.feedOptions(sessionId, afterSeq));
+  }
+
+  private feedOptions(sessionId: string, afterSeq: number): EventFeedOptions {
     // The session may be replaced meanwhile (another node's run taken over here): backfill from the current one.
-    yield* streamEvents({ bus: this.bus, sessionId, afterSeq, signal, backfill: async () => (await this.require(sessionId)).backfill() });
+    return { bus: this.bus, sessionId, afterSeq, backfill: async () => (await this.require(sessionId)).backfill() };
   }
 
   respond(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<{ accepted: boolean }> {

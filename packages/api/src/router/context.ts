@@ -1,4 +1,5 @@
 import type { TimelinePort } from "../timeline/timeline-port.ts";
+import type { EventFeed } from "../hub/event-stream.ts";
 import type { PermissionAnswer, PermissionBehavior, PermissionMode } from "@cairn/core/schema";
 import type {
   CompactResult,
@@ -43,6 +44,8 @@ export interface SessionsPort {
   restoreCheckpoint(commit: string, sessionId?: string): Promise<{ restored: string; backup: string }>;
   /** Live-first then replay: yields every event after `afterSeq` exactly once, until `signal` aborts. */
   events(sessionId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<SequencedEvent>;
+  /** The same events read in batches (`session.events` responses are written from it); fails as `events` does for an unknown session. */
+  eventFeed(sessionId: string, afterSeq: number): Promise<EventFeed>;
   respond(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<{ accepted: boolean }>;
   /** Session-scoped rules live in the session's own state. */
   addSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<void>;

@@ -19,7 +19,10 @@ const lastEventId = z
   .regex(/^\d{1,15}$/)
   .nullish();
 
-const afterSeq = (id: string | null | undefined): number => (id ? Number(id) : 0);
+/** `session.events`' input; the route that writes its responses directly (session-events-route.ts) parses it too. */
+export const sessionEventsInput = z.object({ sessionId, lastEventId });
+
+export const afterSeq = (id: string | null | undefined): number => (id ? Number(id) : 0);
 
 /** Subscriptions end quietly when the client goes away (P9). */
 function quietOnAbort(signal: AbortSignal | undefined, error: unknown): void {
@@ -76,7 +79,7 @@ const session = router({
    * so an EventSource reconnect resumes with no gap and no duplicate. The first event after subscribing
    * is not guaranteed to be a `session-state`: call `session.get` for the starting state.
    */
-  events: procedure.input(z.object({ sessionId, lastEventId })).subscription(async function* ({ ctx, input, signal }) {
+  events: procedure.input(sessionEventsInput).subscription(async function* ({ ctx, input, signal }) {
     const abort = signal ?? neverAborted;
     try {
       for await (const { seq, event } of ctx.sessions.events(input.sessionId, afterSeq(input.lastEventId), abort)) {

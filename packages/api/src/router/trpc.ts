@@ -4,13 +4,16 @@ import type { ApiContext } from "./context.ts";
 import { ApiError, apiErrorData } from "./errors.ts";
 import { fromWorkspaceError } from "./workspace-errors.ts";
 
+/** Subscriptions' SSE options; `session.events` responses, written without tRPC's stream (event-stream-response.ts), use them too. */
+export const SSE_OPTIONS = {
+  ping: { enabled: true, intervalMs: 2_000 },
+  client: { reconnectAfterInactivityMs: 5_000 },
+};
+
 const t = initTRPC.context<ApiContext>().create({
   // Never stack traces (they name the server's files), whatever NODE_ENV says; the share router does the same.
   isDev: false,
-  sse: {
-    ping: { enabled: true, intervalMs: 2_000 },
-    client: { reconnectAfterInactivityMs: 5_000 },
-  },
+  sse: SSE_OPTIONS,
   errorFormatter({ shape, error }) {
     const { stack: _stack, ...data } = shape.data;
     return { ...shape, data: { ...data, cairn: apiErrorData(error) } };

@@ -11,6 +11,7 @@ import { RATE_LIMITED_PAGE, SHARE_EVENTS_PATH, shareTokenOf } from "../share/sha
 import type { ShareViewService } from "../share/share-view-service.ts";
 import type { StreamAdmission } from "../share/stream-gate.ts";
 import type { WebHandler } from "./next-handler.ts";
+import { createSessionEventsRoute, SESSION_EVENTS_PATH } from "./session-events-route.ts";
 
 const TRPC_PREFIX = "/api/trpc/";
 const SHARE_API_PREFIX = "/api/share/";
@@ -35,7 +36,10 @@ export type Routes = {
 
 /** The two tRPC handlers: the IDE's router with the full context, and the read-only share router whose context holds the share view alone. */
 export function createTrpcHandlers(context: ApiContext, shareView: ShareViewService): { trpc: HttpHandler; shareTrpc: HttpHandler } {
-  const trpc = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context, maxBodySize: MAX_BODY_BYTES });
+  const trpcHandler = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context, maxBodySize: MAX_BODY_BYTES });
+  const sessionEvents = createSessionEventsRoute(context, trpcHandler);
+  // The IDE's live event streams are written directly (session-events-route.ts); every other call goes to tRPC.
+  const trpc: HttpHandler = (request, response) => (request.url?.startsWith(`${SESSION_EVENTS_PATH}?`) ? sessionEvents : trpcHandler)(request, response);
   const shareTrpc = createHTTPHandler({
     router: shareViewRouter,
     basePath: SHARE_API_PREFIX,

@@ -1,0 +1,138 @@
+import type { ServerResponse } from "node:http";
+import type { EventBatch } from "../hub/event-stream.ts";
+import type { SessionEvent } from "../router/types.ts";
+import { connectedFrame, PING_FRAME, serializedErrorFrame, SSE_RESPONSE_HEADERS, type SseClientOptions, trackedFrame } from "./trpc-sse-wire.ts";
+
+/** Where the events come from: a session's event feed (`EventFeed`), or anything shaped like it. */
+export type BatchedEventSource = {
+  /** Calls `onPublished` whenever events may be ready; returns the unsubscribe. */
+  listen(onPublished: () => void): () => void;
+  take(): Promise<EventBatch>;
+};
+
+export type EventStreamResponseOptions = {
+  response: ServerResponse;
+  source: BatchedEventSource;
+  client: SseClientOptions;
+  /** A `ping` frame after this long without any other frame. */
+  pingIntervalMs: number;
+  /** The router's transformer (its output side). */
+  serialize: (value: unknown) => unknown;
+  /** The serialized-error data for a failure while reading, as the router's error formatter shapes it. */
+  errorShape: (error: unknown) => unknown;
+};
+
+/**
+ * A live `session.events` response written straight to the socket in tRPC's SSE wire format. What a session
+ * publishes within one turn of the event loop goes out as one socket write per subscriber: a publish only
+ * schedules a read (setImmediate), and the read takes every event after the subscriber's cursor at once.
+ * While the socket's buffer is full nothing is read; the subscriber's cursor stays on the bus, so a slow
+ * reader costs no memory here and catches up with adjacent deltas joined (or a resync and backfill when
+ * it fell out of the replay window). The client going away unsubscribes and stops the ping timer.
+ */
+export class EventStreamResponse {
+  private closed = false;
+  private scheduled = false;
+  private reading = false;
+  private readAgain = false;
+  private waitingForDrain = false;
+  private unsubscribe: () => void = () => undefined;
+  private readonly options: EventStreamResponseOptions;
+  private readonly ping: NodeJS.Timeout;
+
+  constructor(options: EventStreamResponseOptions) {
+    this.options = options;
+    this.ping = setTimeout(() => this.sendPing(), options.pingIntervalMs);
+    this.ping.unref();
+  }
+
+  /** Writes the head and the `connected` frame, then follows the source until the client goes away. */
+  start(): void {
+    const { response, source } = this.options;
+    response.once("close", () => this.close());
+    if (response.destroyed) {
+      this.close();
+      return;
+    }
+    response.statusCode = 200;
+    for (const [name, value] of Object.entries(SSE_RESPONSE_HEADERS)) response.setHeader(name, value);
+    this.write(connectedFrame(this.options.client));
+    // Listen first, then read what is already there: nothing published in between is missed.
+    this.unsubscribe = source.listen(() => this.schedule());
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.closed) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.read();
+    });
+  }
+
+  private async read(): Promise<void> {
+    if (this.closed || this.waitingForDrain) return;
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = true;
+    this.readAgain = false;
+    try {
+      const batch = await this.options.source.take();
+      if (this.closed) return;
+      if (batch.events.length > 0) this.write(this.frames(batch.events));
+      if (batch.more) this.readAgain = true;
+    } catch (error) {
+      this.fail(error);
+      return;
+    } finally {
+      this.reading = false;
+    }
+    if (this.readAgain) this.schedule();
+  }
+
+  private frames(events: ReadonlyArray<{ seq: number; event: SessionEvent }>): string {
+    const { serialize } = this.options;
+    let text = "";
+    for (const { seq, event } of events) text += trackedFrame(String(seq), serialize(event));
+    return text;
+  }
+
+  private write(chunk: string): void {
+    const { response } = this.options;
+    this.ping.refresh();
+    if (response.write(chunk)) return;
+    this.waitingForDrain = true;
+    response.once("drain", this.drained);
+  }
+
+  private readonly drained = (): void => {
+    this.waitingForDrain = false;
+    this.schedule();
+  };
+
+  private sendPing(): void {
+    if (this.closed) return;
+    // A client that has not taken what was written yet needs no ping; the timer waits for the next quiet spell.
+    if (this.waitingForDrain) this.ping.refresh();
+    else this.write(PING_FRAME);
+  }
+
+  /** Reading failed: the client is told why in a serialized-error frame and the stream ends, as a tRPC subscription does. */
+  private fail(error: unknown): void {
+    if (this.closed) return;
+    const { response, errorShape, serialize } = this.options;
+    this.close();
+    response.end(serializedErrorFrame(serialize(errorShape(error))));
+  }
+
+  private close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    clearTimeout(this.ping);
+    this.options.response.off("drain", this.drained);
+  }
+}
