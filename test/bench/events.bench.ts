@@ -1,14 +1,19 @@
 // Event latency through the web server: the simulator emits a text delta → the SDK parses it → the
-// loop → the session hub → HTTP SSE → a subscriber. The server runs as `cairn serve --api-only` in its
-// own process; the simulator, a TCP tap in front of it (which timestamps each delta as it leaves the
-// simulator) and the SSE subscribers run here, so both timestamps come from one clock.
-import { spawn, type ChildProcess } from "node:child_process";
+// loop → the session hub → HTTP SSE → a subscriber. Three processes, as in use: the model side (the
+// simulator and a TCP tap that timestamps each delta as it leaves the simulator, events-sim.bench-child.ts),
+// the server (`cairn serve --api-only`), and here the SSE readers standing in for the browsers (plain
+// node:http sockets; a browser parses its stream in its own process). Both timestamps are CLOCK_MONOTONIC,
+// which the processes share. Server CPU is counted while the deltas stream (after the sessions exist).
+// With CAIRN_BENCH_EVENTS_BASELINE=<path to another build's bin/cairn.js>, every round runs on that build
+// too, right before the same round on this one, and its figures are reported as events.baseline_*.
+// CAIRN_BENCH_EVENTS_CPU_PROF=<dir> has each server write a CPU profile there.
+import { type ChildProcess, fork, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer, Socket, type Server } from "node:net";
-import { tmpdir } from "node:os";
+import { request } from "node:http";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startModelSim, type ModelSim } from "@cairn/model-sim";
+import type { SimReply, SimRequest } from "./events-sim.bench-child.ts";
 import { median, percentile, report } from "./report.ts";
 
 const DELTAS_PER_SESSION = 120;
@@ -16,29 +21,38 @@ const DELTA_INTERVAL_MS = 10; // ~100 deltas/s per session, a fast model
 const CONCURRENCY = [1, 20, 100, 200];
 const IDLE_SESSIONS = 300;
 const ID = /S\d{3}D\d{5}/g;
+const here = dirname(fileURLToPath(import.meta.url));
 
 export default async function run(): Promise<void> {
+  report("events.load_average_at_start", loadavg()[0]!, "load");
   const parent = await mkdtemp(join(tmpdir(), "cairn-bench-events-"));
-  const sim = await startModelSim({ scenario: { turns: [] }, textChunkSize: 16 });
-  const tap = await DeltaTap.start(sim);
-  const server = await startServerProcess(parent, tap.url);
+  const sim = await SimProcess.start();
+  const servers: Array<{ prefix: string; server: ServerProcess }> = [];
   try {
+    const baseline = process.env.CAIRN_BENCH_EVENTS_BASELINE;
+    if (baseline) servers.push({ prefix: "events.baseline_", server: await startServerProcess(join(parent, "baseline"), sim.url, baseline) });
+    servers.push({
+      prefix: "events.",
+      server: await startServerProcess(join(parent, "current"), sim.url, join(here, "..", "..", "packages", "cli", "bin", "cairn.js")),
+    });
     for (const sessions of CONCURRENCY) {
-      const cpuBefore = await cpuMs(server.child);
-      const latencies = await streamingRound(server, sim, tap, sessions);
-      // The server's own CPU per delta: whether it, or a busy machine, makes the latency.
-      const serverCpu = (await cpuMs(server.child)) - cpuBefore;
-      report(`events.server_cpu_per_delta_at_${sessions}`, serverCpu / latencies.length, "ms");
-      report(`events.latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
-      report(`events.latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
-      report(`events.deltas_measured_at_${sessions}`, latencies.length, "deltas");
+      for (const { prefix, server } of servers) {
+        const { latencies, serverCpuMs } = await streamingRound(server, sim, sessions);
+        // The server's own CPU per delta: whether it, or a busy machine, makes the latency.
+        report(`${prefix}server_cpu_per_delta_at_${sessions}`, serverCpuMs / latencies.length, "ms");
+        report(`${prefix}latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
+        report(`${prefix}latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
+        report(`${prefix}deltas_measured_at_${sessions}`, latencies.length, "deltas");
+      }
     }
-    const perSession = await idleSessionMemory(server);
-    report("events.rss_per_idle_session", perSession / 1024, "KiB");
-    report("events.server_rss_total", (await rss(server.child)) / 1024 / 1024, "MiB");
+    for (const { prefix, server } of servers) {
+      const perSession = await idleSessionMemory(server);
+      report(`${prefix}rss_per_idle_session`, perSession / 1024, "KiB");
+      report(`${prefix}server_rss_total`, (await rss(server.child)) / 1024 / 1024, "MiB");
+    }
+    report("events.load_average_at_end", loadavg()[0]!, "load");
   } finally {
-    await server.close();
-    await tap.close();
+    for (const { server } of servers) await server.close();
     await sim.close();
     await rm(parent, { recursive: true, force: true });
   }
@@ -46,36 +60,40 @@ export default async function run(): Promise<void> {
 
 type ServerProcess = { url: string; token: string; child: ChildProcess; close(): Promise<void> };
 
-async function streamingRound(server: ServerProcess, sim: ModelSim, tap: DeltaTap, sessions: number): Promise<number[]> {
+async function streamingRound(server: ServerProcess, sim: SimProcess, sessions: number): Promise<{ latencies: number[]; serverCpuMs: number }> {
   const round = sessions;
   const turns = Array.from({ length: sessions }, (_, session) => ({
     content: [{ type: "text" as const, text: Array.from({ length: DELTAS_PER_SESSION }, (_, index) => segment(round, session, index)).join("") }],
     chunkDelayMs: DELTA_INTERVAL_MS,
   }));
-  sim.setScenario({ turns });
-  tap.emitted.clear();
+  await sim.setScenario({ turns });
+  await sim.takeEmitted();
   const ids = await Promise.all(Array.from({ length: sessions }, () => call<{ sessionId: string }>(server, "session.create", {})));
   const received = new Map<string, number>();
-  const controller = new AbortController();
-  const readers = ids.map(({ sessionId }) => subscribe(server, sessionId, controller.signal, received));
-  await Promise.all(readers.map((reader) => reader.connected));
-  await Promise.all(ids.map(({ sessionId }) => call(server, "session.send", { sessionId, prompt: "go" })));
-  const expected = sessions * DELTAS_PER_SESSION;
-  await waitUntil(
-    () => received.size >= expected,
-    120_000,
-    () => `received ${received.size} of ${expected} deltas`,
-  );
-  controller.abort();
-  await Promise.allSettled(readers.map((reader) => reader.done));
-  const latencies: number[] = [];
-  for (const [id, at] of received) {
-    const emitted = tap.emitted.get(id);
-    if (emitted !== undefined) latencies.push(at - emitted);
+  const readers = ids.map(({ sessionId }) => subscribe(server, sessionId, received));
+  try {
+    await Promise.all(readers.map((reader) => reader.connected));
+    const cpuBefore = await cpuMs(server.child);
+    await Promise.all(ids.map(({ sessionId }) => call(server, "session.send", { sessionId, prompt: "go" })));
+    const expected = sessions * DELTAS_PER_SESSION;
+    await waitUntil(
+      () => received.size >= expected,
+      120_000,
+      () => `received ${received.size} of ${expected} deltas`,
+    );
+    const serverCpuMs = (await cpuMs(server.child)) - cpuBefore;
+    const emitted = await sim.takeEmitted();
+    const latencies: number[] = [];
+    for (const [id, at] of received) {
+      const sent = emitted.get(id);
+      if (sent !== undefined) latencies.push(at - sent);
+    }
+    if (latencies.length < expected * 0.99) throw new Error(`only ${latencies.length} of ${expected} deltas were seen leaving the simulator`);
+    console.log(`# ${sessions} sessions: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms`);
+    return { latencies, serverCpuMs };
+  } finally {
+    for (const reader of readers) reader.close();
   }
-  if (latencies.length < expected * 0.99) throw new Error(`only ${latencies.length} of ${expected} deltas were seen leaving the simulator`);
-  console.log(`# ${sessions} sessions: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms`);
-  return latencies;
 }
 
 function segment(round: number, session: number, index: number): string {
@@ -124,96 +142,115 @@ async function call<T = unknown>(server: ServerProcess, path: string, input: unk
   return body.result.data;
 }
 
-/** Reads session.events and records, per delta id, when it first arrived. */
-function subscribe(server: ServerProcess, sessionId: string, signal: AbortSignal, received: Map<string, number>) {
-  let markConnected: () => void = () => undefined;
-  const connected = new Promise<void>((resolve) => (markConnected = resolve));
-  const done = (async () => {
-    const input = encodeURIComponent(JSON.stringify({ sessionId }));
-    const response = await fetch(`${server.url}/api/trpc/session.events?input=${input}`, {
-      headers: { authorization: `Bearer ${server.token}`, accept: "text/event-stream" },
-      signal,
+/** Reads session.events on a connection of its own and records, per delta id, when it first arrived. */
+function subscribe(server: ServerProcess, sessionId: string, received: Map<string, number>): { connected: Promise<void>; close(): void } {
+  const input = encodeURIComponent(JSON.stringify({ sessionId }));
+  let closed = false;
+  let outgoing: ReturnType<typeof request> | undefined;
+  const connected = new Promise<void>((resolve, reject) => {
+    outgoing = request(
+      `${server.url}/api/trpc/session.events?input=${input}`,
+      { agent: false, headers: { authorization: `Bearer ${server.token}`, accept: "text/event-stream" } },
+      (response) => {
+        if (response.statusCode !== 200) reject(new Error(`session.events answered ${response.statusCode}`));
+        let buffer = "";
+        response.on("data", (chunk: Buffer) => {
+          const at = monotonicMs();
+          buffer += chunk.toString("latin1");
+          let end: number;
+          while ((end = buffer.indexOf("\n\n")) >= 0) {
+            const frame = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            if (frame.startsWith("event: connected") || frame.includes("\nevent: connected")) resolve();
+            if (!frame.includes("text-delta")) continue;
+            for (const id of frame.match(ID) ?? []) if (!received.has(id)) received.set(id, at);
+          }
+        });
+        response.on("error", (error) => {
+          if (!closed) reject(error);
+        });
+      },
+    );
+    outgoing.on("error", (error) => {
+      if (!closed) reject(error);
     });
-    if (!response.body) throw new Error("no SSE body");
-    const decoder = new TextDecoder();
-    let buffer = "";
-    try {
-      for await (const chunk of response.body) {
-        const at = performance.now();
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (frame.startsWith("event: connected") || frame.includes("\nevent: connected")) markConnected();
-          if (!frame.includes("text-delta")) continue;
-          for (const id of frame.match(ID) ?? []) if (!received.has(id)) received.set(id, at);
-        }
-      }
-    } catch (error) {
-      if (!signal.aborted) throw error;
-    }
-  })();
-  return { connected, done };
+    outgoing.end();
+  });
+  return {
+    connected,
+    close() {
+      closed = true;
+      outgoing?.destroy();
+    },
+  };
 }
 
-/** A TCP pass-through in front of the simulator that timestamps each delta id as it is forwarded. */
-class DeltaTap {
-  readonly emitted = new Map<string, number>();
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
-  url = "";
+function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
 
-  private constructor(target: URL) {
-    this.server = createServer((client) => {
-      const upstream = new Socket();
-      upstream.connect(Number(target.port), target.hostname);
-      this.sockets.add(client).add(upstream);
-      client.pipe(upstream);
-      let tail = "";
-      upstream.on("data", (chunk: Buffer) => {
-        const at = performance.now();
-        client.write(chunk);
-        const text = tail + chunk.toString("latin1");
-        for (const id of text.match(ID) ?? []) if (!this.emitted.has(id)) this.emitted.set(id, at);
-        tail = text.slice(-16);
-      });
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-        this.sockets.delete(client);
-        this.sockets.delete(upstream);
-      };
-      upstream
-        .on("end", () => client.end())
-        .on("error", drop)
-        .on("close", drop);
-      client.on("error", drop).on("close", drop);
+/** The model side in its own process (events-sim.bench-child.ts), driven over IPC. */
+class SimProcess {
+  private readonly replies: Array<(reply: SimReply) => void> = [];
+  private readonly child: ChildProcess;
+  readonly url: string;
+
+  private constructor(child: ChildProcess, url: string) {
+    this.child = child;
+    this.url = url;
+    child.on("message", (reply: SimReply) => this.replies.shift()?.(reply));
+  }
+
+  static async start(): Promise<SimProcess> {
+    const child = fork(join(here, "events-sim.bench-child.ts"), [], {
+      execArgv: ["--import", "tsx"],
+      cwd: here,
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      child.once("message", (reply: SimReply) => (reply.kind === "ready" ? resolve(reply.url) : reject(new Error(`unexpected ${reply.kind}`))));
+      child.once("exit", (code) => reject(new Error(`the simulator process exited early with code ${code}`)));
+    });
+    return new SimProcess(child, url);
+  }
+
+  async setScenario(scenario: unknown): Promise<void> {
+    await this.ask({ kind: "scenario", scenario });
+  }
+
+  /** When each delta id left the simulator since the last call. */
+  async takeEmitted(): Promise<Map<string, number>> {
+    const reply = await this.ask({ kind: "take" });
+    return new Map(reply.kind === "emitted" ? reply.entries : []);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.child.exitCode !== null) return resolve();
+      this.child.once("exit", () => resolve());
+      this.child.disconnect();
     });
   }
 
-  static async start(sim: ModelSim): Promise<DeltaTap> {
-    const tap = new DeltaTap(new URL(sim.url));
-    await new Promise<void>((resolve) => tap.server.listen(0, "127.0.0.1", resolve));
-    tap.url = `http://127.0.0.1:${(tap.server.address() as { port: number }).port}`;
-    return tap;
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  private ask(message: SimRequest): Promise<SimReply> {
+    return new Promise((resolve) => {
+      this.replies.push(resolve);
+      this.child.send(message);
+    });
   }
 }
 
-async function startServerProcess(parent: string, modelUrl: string): Promise<ServerProcess> {
+async function startServerProcess(parent: string, modelUrl: string, cairnBin: string): Promise<ServerProcess> {
   const workspace = join(parent, "ws");
   const cairnHome = join(parent, "home");
   await mkdir(workspace, { recursive: true });
   await mkdir(cairnHome, { recursive: true });
   await writeFile(join(workspace, "README.md"), "# bench\n");
   const token = "bench-token-".padEnd(43, "x");
-  const cairnBin = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "packages", "cli", "bin", "cairn.js");
-  const child = spawn(process.execPath, [cairnBin, "serve", "--api-only", "--port", "0", "--workspace", workspace], {
+  // CAIRN_BENCH_EVENTS_CPU_PROF=<dir>: each server writes a CPU profile there when it exits.
+  const profileDir = process.env.CAIRN_BENCH_EVENTS_CPU_PROF;
+  const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...profile, cairnBin, "serve", "--api-only", "--port", "0", "--workspace", workspace], {
     env: { ...process.env, CAIRN_HOME: cairnHome, ANTHROPIC_BASE_URL: modelUrl, ANTHROPIC_API_KEY: "bench", CAIRN_TOKEN: token, CAIRN_MODEL: "bench-model" },
     stdio: ["ignore", "pipe", "inherit"],
   });

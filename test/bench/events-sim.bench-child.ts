@@ -1,0 +1,61 @@
+// The events benchmark's model side, in a process of its own (as a remote model API has its own CPU): the
+// model simulator, and a TCP tap in front of it that timestamps each delta id as its bytes leave the simulator.
+// Timestamps are CLOCK_MONOTONIC (process.hrtime), which every process on the machine shares, so the
+// benchmark compares them with the times its SSE readers receive the same ids.
+// IPC: sends {kind:"ready", url}; answers {kind:"scenario"} with {kind:"ok"} and {kind:"take"} with
+// {kind:"emitted", entries} (then forgets them).
+import { createServer, Socket } from "node:net";
+import { startModelSim } from "@cairn/model-sim";
+
+const DELTA_ID = /S\d{3}D\d{5}/g;
+
+export type SimRequest = { kind: "scenario"; scenario: unknown } | { kind: "take" };
+export type SimReply = { kind: "ready"; url: string } | { kind: "ok" } | { kind: "emitted"; entries: Array<[string, number]> };
+
+function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+async function main(): Promise<void> {
+  const sim = await startModelSim({ scenario: { turns: [] }, textChunkSize: 16 });
+  const target = new URL(sim.url);
+  let emitted = new Map<string, number>();
+  const tap = createServer((client) => {
+    const upstream = new Socket();
+    upstream.connect(Number(target.port), target.hostname);
+    client.pipe(upstream);
+    let tail = "";
+    upstream.on("data", (chunk: Buffer) => {
+      const at = monotonicMs();
+      client.write(chunk);
+      const text = tail + chunk.toString("latin1");
+      for (const id of text.match(DELTA_ID) ?? []) if (!emitted.has(id)) emitted.set(id, at);
+      tail = text.slice(-16);
+    });
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    upstream
+      .on("end", () => client.end())
+      .on("error", drop)
+      .on("close", drop);
+    client.on("error", drop).on("close", drop);
+  });
+  await new Promise<void>((resolve) => tap.listen(0, "127.0.0.1", resolve));
+  const send = (reply: SimReply) => process.send!(reply);
+  process.on("message", (request: SimRequest) => {
+    if (request.kind === "scenario") {
+      sim.setScenario(request.scenario as Parameters<typeof sim.setScenario>[0]);
+      send({ kind: "ok" });
+    } else {
+      send({ kind: "emitted", entries: [...emitted] });
+      emitted = new Map();
+    }
+  });
+  // The benchmark going away (its IPC channel closing) ends this process.
+  process.on("disconnect", () => process.exit(0));
+  send({ kind: "ready", url: `http://127.0.0.1:${(tap.address() as { port: number }).port}` });
+}
+
+await main();
