@@ -19,7 +19,7 @@ import { median, percentile, report } from "./report.ts";
 const DELTAS_PER_SESSION = 120;
 const DELTA_INTERVAL_MS = 10; // ~100 deltas/s per session, a fast model
 const CONCURRENCY = [1, 20, 100, 200];
-const IDLE_SESSIONS = 300;
+const IDLE_SESSIONS = 900;
 const ID = /S\d{3}D\d{5}/g;
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -84,12 +84,19 @@ async function streamingRound(server: ServerProcess, sim: SimProcess, sessions: 
     const serverCpuMs = (await cpuMs(server.child)) - cpuBefore;
     const emitted = await sim.takeEmitted();
     const latencies: number[] = [];
+    // Where the tail is: the first tenth of each session's deltas (while the other sessions still start) or the rest.
+    const early: number[] = [];
+    const rest: number[] = [];
     for (const [id, at] of received) {
       const sent = emitted.get(id);
-      if (sent !== undefined) latencies.push(at - sent);
+      if (sent === undefined) continue;
+      latencies.push(at - sent);
+      (Number(id.slice(5)) % DELTAS_PER_SESSION < DELTAS_PER_SESSION / 10 ? early : rest).push(at - sent);
     }
     if (latencies.length < expected * 0.99) throw new Error(`only ${latencies.length} of ${expected} deltas were seen leaving the simulator`);
-    console.log(`# ${sessions} sessions: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms`);
+    console.log(
+      `# ${sessions} sessions: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms; p99 of each session's first tenth ${percentile(early, 99).toFixed(1)} ms, of the rest ${percentile(rest, 99).toFixed(1)} ms`,
+    );
     return { latencies, serverCpuMs };
   } finally {
     for (const reader of readers) reader.close();
@@ -101,22 +108,28 @@ function segment(round: number, session: number, index: number): string {
   return `S${String(round % 1000).padStart(3, "0")}D${String(session * DELTAS_PER_SESSION + index).padStart(5, "0")}------`;
 }
 
+/**
+ * Bytes of RSS per idle session: the least-squares slope of RSS over the sessions created, sampled after every
+ * batch of 50 (900 in all), so the heap's growth in steps and a collection at any one moment average out.
+ */
 async function idleSessionMemory(server: ServerProcess): Promise<number> {
-  const create = async (count: number) => {
-    for (let batch = 0; batch < count; batch += 50) {
-      const created = await Promise.all(Array.from({ length: Math.min(50, count - batch) }, () => call<{ sessionId: string }>(server, "session.create", {})));
-      // The page reads each session once it opens it.
-      await Promise.all(created.map(({ sessionId }) => call(server, "session.get", { sessionId }, "GET")));
-    }
+  const BATCH = 50;
+  const createBatch = async () => {
+    const created = await Promise.all(Array.from({ length: BATCH }, () => call<{ sessionId: string }>(server, "session.create", {})));
+    // The page reads each session once it opens it.
+    await Promise.all(created.map(({ sessionId }) => call(server, "session.get", { sessionId }, "GET")));
   };
-  await create(50); // warm-up: lazily loaded code and caches
-  const samples: number[] = [];
-  for (let round = 0; round < 3; round++) {
-    const before = await rss(server.child);
-    await create(IDLE_SESSIONS);
-    samples.push((await rss(server.child)) - before);
+  await createBatch(); // warm-up: lazily loaded code and caches
+  const points: Array<[number, number]> = [[0, await rss(server.child)]];
+  for (let created = BATCH; created <= IDLE_SESSIONS; created += BATCH) {
+    await createBatch();
+    points.push([created, await rss(server.child)]);
   }
-  return median(samples) / IDLE_SESSIONS;
+  const meanX = points.reduce((sum, [x]) => sum + x, 0) / points.length;
+  const meanY = points.reduce((sum, [, y]) => sum + y, 0) / points.length;
+  const covariance = points.reduce((sum, [x, y]) => sum + (x - meanX) * (y - meanY), 0);
+  const variance = points.reduce((sum, [x]) => sum + (x - meanX) ** 2, 0);
+  return covariance / variance;
 }
 
 /** User + system CPU time of a process, from /proc (clock ticks of 10 ms). */
