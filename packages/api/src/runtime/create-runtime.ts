@@ -27,7 +27,8 @@ import {
   type ModelClient,
 } from "@cairn/core";
 import { createNodeMemoryFs, createNodeHookRunner, createNodeMcpManager, loadSettings } from "@cairn/core/node";
-import { createLocalWorkspace, createRemoteWorkspace } from "@cairn/worker";
+// Subpaths, not the package root: its index would build every worker module's schemas at start.
+import { createLocalWorkspace } from "@cairn/worker/local";
 import { createMcpSandboxLauncher } from "./mcp-sandbox.ts";
 import { sandboxOptionsFromSettings } from "./sandbox-options.ts";
 import { resolveModelSource } from "./model-source.ts";
@@ -80,7 +81,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           sandbox,
           env: merged.env,
         })
-      : await createRemoteWorkspace({ ...options.remoteWorker, sandbox, env: merged.env });
+      : // The worker protocol's schemas (some 270) are built only by a runtime that dials a remote worker.
+        await (await import("@cairn/worker/remote")).createRemoteWorkspace({ ...options.remoteWorker, sandbox, env: merged.env });
   const store = createStore(createInitialAppState({ model: model.model, permissionMode: merged.permissions.defaultMode }));
   // The MCP configuration, the agent definitions and the memory files are read side by side.
   const agentsLoading = loadAgentDefinitions(workspace);

@@ -1,6 +1,7 @@
 import { WorkspaceError } from "@cairn/core";
 import type { StdioLaunch, StdioLauncher, StdioLaunchRequest } from "@cairn/core/node";
-import { createSandboxedCommand, type SandboxSettings } from "@cairn/worker";
+import type { SandboxSettings } from "@cairn/worker";
+import { createSandboxedCommand } from "@cairn/worker/sandboxed-command";
 
 export type McpSandboxOptions = {
   root: string;
