@@ -50,6 +50,16 @@ export async function startNode(options: {
   return { started, match };
 }
 
+/** SIGKILL to the whole group at once (a machine that dies: no shutdown code runs); resolves once the process is gone. */
+export function killGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
+  const pid = child.pid;
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    process.kill(-pid, "SIGKILL");
+  });
+}
+
 /** SIGTERM to the whole group, SIGKILL if it has not exited within 10 s. */
 export function stopGroup(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();

@@ -33,10 +33,10 @@ export async function startModelSim(): Promise<ModelSimProcess> {
 /**
  * `cairn serve` on 127.0.0.1 and a free port (or `port`), with a fixed token and a temporary HOME of its own
  * (CAIRN_HOME is its `.cairn`): the machine's ~/.claude memory and skills, ~/.cairn settings and git config stay
- * out of the test. Without `modelUrl` no API key is set, so the offline demo model answers. `stop()` also removes
- * the temporary HOME.
+ * out of the test. Without `modelUrl` no API key is set, so the offline demo model answers. `extraArgs` go after
+ * the others (`--redis-url …` for a node of a distributed test). `stop()` also removes the temporary HOME.
  */
-export async function startCairn(options: { workspace: string; modelUrl?: string; port?: number }): Promise<CairnProcess> {
+export async function startCairn(options: { workspace: string; modelUrl?: string; port?: number; extraArgs?: readonly string[] }): Promise<CairnProcess> {
   assertFreshBuild();
   const home = tempDir("cairn-e2e-home-");
   const cairnHome = join(home, ".cairn");
@@ -49,7 +49,17 @@ export async function startCairn(options: { workspace: string; modelUrl?: string
   const port = String(options.port ?? 0);
   const { started, match } = await startNode({
     name: "cairn serve",
-    args: [join(repoRoot, "packages", "cli", "bin", "cairn.js"), "serve", "--host", "127.0.0.1", "--port", port, "--workspace", options.workspace],
+    args: [
+      join(repoRoot, "packages", "cli", "bin", "cairn.js"),
+      "serve",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      port,
+      "--workspace",
+      options.workspace,
+      ...(options.extraArgs ?? []),
+    ],
     cwd: repoRoot,
     env,
     ready: /Cairn is running at (http:\/\/cairn-[0-9a-f]{16}\.localhost:(\d+))\/\?token=(\S+)/,
