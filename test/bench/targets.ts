@@ -42,6 +42,13 @@ export const TARGETS: readonly Target[] = [
   { label: "stream: query() CPU vs raw SDK CPU", metric: "stream.query_cpu_vs_raw", comparison: "<=", limit: 110, unit: "%" },
   { label: "live sessions: p99 simulator→browser at 100 sessions", metric: "events.latency_p99_at_100", comparison: "<", limit: 50, unit: "ms" },
   { label: "live sessions: idle memory per session", metric: "events.rss_per_idle_session", comparison: "<", limit: 50, unit: "KiB" },
+  {
+    label: "distributed: p99 simulator→subscriber at 100 sessions over 2 nodes",
+    metric: "distributed.latency_p99_at_100",
+    comparison: "<",
+    limit: 50,
+    unit: "ms",
+  },
   { label: "distributed: list 10,000 sessions from PostgreSQL", metric: "distributed.list_10k_sessions_store_ms", comparison: "<", limit: 100, unit: "ms" },
   {
     label: "failover: kill -9 of the owner to the next command answered on another node",
