@@ -8,6 +8,7 @@
 // An open that times out is reported with the time it had waited, so its target shows as missed.
 import { createWriteStream, realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { projectDirName } from "@cairn/core/schema";
@@ -32,6 +33,12 @@ export default async function run(): Promise<void> {
     for (const size of SIZES) {
       const sessionId = `bench-timeline${size.name || "-100k"}`;
       await writeSession(cairn, workspace, sessionId, syntheticTimelineSource({ events: size.events, sidechains: 4 }));
+      // Wall-clock figures follow the machine's load (two cores shared by every process): it is printed beside them.
+      console.log(
+        `# timeline-ide${size.name}: load average ${loadavg()
+          .map((load) => load.toFixed(1))
+          .join(" ")} on ${availableParallelism()} cores`,
+      );
       const cold = await openOnce(context, cairn, sessionId);
       report(`timeline.ide${size.name}_interactive_cold`, cold.interactiveMs, "ms");
       report(`timeline.ide${size.name}_complete_cold`, cold.completeMs, "ms");

@@ -1,6 +1,6 @@
 "use client";
 
-import { appendCompactPage, expandCompactTimeline, type CompactTimeline, type CompactTimelinePage, type TimelineRows } from "@cairn/core/timeline";
+import { appendCompactPages, expandCompactTimeline, type CompactTimeline, type CompactTimelinePage, type TimelineRows } from "@cairn/core/timeline";
 import { useEffect, useState } from "react";
 import { cairnErrorCode } from "@/lib/errors";
 import { useTRPCClient } from "@/trpc/client";
@@ -44,6 +44,8 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
     /** The rest of a large timeline, page by page after `first`; false when it changed meanwhile (start over). */
     const loadRest = async (first: TimelineRows & { version: string }, rest: Rest): Promise<boolean> => {
       let rows: TimelineRows = first;
+      // Pages parsed since the last drawing: added all at once when the view is drawn again.
+      let held: CompactTimelinePage[] = [];
       let shownAt = performance.now();
       for (let from = rest.from; from < rest.total; ) {
         await browserIdle(signal);
@@ -51,15 +53,18 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
         if (signal.aborted) return true;
         if (answer.stale) return false;
         const page = JSON.parse(answer.pageJson) as CompactTimelinePage;
-        rows = appendCompactPage(rows, page);
+        held.push(page);
         from = page.to;
         if (page.to <= page.from) break;
         // A timeline shown whole stays until the newer one is whole too.
         if (!shownWhole && from < rest.total && performance.now() - shownAt >= SHOW_PAGES_EVERY_MS) {
+          rows = appendCompactPages(rows, held);
+          held = [];
           show({ ...rows, version: `${rest.version}@${from}` }, false);
           shownAt = performance.now();
         }
       }
+      rows = appendCompactPages(rows, held);
       version = rest.version;
       shownWhole = true;
       show({ ...rows, version: rest.version }, true);

@@ -11,8 +11,8 @@ type Where = TimelineStoreLocation & { version: string };
 const DEFAULT_HEAD_EVENTS = 2_000;
 /** How long a built timeline stays current before its search index is made in the background. */
 const DEFAULT_INDEX_DELAY_MS = 1_000;
-/** Events per page of the rest: some 3 MB of JSON, parsed and added by the page in a few tens of milliseconds. */
-const DEFAULT_PAGE_EVENTS = 20_000;
+/** Events per page of the rest: some 1.4 MB of JSON, parsed by the page in a few tens of milliseconds between two keys. */
+const DEFAULT_PAGE_EVENTS = 10_000;
 
 /**
  * The timeline port over this workspace's transcripts (a `Runtime` is a `Where`): timelines are built

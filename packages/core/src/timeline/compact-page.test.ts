@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "./build-timeline.ts";
 import { compactHead, compactTimeline, expandCompactTimeline, type TimelineRows } from "./compact.ts";
-import { appendCompactPage, compactPage, type CompactTimelinePage } from "./compact-page.ts";
+import { appendCompactPage, appendCompactPages, compactPage, type CompactTimelinePage } from "./compact-page.ts";
 import { syntheticTimelineSource } from "./synthetic-source.ts";
 
 const viaJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -17,6 +17,22 @@ describe("a compact timeline sent in pages", () => {
     const { version: _wholeVersion, ...expected } = whole;
     const { version: _headVersion, ...received } = rows as TimelineRows & { version?: string };
     expect(received).toEqual(expected);
+  });
+
+  it("adds several pages at once the same as one by one, and leaves what was held unchanged", () => {
+    const head = expandCompactTimeline(viaJson(compactHead(compact, 500, "head")));
+    const heldEvents = head.events.length;
+    const pages: CompactTimelinePage[] = [];
+    for (let from = 500; from < compact.columns.count; from += 900) pages.push(viaJson(compactPage(compact, from, from + 900)));
+    const atOnce = appendCompactPages(head, pages.slice(0, 2));
+    expect(atOnce).toEqual(appendCompactPage(appendCompactPage(head, pages[0]!), pages[1]!));
+    const rest = appendCompactPages(atOnce, pages.slice(2));
+    const { version: _wholeVersion, ...expected } = whole;
+    const { version: _headVersion, ...received } = rest as TimelineRows & { version?: string };
+    expect(received).toEqual(expected);
+    expect(head.events).toHaveLength(heldEvents);
+    expect(appendCompactPages(head, [])).toEqual(head);
+    expect(() => appendCompactPages(head, [pages[0]!, pages[2]!])).toThrow(/starts at event 2300, but 1400 events are held/);
   });
 
   it("cuts each page's totals where the events before it end, so none is sent twice or left out", () => {

@@ -1,4 +1,4 @@
-import { type CompactTimeline, expandCompactTimeline, type TimelineRows } from "./compact.ts";
+import { type CompactTimeline, expandCompactTimeline, type TimelineRow, type TimelineRows } from "./compact.ts";
 import type { TotalsSeries } from "./types.ts";
 
 type Columns = CompactTimeline["columns"];
@@ -76,23 +76,48 @@ export function compactPage(compact: CompactTimeline, from: number, to: number):
  * events, lane items and totals added. Refuses a page that does not continue `rows`.
  */
 export function appendCompactPage(rows: TimelineRows, page: CompactTimelinePage): TimelineRows {
-  if (page.from !== rows.events.length) throw new Error(`the page starts at event ${page.from}, but ${rows.events.length} events are held`);
-  const lanes = rows.lanes.map((lane) => ({ ...lane, items: [] as number[] }));
-  const added = expandCompactTimeline({ ...rows, version: page.version, lanes, columns: page.columns });
-  const events = rows.events.concat(added.events.map((event) => ({ ...event, index: event.index + page.from })));
-  const join = (held: number[], more: number[]) => (more.length === 0 ? held : held.concat(more));
+  return appendCompactPages(rows, [page]);
+}
+
+/**
+ * `rows` with several consecutive pages added at once: each array is copied once for all of them, so a viewer
+ * that holds pages back between two drawings does not copy the events held so far once per page.
+ */
+export function appendCompactPages(rows: TimelineRows, pages: readonly CompactTimelinePage[]): TimelineRows {
+  let held = rows.events.length;
+  const added: TimelineRow[][] = [];
+  for (const page of pages) {
+    if (page.from !== held) throw new Error(`the page starts at event ${page.from}, but ${held} events are held`);
+    const lanes = rows.lanes.map((lane) => ({ ...lane, items: [] as number[] }));
+    const expanded = expandCompactTimeline({ ...rows, version: page.version, lanes, columns: page.columns }).events;
+    for (const event of expanded) event.index += page.from;
+    added.push(expanded);
+    held = page.to;
+  }
+  const join = <T>(before: T[], more: T[][]) => (more.every((part) => part.length === 0) ? before : before.concat(...more));
+  const totals = (pick: (series: TotalsSeries) => number[]) =>
+    join(
+      pick(rows.totals),
+      pages.map((page) => pick(page.totals)),
+    );
   return {
     ...rows,
-    endMs: Math.max(rows.endMs, page.endMs),
-    events,
-    lanes: rows.lanes.map((lane, index) => ({ ...lane, items: join(lane.items, page.laneItems[index] ?? []) })),
+    endMs: pages.reduce((endMs, page) => Math.max(endMs, page.endMs), rows.endMs),
+    events: join(rows.events, added),
+    lanes: rows.lanes.map((lane, index) => ({
+      ...lane,
+      items: join(
+        lane.items,
+        pages.map((page) => page.laneItems[index] ?? []),
+      ),
+    })),
     totals: {
-      t: join(rows.totals.t, page.totals.t),
-      inputTokens: join(rows.totals.inputTokens, page.totals.inputTokens),
-      outputTokens: join(rows.totals.outputTokens, page.totals.outputTokens),
-      cacheReadTokens: join(rows.totals.cacheReadTokens, page.totals.cacheReadTokens),
-      cacheWriteTokens: join(rows.totals.cacheWriteTokens, page.totals.cacheWriteTokens),
-      costUsd: join(rows.totals.costUsd, page.totals.costUsd),
+      t: totals((series) => series.t),
+      inputTokens: totals((series) => series.inputTokens),
+      outputTokens: totals((series) => series.outputTokens),
+      cacheReadTokens: totals((series) => series.cacheReadTokens),
+      cacheWriteTokens: totals((series) => series.cacheWriteTokens),
+      costUsd: totals((series) => series.costUsd),
     },
   };
 }
