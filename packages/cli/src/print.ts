@@ -17,6 +17,7 @@ import type { PrintArgs } from "./args.ts";
 import type { TurnTelemetry } from "@cairn/api/telemetry";
 import type { CliEnv } from "./env.ts";
 import { eventToLine, initLine, resultLine } from "./stream-json.ts";
+import { reportSettingsProblems, runtimeOptionsFromEnv } from "./runtime-env.ts";
 import { finishWithText, runManualCompaction } from "./print-builtin-commands.ts";
 import { resolveSession } from "./print-resume.ts";
 import { lazyTelemetry, type LazyTelemetry } from "./print-telemetry.ts";
@@ -45,11 +46,9 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
   let runtime: Runtime;
   try {
     runtime = await createRuntime({
+      ...runtimeOptionsFromEnv(env),
       workspaceRoot: io.cwd,
-      cairnHome: env.cairnHome,
       version,
-      apiKey: env.apiKey,
-      baseURL: env.baseURL,
       model: args.model ?? env.model,
       planModel: args.planModel,
       fallbackModel: args.fallbackModel ?? env.fallbackModel,
@@ -59,14 +58,6 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
       permissionMode: args.permissionMode,
       toolNames: args.tools,
       trusted: true,
-      maxToolConcurrency: env.maxToolConcurrency,
-      promptCaching: env.promptCaching,
-      maxThinkingTokens: env.maxThinkingTokens,
-      dumpPrompts: env.dumpPrompts,
-      maxRetries: env.maxRetries,
-      contextWindow: env.contextWindow,
-      autoCompactPct: env.autoCompactPct,
-      autoCompact: env.autoCompact,
       mcpConfig: args.mcpConfig,
       taskBudget: args.taskBudget,
     });
@@ -75,9 +66,7 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
     return 1;
   }
   try {
-    for (const problem of runtime.settings.problems) {
-      io.stderr(`cairn: settings problem in ${problem.file}${problem.path ? ` at ${problem.path}` : ""}: ${problem.message}\n`);
-    }
+    reportSettingsProblems(runtime.settings.problems, io.stderr);
     for (const problem of runtime.mcp.problems) {
       io.stderr(
         `cairn: MCP config problem${problem.file ? ` in ${problem.file}` : ""}${problem.server ? ` (server "${problem.server}")` : ""}: ${problem.message}\n`,

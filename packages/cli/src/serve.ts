@@ -20,6 +20,7 @@ import {
 } from "@cairn/api";
 import { childProcessEnv, useProductionNodeEnv, type CliEnv } from "./env.ts";
 import { cliVersion } from "./version.ts";
+import { reportSettingsProblems, runtimeOptionsFromEnv } from "./runtime-env.ts";
 
 export const SERVE_HELP = `Usage: cairn serve [--host 127.0.0.1] [--port 3000] [--workspace <dir>] [--allowed-host <name>]… [--api-only]
 
@@ -122,25 +123,15 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
     : undefined;
   try {
     server = await startServer({
+      ...runtimeOptionsFromEnv(env),
       telemetry: telemetry?.telemetry,
       workspace,
       webDir,
       host: options.host,
       port: options.port,
-      cairnHome: env.cairnHome,
       version: cliVersion(),
-      apiKey: env.apiKey,
-      baseURL: env.baseURL,
       model: env.model,
       fallbackModel: env.fallbackModel,
-      maxToolConcurrency: env.maxToolConcurrency,
-      promptCaching: env.promptCaching,
-      maxThinkingTokens: env.maxThinkingTokens,
-      dumpPrompts: env.dumpPrompts,
-      maxRetries: env.maxRetries,
-      contextWindow: env.contextWindow,
-      autoCompactPct: env.autoCompactPct,
-      autoCompact: env.autoCompact,
       ...(env.token ? { token: env.token } : {}),
       allowedHosts: [...options.allowedHosts, ...env.allowedHosts],
       ...(env.shareStreams ? { share: { streams: env.shareStreams } } : {}),
@@ -152,9 +143,7 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
     io.stdout(`  workspace: ${server.runtime.workspaceRoot}\n`);
     for (const line of server.distributed?.describe() ?? []) io.stdout(`  ${line}\n`);
     if (server.runtime.model.demo) io.stdout("  no ANTHROPIC_API_KEY is set: the offline demo model answers (it knows a few commands only)\n");
-    for (const problem of server.runtime.settings.problems) {
-      io.stderr(`cairn: settings problem in ${problem.file}${problem.path ? ` at ${problem.path}` : ""}: ${problem.message}\n`);
-    }
+    reportSettingsProblems(server.runtime.settings.problems, io.stderr);
     io.onListening?.(server);
     if (!stop.signal.aborted) await new Promise((done) => stop.signal.addEventListener("abort", done, { once: true }));
     io.stdout("Cairn is shutting down…\n");

@@ -1,0 +1,27 @@
+import type { RuntimeOptions } from "@cairn/api/runtime";
+import type { CliEnv } from "./env.ts";
+
+/** The runtime options the environment sets, the same for `cairn -p` and `cairn serve` (the model comes from flags too, so each command picks it). */
+export function runtimeOptionsFromEnv(env: CliEnv) {
+  return {
+    cairnHome: env.cairnHome,
+    apiKey: env.apiKey,
+    baseURL: env.baseURL,
+    maxToolConcurrency: env.maxToolConcurrency,
+    promptCaching: env.promptCaching,
+    maxThinkingTokens: env.maxThinkingTokens,
+    dumpPrompts: env.dumpPrompts,
+    maxRetries: env.maxRetries,
+    contextWindow: env.contextWindow,
+    autoCompactPct: env.autoCompactPct,
+    autoCompact: env.autoCompact,
+  } satisfies Partial<RuntimeOptions>;
+}
+
+/** Settings files that did not load as a whole: said on stderr, the run goes on with the rest. */
+export function reportSettingsProblems(
+  problems: ReadonlyArray<{ file: string; path?: string | undefined; message: string }>,
+  stderr: (text: string) => void,
+): void {
+  for (const problem of problems) stderr(`cairn: settings problem in ${problem.file}${problem.path ? ` at ${problem.path}` : ""}: ${problem.message}\n`);
+}
