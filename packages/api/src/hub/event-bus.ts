@@ -76,10 +76,7 @@ export class MemoryEventBus implements EventBus {
   }
 
   listenerCount(sessionId?: string): number {
-    if (sessionId !== undefined) return this.channels.get(sessionId)?.listeners.size ?? 0;
-    let total = 0;
-    for (const channel of this.channels.values()) total += channel.listeners.size;
-    return total;
+    return countListeners(this.channels, sessionId);
   }
 
   drop(sessionId: string): void {
@@ -104,4 +101,12 @@ export class MemoryEventBus implements EventBus {
     }
     return events;
   }
+}
+
+/** Listeners of one session's channel, or of all channels (a bus keeps a listener set per session). */
+export function countListeners(channels: ReadonlyMap<string, { listeners: ReadonlySet<unknown> }>, sessionId: string | undefined): number {
+  if (sessionId !== undefined) return channels.get(sessionId)?.listeners.size ?? 0;
+  let total = 0;
+  for (const channel of channels.values()) total += channel.listeners.size;
+  return total;
 }

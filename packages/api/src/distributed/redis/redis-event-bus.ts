@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { SequencedEvent } from "../../router/context.ts";
 import type { SessionEvent } from "../../router/types.ts";
-import type { EventBus, EventListener, Replay } from "../../hub/event-bus.ts";
+import { countListeners, type EventBus, type EventListener, type Replay } from "../../hub/event-bus.ts";
 import { eventOf, seqOf } from "./stream-entries.ts";
 import { StreamFence } from "./stream-fence.ts";
 import { StreamReader } from "./stream-reader.ts";
@@ -159,10 +159,7 @@ export class RedisEventBus implements EventBus {
   }
 
   listenerCount(sessionId?: string): number {
-    if (sessionId !== undefined) return this.channels.get(sessionId)?.listeners.size ?? 0;
-    let total = 0;
-    for (const channel of this.channels.values()) total += channel.listeners.size;
-    return total;
+    return countListeners(this.channels, sessionId);
   }
 
   drop(sessionId: string): void {
