@@ -2,14 +2,16 @@
 
 import { useQuery } from "@tanstack/react-query";
 import dynamic from "next/dynamic";
-import { useState } from "react";
 import type { PermissionRequestView } from "@/chat/chat-types";
 import { describeReason } from "@/chat/describe";
+import { ActionButton } from "@/lib/action-button";
 import { cairnErrorCode, errorMessage } from "@/lib/errors";
+import { DenyForm } from "./deny-form";
 import { PlanReviewCard } from "./plan-review-card";
 import { filePathOf, proposedChange, type ProposedChange } from "./proposed-change";
 import { useTRPC } from "@/trpc/client";
 import type { PermissionAnswer } from "@/trpc/types";
+import { usePermissionAnswer } from "./use-permission-answer";
 
 const MonacoDiff = dynamic(() => import("../editor/monaco-diff"), { ssr: false, loading: () => <div className="editor-loading">Loading diff…</div> });
 
@@ -28,9 +30,7 @@ export function PermissionPrompt({ request, pendingCount, onRespond }: Props) {
 
 function ToolPermissionPrompt({ request, pendingCount, onRespond }: Props) {
   const trpc = useTRPC();
-  const [feedback, setFeedback] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, answer } = usePermissionAnswer(onRespond);
   const path = filePathOf(request.toolName, request.input);
   // The file as it is now, not as an editor tab or cache remembers it: the diff must show the real change.
   const current = useQuery({
@@ -46,17 +46,6 @@ function ToolPermissionPrompt({ request, pendingCount, onRespond }: Props) {
     ? null
     : proposedChange(request.toolName, request.input, current.data && !current.data.binary ? current.data.content : undefined);
   const rule = request.suggestions[0];
-
-  const answer = async (value: PermissionAnswer) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await onRespond(value);
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setBusy(false);
-    }
-  };
 
   return (
     <section
@@ -99,51 +88,33 @@ function ToolPermissionPrompt({ request, pendingCount, onRespond }: Props) {
         {change?.kind === "input" ? <pre data-testid="permission-input">{change.json}</pre> : null}
       </div>
       <div className="permission-actions">
-        <button
-          type="button"
-          className="primary"
-          data-testid="permission-allow-once"
-          disabled={busy}
-          onClick={() => void answer({ behavior: "allow", scope: "once" })}
-        >
+        <ActionButton className="primary" testId="permission-allow-once" disabled={busy} onAction={() => answer({ behavior: "allow", scope: "once" })}>
           Allow once
-        </button>
-        <button type="button" data-testid="permission-allow-session" disabled={busy} onClick={() => void answer({ behavior: "allow", scope: "session" })}>
+        </ActionButton>
+        <ActionButton testId="permission-allow-session" disabled={busy} onAction={() => answer({ behavior: "allow", scope: "session" })}>
           Allow for this session
-        </button>
-        <button
-          type="button"
-          data-testid="permission-allow-always"
+        </ActionButton>
+        <ActionButton
+          testId="permission-allow-always"
           disabled={busy || !rule}
           title={rule ? `Saves the rule ${rule} in the workspace settings, so this is not asked again` : "No rule was suggested for this request"}
-          onClick={() => void answer({ behavior: "allow", scope: "always" })}
+          onAction={() => answer({ behavior: "allow", scope: "always" })}
         >
           Always allow <code>{rule ?? "(no rule suggested)"}</code>
-        </button>
+        </ActionButton>
       </div>
-      <form
-        className="permission-deny"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const text = feedback.trim();
-          void answer(text ? { behavior: "deny", feedback: text } : { behavior: "deny" });
-        }}
-      >
-        <label htmlFor="permission-feedback" className="sr-only">
-          Tell the agent what to do instead
-        </label>
-        <textarea
-          id="permission-feedback"
-          data-testid="permission-feedback"
-          rows={2}
-          value={feedback}
-          placeholder="Deny, and tell the agent what to do instead (optional)"
-          onChange={(event) => setFeedback(event.target.value)}
-        />
-        <button type="submit" className="danger" data-testid="permission-deny" disabled={busy}>
-          Deny
-        </button>
-      </form>
+      <DenyForm
+        id="permission-feedback"
+        feedbackTestId="permission-feedback"
+        submitTestId="permission-deny"
+        label="Tell the agent what to do instead"
+        placeholder="Deny, and tell the agent what to do instead (optional)"
+        rows={2}
+        submitLabel="Deny"
+        submitClassName="danger"
+        busy={busy}
+        answer={answer}
+      />
       {error ? (
         <p className="form-error" role="alert">
           {error}

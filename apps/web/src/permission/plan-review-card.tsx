@@ -1,9 +1,10 @@
 "use client";
 
-import { useState } from "react";
 import { MarkdownText } from "@/chat/markdown-lazy";
-import { errorMessage } from "@/lib/errors";
+import { ActionButton } from "@/lib/action-button";
 import type { PermissionAnswer } from "@/trpc/types";
+import { DenyForm } from "./deny-form";
+import { usePermissionAnswer } from "./use-permission-answer";
 
 type Props = {
   requestId: string;
@@ -17,20 +18,7 @@ type Props = {
  * into acceptEdits, or keep planning with comments that go back to the agent.
  */
 export function PlanReviewCard({ requestId, plan, pendingCount, onRespond }: Props) {
-  const [comments, setComments] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const answer = async (value: PermissionAnswer) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await onRespond(value);
-    } catch (failure) {
-      setError(errorMessage(failure));
-      setBusy(false);
-    }
-  };
+  const { busy, error, answer } = usePermissionAnswer(onRespond);
 
   return (
     <section className="permission-prompt plan-review" data-testid="plan-review" data-request-id={requestId} aria-label="Review the plan">
@@ -42,48 +30,29 @@ export function PlanReviewCard({ requestId, plan, pendingCount, onRespond }: Pro
         <MarkdownText text={plan} />
       </div>
       <div className="permission-actions">
-        <button
-          type="button"
-          className="primary"
-          data-testid="plan-approve"
-          disabled={busy}
-          onClick={() => void answer({ behavior: "allow", scope: "once", mode: "default" })}
-        >
+        <ActionButton className="primary" testId="plan-approve" disabled={busy} onAction={() => answer({ behavior: "allow", scope: "once", mode: "default" })}>
           Approve
-        </button>
-        <button
-          type="button"
-          data-testid="plan-approve-accept-edits"
+        </ActionButton>
+        <ActionButton
+          testId="plan-approve-accept-edits"
           disabled={busy}
           title="Approve, and let the agent edit files without asking"
-          onClick={() => void answer({ behavior: "allow", scope: "once", mode: "acceptEdits" })}
+          onAction={() => answer({ behavior: "allow", scope: "once", mode: "acceptEdits" })}
         >
           Approve and accept edits
-        </button>
+        </ActionButton>
       </div>
-      <form
-        className="permission-deny"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const text = comments.trim();
-          void answer(text ? { behavior: "deny", feedback: text } : { behavior: "deny" });
-        }}
-      >
-        <label htmlFor="plan-comments" className="sr-only">
-          Comments on the plan
-        </label>
-        <textarea
-          id="plan-comments"
-          data-testid="plan-comments"
-          rows={3}
-          value={comments}
-          placeholder="Comments on the plan: what to change, what is missing"
-          onChange={(event) => setComments(event.target.value)}
-        />
-        <button type="submit" data-testid="plan-revise" disabled={busy}>
-          Keep planning
-        </button>
-      </form>
+      <DenyForm
+        id="plan-comments"
+        feedbackTestId="plan-comments"
+        submitTestId="plan-revise"
+        label="Comments on the plan"
+        placeholder="Comments on the plan: what to change, what is missing"
+        rows={3}
+        submitLabel="Keep planning"
+        busy={busy}
+        answer={answer}
+      />
       {error ? (
         <p className="form-error" role="alert">
           {error}

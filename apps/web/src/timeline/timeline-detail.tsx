@@ -74,6 +74,20 @@ export function TimelineDetailPanel({
   );
 }
 
+/** A model request's (or a classifier call's) token counts and estimated cost. */
+function TokensAndCost({ tokens, costUsd }: Pick<Extract<TimelineDetail, { kind: "model" }>, "tokens" | "costUsd">) {
+  return (
+    <>
+      <Fact label="Tokens">
+        {tokens
+          ? `in ${formatTokens(tokens.input)} · out ${formatTokens(tokens.output)} · cache read ${formatTokens(tokens.cacheRead)} · cache write ${formatTokens(tokens.cacheWrite)}`
+          : "not recorded"}
+      </Fact>
+      <Fact label="Cost (estimate)">{formatCost(costUsd)}</Fact>
+    </>
+  );
+}
+
 function DetailFacts({ detail }: { detail: TimelineDetail }) {
   switch (detail.kind) {
     case "model":
@@ -82,12 +96,7 @@ function DetailFacts({ detail }: { detail: TimelineDetail }) {
           <Fact label="Model">{detail.model}</Fact>
           <Fact label="Time to first token">{formatDuration(detail.ttftMs)}</Fact>
           <Fact label="Attempts">{`${detail.attempts}${detail.retries > 0 ? ` (${detail.retries} ${detail.retries === 1 ? "retry" : "retries"})` : ""}`}</Fact>
-          <Fact label="Tokens">
-            {detail.tokens
-              ? `in ${formatTokens(detail.tokens.input)} · out ${formatTokens(detail.tokens.output)} · cache read ${formatTokens(detail.tokens.cacheRead)} · cache write ${formatTokens(detail.tokens.cacheWrite)}`
-              : "not recorded"}
-          </Fact>
-          <Fact label="Cost (estimate)">{formatCost(detail.costUsd)}</Fact>
+          <TokensAndCost tokens={detail.tokens} costUsd={detail.costUsd} />
           {detail.stopReason ? <Fact label="Stop reason">{detail.stopReason}</Fact> : null}
         </>
       );
@@ -120,12 +129,7 @@ function DetailFacts({ detail }: { detail: TimelineDetail }) {
           <Fact label="Classified">{`${detail.toolName} call ${detail.toolUseId} (auto mode)`}</Fact>
           <Fact label="Model">{detail.model}</Fact>
           <Fact label="Duration">{formatDuration(detail.durationMs)}</Fact>
-          <Fact label="Tokens">
-            {detail.tokens
-              ? `in ${formatTokens(detail.tokens.input)} · out ${formatTokens(detail.tokens.output)} · cache read ${formatTokens(detail.tokens.cacheRead)} · cache write ${formatTokens(detail.tokens.cacheWrite)}`
-              : "not recorded"}
-          </Fact>
-          <Fact label="Cost (estimate)">{formatCost(detail.costUsd)}</Fact>
+          <TokensAndCost tokens={detail.tokens} costUsd={detail.costUsd} />
           {detail.failure ? <Fact label="No verdict">{detail.failure}</Fact> : null}
         </>
       );

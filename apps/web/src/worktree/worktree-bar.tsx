@@ -2,6 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import { ActionButton } from "@/lib/action-button";
 import { errorMessage } from "@/lib/errors";
 import { useTRPC } from "@/trpc/client";
 import styles from "./worktree.module.css";
@@ -57,24 +58,23 @@ export function WorktreeBar({ sessionId, running }: { sessionId: string; running
         </span>
         {view.discarded ? null : (
           <span className="toolbar">
-            <button
-              type="button"
+            <ActionButton
               className="small"
-              data-testid="worktree-merge"
+              testId="worktree-merge"
               disabled={busy || running}
               title={running ? "Wait for the agent to finish" : `Commit this session's work and merge ${view.branch} into ${view.base}`}
-              onClick={() =>
-                void act(async () => {
+              onAction={() =>
+                act(async () => {
                   const result = await merge.mutateAsync({ sessionId });
                   return `Merged ${result.branch} into ${result.base} (${result.commit.slice(0, 7)}).`;
                 })
               }
             >
               {merge.isPending ? "Merging…" : `Merge into ${view.base}`}
-            </button>
-            <button type="button" className="small" data-testid="worktree-discard" disabled={busy || running} onClick={() => setConfirming(true)}>
+            </ActionButton>
+            <ActionButton className="small" testId="worktree-discard" disabled={busy || running} onAction={() => setConfirming(true)}>
               Discard
-            </button>
+            </ActionButton>
           </span>
         )}
       </div>
@@ -82,13 +82,12 @@ export function WorktreeBar({ sessionId, running }: { sessionId: string; running
         <div className={styles.row} role="alertdialog" aria-label="Discard the worktree">
           <span>Remove the worktree and delete {view.branch}, uncommitted work included?</span>
           <span className="toolbar">
-            <button
-              type="button"
+            <ActionButton
               className="small danger"
-              data-testid="worktree-discard-confirm"
+              testId="worktree-discard-confirm"
               disabled={busy}
-              onClick={() =>
-                void act(async () => {
+              onAction={() =>
+                act(async () => {
                   setConfirming(false);
                   await discard.mutateAsync({ sessionId });
                   return `Discarded the worktree and ${view.branch}; the conversation stays readable.`;
@@ -96,10 +95,10 @@ export function WorktreeBar({ sessionId, running }: { sessionId: string; running
               }
             >
               Discard worktree
-            </button>
-            <button type="button" className="small" data-testid="worktree-discard-cancel" onClick={() => setConfirming(false)}>
+            </ActionButton>
+            <ActionButton className="small" testId="worktree-discard-cancel" onAction={() => setConfirming(false)}>
               Keep
-            </button>
+            </ActionButton>
           </span>
         </div>
       ) : null}
