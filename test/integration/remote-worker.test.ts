@@ -35,7 +35,7 @@ async function startRuntime(workspace: string): Promise<Runtime> {
     baseURL: "http://127.0.0.1:9",
     trusted: false,
     managedSettingsPath: join(parent, "no-managed-settings.json"),
-    remoteWorker: { url: `ws://127.0.0.1:${port}`, token, workspace },
+    remoteWorkspace: (init) => createRemoteWorkspace({ url: `ws://127.0.0.1:${port}`, token, workspace, ...init }),
   });
   runtimes.push(runtime);
   return runtime;

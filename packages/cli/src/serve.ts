@@ -18,6 +18,7 @@ import {
   type CairnServer,
   type DistributedConfig,
 } from "@cairn/api";
+import { remoteWorkspaceNameSchema } from "@cairn/worker";
 import { childProcessEnv, useProductionNodeEnv, type CliEnv } from "./env.ts";
 import { cliVersion } from "./version.ts";
 import { reportSettingsProblems, runtimeOptionsFromEnv } from "./runtime-env.ts";
@@ -28,14 +29,16 @@ Starts the web IDE. It prints a URL carrying an access token (on its own name, h
 open it once and the browser stays signed in for 30 days.
   --host <addr>       interface to listen on (default 127.0.0.1). Any other address needs CAIRN_TOKEN set.
   --port <n>          port (default 3000; 0 picks a free one)
-  --workspace <dir>   the folder to open (default: a sample project in $CAIRN_HOME/workspaces/sample)
+  --workspace <dir>   the folder to open (default: a sample project in $CAIRN_HOME/workspaces/sample); with
+                      --worker-url, the workspace's name on the worker (a directory under its --root)
   --allowed-host <name[:port]>  another host name to answer to (a reverse proxy's, a LAN name); repeatable.
                       Requests under any other name are refused (DNS rebinding).
   --api-only          serve /api/trpc only, without the web app (for \`next dev\` against this server)
 Distributed mode (see "Running on several machines" in the README):
   --redis-url <redis://…>        event fan-out over Redis Streams (CAIRN_REDIS_URL)
   --database-url <postgres://…>  shared state in PostgreSQL (CAIRN_DATABASE_URL)
-  --worker-url <ws://…>          a \`cairn worker --listen\` host; repeatable or comma-separated (CAIRN_WORKER_URL)
+  --worker-url <ws://…>          a \`cairn worker --listen\` host; repeatable or comma-separated (CAIRN_WORKER_URL).
+                                 The workspace lives on one of them (recorded per workspace); needs CAIRN_WORKER_TOKEN.
   --node-id <id>                 this node's id in leases and logs (CAIRN_NODE_ID; default <hostname>-<pid>)
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CAIRN_HOME, CAIRN_MODEL, CAIRN_TOKEN (fixed access token),
   CAIRN_ALLOWED_HOSTS (comma-separated, added to --allowed-host), CAIRN_SHARE_STREAMS (live-share streams open at
@@ -77,14 +80,18 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
     io.stderr(`cairn serve: ${error.message}\n`);
     return 2;
   }
-  const unsupported = distributed ? unsupportedDistributedSettings(distributed) : [];
-  if (unsupported.length > 0) {
-    io.stderr(`cairn serve: not available in this version yet: ${unsupported.join(", ")}. Leave it out to run embedded.\n`);
-    return 2;
+  const onWorkers = (distributed?.workerUrls.length ?? 0) > 0;
+  if (onWorkers) {
+    const problem = workerModeProblem(options.workspace, env.workerToken);
+    if (problem !== undefined) {
+      io.stderr(`cairn serve: ${problem}\n`);
+      return 2;
+    }
   }
 
-  const workspace = options.workspace ? resolve(options.workspace) : await ensureSampleWorkspace(env.cairnHome);
-  if (!(await isDirectory(workspace))) {
+  // On workers, --workspace is the workspace's name there; embedded, a folder here.
+  const workspace = onWorkers ? (options.workspace ?? "") : options.workspace ? resolve(options.workspace) : await ensureSampleWorkspace(env.cairnHome);
+  if (!onWorkers && !(await isDirectory(workspace))) {
     io.stderr(`cairn serve: ${workspace} is not a directory\n`);
     return 1;
   }
@@ -136,11 +143,16 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
       allowedHosts: [...options.allowedHosts, ...env.allowedHosts],
       ...(env.shareStreams ? { share: { streams: env.shareStreams } } : {}),
       distributed,
+      ...(env.workerToken ? { workerToken: env.workerToken } : {}),
     });
     io.stdout(`Cairn is running at ${server.loginUrl}\n`);
     if (server.ideUrl !== server.url)
       io.stdout(`  also at ${server.url}/?token=${server.token} (for a browser or tool that does not resolve *.localhost names)\n`);
     io.stdout(`  workspace: ${server.runtime.workspaceRoot}\n`);
+    const worker = server.worker;
+    if (worker) {
+      io.stdout(`  on worker ${worker.workerUrl} (assigned by node ${worker.assignedByNode} at ${worker.assignedAt}; recorded in ${worker.recordedIn})\n`);
+    }
     for (const line of server.distributed?.describe() ?? []) io.stdout(`  ${line}\n`);
     if (server.runtime.model.demo) io.stdout("  no ANTHROPIC_API_KEY is set: the offline demo model answers (it knows a few commands only)\n");
     reportSettingsProblems(server.runtime.settings.problems, io.stderr);
@@ -178,11 +190,15 @@ type ServeOptions = {
   distributed: { redisUrl: string | undefined; databaseUrl: string | undefined; workerUrls: string[]; nodeId: string | undefined };
 };
 
-/** Distributed settings this version accepts but cannot serve yet: refused at start rather than ignored. */
-function unsupportedDistributedSettings(config: DistributedConfig): string[] {
-  const missing: string[] = [];
-  if (config.workerUrls.length > 0) missing.push("--worker-url (CAIRN_WORKER_URL)");
-  return missing;
+/** Why `--worker-url` cannot start as given (checked before anything is dialled), or undefined. */
+function workerModeProblem(workspace: string | undefined, workerToken: string | undefined): string | undefined {
+  if (workerToken === undefined) return "--worker-url needs CAIRN_WORKER_TOKEN set to the token the workers were started with";
+  if (workspace === undefined) return "--worker-url needs --workspace <name>: the workspace's directory name under the worker's --root";
+  const name = remoteWorkspaceNameSchema.safeParse(workspace);
+  if (!name.success) {
+    return `with --worker-url, --workspace names a workspace on the worker, not a folder here ("${workspace.slice(0, 100)}"): ${name.error.issues[0]?.message ?? "invalid"}`;
+  }
+  return undefined;
 }
 
 function parseServeArgs(argv: string[]): "help" | ServeOptions {

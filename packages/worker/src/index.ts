@@ -2,6 +2,7 @@ export { createLocalWorkspace, probeSandbox } from "./local-workspace.ts";
 export { createWorkerProcessWorkspace } from "./process/worker-client.ts";
 export type { WorkerProcessWorkspace, WorkerProcessOptions } from "./process/worker-client.ts";
 export { createRemoteWorkspace } from "./process/remote-workspace.ts";
+export { remoteWorkspaceNameSchema } from "./process/remote-workspace.ts";
 export type { RemoteWorkspaceOptions } from "./process/remote-workspace.ts";
 export { startRemoteWorkerServer } from "./process/remote-worker-server.ts";
 export { sandboxSettingsSchema, localWorkspaceOptionsSchema } from "./settings.ts";

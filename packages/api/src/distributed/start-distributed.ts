@@ -5,6 +5,8 @@ import { createChangeChannel, type ChangeChannel } from "./postgres/change-chann
 import { createPostgresShareRepository } from "./postgres/postgres-share-repository.ts";
 import { createPostgresLocalSettings } from "./postgres/postgres-local-settings.ts";
 import { createPostgresTrust } from "./postgres/postgres-trust.ts";
+import { createPostgresWorkerAssignments } from "./postgres/postgres-worker-assignments.ts";
+import type { WorkerAssignmentStore } from "../workers/worker-assignments.ts";
 import type { ShareRepository } from "../share/share-records.ts";
 import type { TrustRepository } from "../server/trust-store.ts";
 import type { LocalSettingsStoreFactory } from "../runtime/local-settings.ts";
@@ -31,6 +33,8 @@ export type DistributedNode = {
   shares: ((now: () => number) => ShareRepository) | undefined;
   trust: TrustRepository | undefined;
   localSettings: LocalSettingsStoreFactory | undefined;
+  /** Which worker holds which workspace, in PostgreSQL (undefined without `--database-url`: kept in memory). */
+  workerAssignments: WorkerAssignmentStore | undefined;
   /** The event fan-out over Redis Streams (undefined without `--redis-url`). */
   bus: EventBus | undefined;
   /** Session leases in PostgreSQL, commands routed over Redis (undefined without `--database-url`). */
@@ -142,6 +146,7 @@ export async function startDistributedNode(config: DistributedConfig, options: {
     shares: shared ? (now) => createPostgresShareRepository({ ...shared, now }) : undefined,
     trust: shared ? createPostgresTrust({ ...shared, nodeId: config.nodeId }) : undefined,
     localSettings: shared ? (workspaceRoot) => createPostgresLocalSettings({ ...shared, workspaceRoot }) : undefined,
+    workerAssignments: database ? createPostgresWorkerAssignments(database) : undefined,
     sessionStore: database
       ? (location) =>
           createPostgresSessionStore({

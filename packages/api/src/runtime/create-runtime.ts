@@ -73,7 +73,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // One sandbox policy for the agent's Bash and the stdio MCP servers.
   const sandbox = sandboxOptionsFromSettings(merged.sandbox, options.cairnHome);
   const workspace =
-    options.remoteWorker === undefined
+    options.remoteWorkspace === undefined
       ? await createLocalWorkspace({
           root: options.workspaceRoot,
           additionalDirectories: merged.permissions.additionalDirectories,
@@ -81,8 +81,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           sandbox,
           env: merged.env,
         })
-      : // The worker protocol's schemas (some 270) are built only by a runtime that dials a remote worker.
-        await (await import("@cairn/worker/remote")).createRemoteWorkspace({ ...options.remoteWorker, sandbox, env: merged.env });
+      : await options.remoteWorkspace({ sandbox, env: merged.env });
   const store = createStore(createInitialAppState({ model: model.model, permissionMode: merged.permissions.defaultMode }));
   // The MCP configuration, the agent definitions and the memory files are read side by side.
   const agentsLoading = loadAgentDefinitions(workspace);

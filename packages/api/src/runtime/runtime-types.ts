@@ -20,6 +20,7 @@ import type {
 import type { LoadedSettings } from "@cairn/core/node";
 import type { PermissionMode } from "@cairn/core/schema";
 import type { WorkerWorkspace } from "@cairn/worker";
+import type { RemoteWorkspaceInit } from "../workers/worker-mode.ts";
 import type { Telemetry } from "../telemetry/telemetry-port.ts";
 import type { SessionStore, SessionStoreFactory, SessionTranscriptSink } from "../session-store/session-store.ts";
 import type { LocalSettingsStore, LocalSettingsStoreFactory } from "./local-settings.ts";
@@ -72,8 +73,11 @@ export type RuntimeOptions = {
   sessionStore?: SessionStoreFactory | undefined;
   /** A worktree session's runtime: the main checkout's repository directory, which its sandboxed git may write (hooks and config excepted). */
   worktreeRepository?: string | undefined;
-  /** Run the tools in a workspace on a `cairn worker --listen` host (`workspace`: its name under the worker's root) instead of in this process. */
-  remoteWorker?: { url: string; token: string; workspace: string } | undefined;
+  /**
+   * Opens the workspace on a `cairn worker --listen` host instead of in this process (`cairn serve --worker-url`),
+   * given the sandbox and environment the settings ask for; the runtime closes it.
+   */
+  remoteWorkspace?: ((init: RemoteWorkspaceInit) => Promise<WorkerWorkspace>) | undefined;
   mcp?: {
     /** Per-call timeout of MCP tools (default 60 s). */
     toolTimeoutMs?: number;

@@ -43,6 +43,8 @@ export type StartServerOptions = Omit<RuntimeOptions, "workspaceRoot" | "trusted
   share?: ShareOptions;
   /** Distributed mode (`--database-url` …); undefined runs embedded and loads none of it. */
   distributed?: DistributedConfig | undefined;
+  /** CAIRN_WORKER_TOKEN: what the workers of `distributed.workerUrls` require. */
+  workerToken?: string | undefined;
 };
 
 export type ShareOptions = {

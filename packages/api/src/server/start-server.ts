@@ -9,6 +9,8 @@ import { ideHostName } from "../auth/ide-host.ts";
 import type { DistributedNode } from "../distributed/start-distributed.ts";
 import { SessionHub } from "../hub/session-hub.ts";
 import { createWorktreeSessions } from "../worktree/worktree-runtime.ts";
+import type { WorkerAssignment } from "../workers/worker-assignments.ts";
+import type { WorkerMode } from "../workers/worker-mode.ts";
 import { createRuntime } from "../runtime/create-runtime.ts";
 import type { Runtime } from "../runtime/runtime-types.ts";
 import { ShareStore } from "../share/share-store.ts";
@@ -44,6 +46,8 @@ export type CairnServer = {
   connectionCount(): number;
   /** Distributed mode's services (undefined when embedded). */
   distributed: DistributedNode | undefined;
+  /** With `--worker-url`: the worker holding the workspace, and where that assignment is recorded. */
+  worker: (WorkerAssignment & { recordedIn: string }) | undefined;
   close(): Promise<void>;
 };
 
@@ -69,6 +73,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     browserSessionTtlMs,
     allowedHosts: _allowedHosts,
     distributed: distributedConfig,
+    workerToken,
     ...runtimeOptions
   } = options;
   // Distributed code (and its Redis/PostgreSQL clients) is loaded only when configured.
@@ -76,16 +81,33 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
   // Trust, shares and the IDE-written settings: PostgreSQL in distributed mode, else files under $CAIRN_HOME and the workspace.
   const trustStore = distributed?.trust ?? new TrustStore(options.cairnHome);
   let runtime: Runtime;
+  let workers: WorkerMode | undefined;
   try {
-    // Trust is decided before the runtime starts: project MCP servers start with it, or not at all.
-    const trusted = await trustStore.isTrusted(await realpath(workspace));
+    // --worker-url: the workspace (named by `workspace`) lives on a worker host, assigned and recorded per workspace.
+    workers =
+      distributedConfig && distributedConfig.workerUrls.length > 0
+        ? await (await import("../workers/worker-mode.ts")).prepareWorkerMode({
+            workspace,
+            workerUrls: distributedConfig.workerUrls,
+            token: workerToken,
+            nodeId: distributedConfig.nodeId,
+            cairnHome: options.cairnHome,
+            assignments: distributed?.workerAssignments,
+            localSettings: distributed?.localSettings,
+          })
+        : undefined;
+    // Trust is decided before the runtime starts: project MCP servers start with it, or not at all. On a worker the
+    // workspace's path is known once it is open; its MCP servers and hooks do not run on this node anyway.
+    const trusted = workers ? false : await trustStore.isTrusted(await realpath(workspace));
     runtime = await createRuntime({
       ...runtimeOptions,
       workspaceRoot: workspace,
       trusted,
       sessionStore: distributed?.sessionStore,
       localSettings: distributed?.localSettings,
+      ...workers?.runtimeOptions,
     });
+    if (workers && (await trustStore.isTrusted(runtime.workspaceRoot))) runtime.setTrusted(true);
   } catch (error) {
     await distributed?.close().catch(() => undefined);
     throw error;
@@ -98,13 +120,13 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
   let browserSessions: BrowserSessionStore | undefined;
   try {
     const sandbox = await sandboxStatus(runtime);
-    // Worktree sessions need the workspace on this node (as the git panel and checkpoints do).
-    const worktrees = runtimeOptions.remoteWorker === undefined ? createWorktreeSessions(runtimeOptions, runtime) : undefined;
+    // Worktree sessions and file checkpoints work on this node's disk: not for a workspace on a worker.
+    const worktrees = workers === undefined ? createWorktreeSessions(runtimeOptions, runtime) : undefined;
     hub = new SessionHub({
       runtime,
       sandboxed: sandbox.available,
       ...(worktrees ? { worktrees } : {}),
-      ...(checkpoints !== undefined ? { checkpoints } : {}),
+      ...(workers ? { checkpoints: false } : checkpoints !== undefined ? { checkpoints } : {}),
       ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
       ...(bus ? { bus } : distributed?.bus ? { bus: distributed.bus } : {}),
       ...(distributed?.ownership ? { ownership: distributed.ownership, drainTimeoutMs: distributed.drainTimeoutMs } : {}),
@@ -169,6 +191,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const openServer = server;
     const openHub = hub;
     const openTerminals = terminals;
+    const assignment = workers?.assignment();
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -182,6 +205,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       files,
       shares: shareStore,
       distributed,
+      worker: assignment ? { ...assignment, recordedIn: workers?.assignmentsLocation ?? "" } : undefined,
       connectionCount: () => connections.count(),
       close() {
         accepting = false;
