@@ -118,6 +118,8 @@ describe("cairn serve --worker-url", { timeout: 240_000 }, () => {
     // Nothing of the workspace lands on the API node's own disk.
     expect(existsSync(join(node.home, ".cairn", "worker-workspaces", "project", "from-editor.txt"))).toBe(false);
 
+    await client.git.commit.mutate({ message: "First files on the worker" });
+    await writeFile(join(workspaceDir, "CLAUDE.md"), "Memory kept on the worker host.\n");
     const marker = join(workspaceDir, "started");
     sim.setScenario({
       turns: [bash(`touch ${marker} && sleep 30`), text("The worker went away."), bash("echo after && cat started; echo exit=$?"), text("Back.")],
@@ -125,6 +127,11 @@ describe("cairn serve --worker-url", { timeout: 240_000 }, () => {
     const { sessionId } = await client.session.create.mutate();
     await client.session.send.mutate({ sessionId, prompt: "run the long command" });
     await eventually(() => expect(existsSync(marker)).toBe(true), 60_000);
+    // The conversation starts with the worker's memory file and git state.
+    const firstRequest = JSON.stringify(sim.requests[0]?.body);
+    expect(firstRequest).toContain("Memory kept on the worker host.");
+    expect(firstRequest).toContain("First files on the worker");
+    expect(firstRequest).toContain("?? CLAUDE.md");
     await workerProcess.stop("SIGKILL");
     const killedAt = Date.now();
     await eventually(async () => expect((await client.session.get.query({ sessionId })).running).toBe(false), 60_000);

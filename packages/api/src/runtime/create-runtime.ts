@@ -29,6 +29,8 @@ import {
 import { createNodeMemoryFs, createNodeHookRunner, createNodeMcpManager, loadSettings } from "@cairn/core/node";
 // Subpaths, not the package root: its index would build every worker module's schemas at start.
 import { createLocalWorkspace } from "@cairn/worker/local";
+import { createWorkerMemoryFs } from "../workers/worker-memory-fs.ts";
+import { takeWorkerGitSnapshot } from "../workers/worker-git-snapshot.ts";
 import { createMcpSandboxLauncher } from "./mcp-sandbox.ts";
 import { sandboxOptionsFromSettings } from "./sandbox-options.ts";
 import { resolveModelSource } from "./model-source.ts";
@@ -148,11 +150,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
   const gate = createGate(store);
   const homeDir = options.homeDir ?? homedir();
-  const memoryFs = createNodeMemoryFs();
+  // A workspace on a worker: its memory files and git status are read there, over the protocol.
+  const memoryFs = options.remoteWorkspace ? createWorkerMemoryFs(workspace, createNodeMemoryFs()) : createNodeMemoryFs();
   const today = () => new Date().toISOString().slice(0, 10);
   const environment = { cwd: workspace.root, platform: process.platform, date: today(), model: model.model };
   const systemPrompt = buildSystemPrompt(environment);
-  const gitSnapshot = sharedGitSnapshots(workspace.root);
+  const gitSnapshot = sharedGitSnapshots(workspace.root, options.remoteWorkspace ? { take: () => takeWorkerGitSnapshot(workspace.git) } : {});
   const runner = createNodeHookRunner();
   // One retry policy for the loop's requests and the compactor's summary calls.
   const retry = { ...defaultRetryPolicy, ...(options.maxRetries ? { maxAttempts: options.maxRetries } : {}) };

@@ -35,13 +35,12 @@ export async function takeGitSnapshot(cwd: string, timeoutMs = 5_000): Promise<G
     git("log", "--oneline", "-n", "5"),
   ]);
   const mainBranch = originHead ? originHead.replace(/^origin\//, "") : hasMain ? "main" : hasMaster ? "master" : null;
-  const shortStatus = status ?? "";
-  return {
-    branch: branch || null,
-    mainBranch,
-    status: shortStatus.length > MAX_STATUS_CHARS ? `${shortStatus.slice(0, MAX_STATUS_CHARS)}\n… (cut: run "git status" for the rest)` : shortStatus,
-    recentCommits: recentCommits ?? "",
-  };
+  return { branch: branch || null, mainBranch, status: cutGitStatus(status ?? ""), recentCommits: recentCommits ?? "" };
+}
+
+/** `git status --short` as the system prompt carries it: cut past MAX_STATUS_CHARS. */
+export function cutGitStatus(shortStatus: string): string {
+  return shortStatus.length > MAX_STATUS_CHARS ? `${shortStatus.slice(0, MAX_STATUS_CHARS)}\n… (cut: run "git status" for the rest)` : shortStatus;
 }
 
 /**

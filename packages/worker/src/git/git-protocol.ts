@@ -18,6 +18,7 @@ export const gitRequestSchema = z.discriminatedUnion("op", [
   z.strictObject({ op: z.literal("createBranch"), name: z.string() }),
   z.strictObject({ op: z.literal("switchBranch"), name: z.string() }),
   z.strictObject({ op: z.literal("push") }),
+  z.strictObject({ op: z.literal("recentCommits"), limit: z.number().int().positive().max(100) }),
 ]);
 export type GitRequest = z.infer<typeof gitRequestSchema>;
 
@@ -54,6 +55,7 @@ const resultSchemas = {
   createBranch: none,
   switchBranch: none,
   push: z.object({ output: z.string() }),
+  recentCommits: z.string(),
 } as const satisfies Record<GitRequest["op"], z.ZodType>;
 
 export const gitErrorCodes = [
@@ -95,6 +97,8 @@ export async function serveGitRequest(git: GitRepository, request: GitRequest): 
       return null;
     case "push":
       return git.push();
+    case "recentCommits":
+      return git.recentCommits(request.limit);
   }
 }
 
@@ -113,5 +117,6 @@ export function remoteGit(call: (request: GitRequest) => Promise<unknown>): GitR
     createBranch: async (name) => void (await run({ op: "createBranch", name })),
     switchBranch: async (name) => void (await run({ op: "switchBranch", name })),
     push: () => run({ op: "push" }),
+    recentCommits: (limit) => run({ op: "recentCommits", limit }),
   };
 }

@@ -119,6 +119,13 @@ export function createGitRepository(options: GitRunnerOptions) {
       await git(["switch", await validBranchName(git, name)]);
     },
 
+    /** `git log --oneline -n <limit>`: the newest commits of HEAD, "" outside a repository or before the first commit. */
+    async recentCommits(limit: number): Promise<string> {
+      if (!(await isRepository())) return "";
+      const result = await git(["--no-optional-locks", "log", "--oneline", "-n", String(limit)], { ok: [0, 128] });
+      return result.exitCode === 0 ? result.stdout.trim() : "";
+    },
+
     /** Pushes the current branch to its upstream, or to the only remote (setting it as upstream). */
     async push(): Promise<{ output: string }> {
       await requireRepository();
