@@ -7,10 +7,12 @@ import postgres from "postgres";
 import { startPrivatePostgres } from "@cairn/api/distributed-testing";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
 import { runCairn } from "../support/cli.ts";
-import { startServeProcess, type ServeProcess } from "../support/serve-process.ts";
-import { freePort, startWorkerProcess, WORKER_TOKEN, type WorkerProcess } from "../support/worker-process.ts";
+import { startServeProcess } from "../support/serve-process.ts";
+import { freePort, startWorkerProcess, stopWorkerProcess } from "../support/worker-process.ts";
 import { apiClient, eventually } from "./api-harness.ts";
 import { text } from "./share-support.ts";
+
+const WORKER_TOKEN = "serve-worker-test-token-0123456789";
 
 const bash = (command: string) => ({ content: [{ type: "tool_use" as const, name: "Bash", input: { command, timeout: 120_000 } }] });
 
@@ -53,10 +55,15 @@ describe("cairn serve --worker-url", { timeout: 240_000 }, () => {
   let parent: string;
   let workerRoot: string;
   let sim: ModelSim;
-  const processes: Array<ServeProcess | WorkerProcess> = [];
+  const processes: Array<{ stop(signal?: NodeJS.Signals): Promise<void> }> = [];
 
+  /** A `cairn worker --listen` on 127.0.0.1:<port>, serving workspaces under `root`. */
   const worker = async (port: number, root = workerRoot) => {
-    const started = await startWorkerProcess({ parent, root, port, token: WORKER_TOKEN });
+    await mkdir(root, { recursive: true });
+    const cwd = join(parent, `worker-${port}`);
+    await mkdir(cwd, { recursive: true });
+    const child = await startWorkerProcess({ port, root, cwd, token: WORKER_TOKEN });
+    const started = { url: `ws://127.0.0.1:${port}`, stop: (signal: NodeJS.Signals = "SIGTERM") => stopWorkerProcess(child, signal) };
     processes.push(started);
     return started;
   };
