@@ -60,6 +60,8 @@ export type { TranscriptSink } from "./session/port.ts";
 export { query } from "./loop/query.ts";
 export type { QueryParams } from "./loop/query-params.ts";
 export { runPrompt } from "./loop/run-prompt.ts";
+export { resumeTurn, unansweredToolCalls } from "./loop/resume-turn.ts";
+export type { ResumeTurnOptions, UnansweredToolCalls } from "./loop/resume-turn.ts";
 export { manualCompaction } from "./loop/manual-compaction.ts";
 export type { CompactionFigures, ManualCompactionOutcome } from "./loop/manual-compaction.ts";
 export type { RunPromptOptions, RunPromptResult } from "./loop/run-prompt.ts";

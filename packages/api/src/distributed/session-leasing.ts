@@ -1,4 +1,4 @@
-import type { OwnershipHost, SessionCommand, SessionOwnership } from "../hub/session-ownership.ts";
+import { carriedStateSchema, type CarriedState, type OwnershipHost, type SessionCommand, type SessionOwnership } from "../hub/session-ownership.ts";
 import { ApiError } from "../router/errors.ts";
 import type { SessionLeaseStore } from "./postgres/session-leases.ts";
 import { OwnerUnreachableError, type RedisCommandChannel } from "./redis/command-channel.ts";
@@ -106,6 +106,12 @@ export class SessionLeasing implements SessionOwnership {
     }
   }
 
+  async carry(sessionId: string, state: CarriedState): Promise<void> {
+    const generation = this.held.get(sessionId);
+    if (generation === undefined) return;
+    await this.options.leases.saveState(sessionId, this.nodeId, generation, state);
+  }
+
   async release(sessionId: string): Promise<void> {
     const generation = this.held.get(sessionId);
     if (generation === undefined) return;
@@ -143,8 +149,13 @@ export class SessionLeasing implements SessionOwnership {
           // Redis is away: nothing can be published (by anyone) until it is back, and this node's first append raises the fence.
           this.options.onError?.(error as Error, `raising the event fence of session ${sessionId}`);
         }
+        const carried = carriedStateSchema.safeParse(result.state);
         try {
-          await this.host?.acquired(sessionId, { crashed: result.previousOwner !== null, previousOwner: result.previousOwner });
+          await this.host?.acquired(sessionId, {
+            crashed: result.previousOwner !== null,
+            previousOwner: result.previousOwner,
+            carried: carried.success ? carried.data : undefined,
+          });
         } catch (error) {
           this.options.onError?.(error as Error, `taking over session ${sessionId}`);
         }

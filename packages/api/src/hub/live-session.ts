@@ -23,7 +23,7 @@ import { PermissionBroker } from "./permission-broker.ts";
 import { runManualCompaction } from "./session-compaction.ts";
 import { lastContextTokens, metaNote, sameState, shorten, titleOf } from "./session-derive.ts";
 import { SessionHooks } from "./session-hooks.ts";
-import { runSessionPrompt, type PendingPrompt, type SessionRunState } from "./session-prompt-run.ts";
+import { runSessionPrompt, type PendingPrompt, type PendingRun, type SessionRunState } from "./session-prompt-run.ts";
 import { SessionRunQueue } from "./session-run-queue.ts";
 import { observeSessionEvent, type SessionEventTarget } from "./session-event-observer.ts";
 
@@ -180,6 +180,15 @@ export class LiveSession {
     return this.runs.enqueue({ text: `/${skill.name}${args ? ` ${args}` : ""}`, skill: { definition: skill, args } });
   }
 
+  /**
+   * Carries on the turn another node left waiting for these permission answers (the session was taken
+   * over): the questions are shown at once, under their ids, and asked again as the turn resumes.
+   */
+  resumeTurn(questions: PermissionRequest[]): void {
+    for (const question of questions) this.broker.announce(question);
+    void this.begin((signal) => this.run({ resume: questions }, signal));
+  }
+
   /** Aborts the running prompt and drops the queued ones. */
   interrupt(): boolean {
     return this.runs.interrupt();
@@ -311,7 +320,7 @@ export class LiveSession {
     if (!aborted) void this.notify({ notificationType: "idle_prompt", message });
   }
 
-  private run(pending: PendingPrompt, signal: AbortSignal): Promise<void> {
+  private run(pending: PendingRun, signal: AbortSignal): Promise<void> {
     const checkpoint = this.options.checkpoint;
     return runSessionPrompt(
       {

@@ -41,4 +41,18 @@ describe("PermissionBroker", () => {
     expect(broker.pending()).toEqual([]);
     expect(broker.respond("r3", { behavior: "allow", scope: "once" })).toBe(false);
   });
+
+  it("tells its listeners when the waiting questions change", async () => {
+    const broker = new PermissionBroker();
+    const seen: string[][] = [];
+    const stop = broker.onChange(() => seen.push(broker.pending().map((pending) => pending.requestId)));
+    const answer = broker.ask(request("r4"), new AbortController().signal);
+    broker.announce(request("r5"));
+    broker.respond("r4", { behavior: "allow", scope: "once" });
+    await answer;
+    broker.settle("r5");
+    stop();
+    broker.announce(request("r6"));
+    expect(seen).toEqual([["r4"], ["r4", "r5"], ["r5"], ["r5"], []]);
+  });
 });

@@ -14,23 +14,30 @@ type Pending = {
  */
 export class PermissionBroker implements PermissionPrompter {
   private readonly waiting = new Map<string, Pending>();
+  private readonly listeners = new Set<() => void>();
+
+  /** Told whenever the questions waiting for an answer may have changed. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   ask(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
     const entry = this.entry(request);
     if (entry.answer) {
-      this.waiting.delete(request.requestId);
+      this.forget(request.requestId);
       return Promise.resolve(entry.answer);
     }
     return new Promise<PermissionAnswer>((resolve, reject) => {
       const onAbort = () => {
-        this.waiting.delete(request.requestId);
+        this.forget(request.requestId);
         reject(signal.reason instanceof Error ? signal.reason : new Error("The run was interrupted"));
       };
       if (signal.aborted) return onAbort();
       signal.addEventListener("abort", onAbort, { once: true });
       entry.resolve = (answer) => {
         signal.removeEventListener("abort", onAbort);
-        this.waiting.delete(request.requestId);
+        this.forget(request.requestId);
         resolve(answer);
       };
     });
@@ -47,12 +54,13 @@ export class PermissionBroker implements PermissionPrompter {
     if (!entry || entry.answer) return false;
     entry.answer = answer;
     if (entry.resolve) entry.resolve(answer);
+    this.changed();
     return true;
   }
 
   /** Forgets a question the loop has resolved (answered, or given up on an interrupt). */
   settle(requestId: string): void {
-    this.waiting.delete(requestId);
+    this.forget(requestId);
   }
 
   pending(): PermissionRequest[] {
@@ -61,6 +69,7 @@ export class PermissionBroker implements PermissionPrompter {
 
   clear(): void {
     this.waiting.clear();
+    this.changed();
   }
 
   private entry(request: PermissionRequest): Pending {
@@ -68,7 +77,16 @@ export class PermissionBroker implements PermissionPrompter {
     if (!entry) {
       entry = { request, answer: undefined, resolve: undefined };
       this.waiting.set(request.requestId, entry);
+      this.changed();
     }
     return entry;
+  }
+
+  private forget(requestId: string): void {
+    if (this.waiting.delete(requestId)) this.changed();
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
   }
 }

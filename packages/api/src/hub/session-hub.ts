@@ -14,7 +14,8 @@ import { runSlashCommand } from "./session-slash-command.ts";
 import { sessionSummaries } from "./session-summaries.ts";
 import { restoreCheckpoint, rewindSession } from "./session-rewind.ts";
 import { SessionCheckpoints } from "./session-checkpoints.ts";
-import { addSessionRule, assertBypassAllowed, removeSessionRule } from "./session-rules.ts";
+import { addSessionRule, assertBypassAllowed, bypassAllowed, removeSessionRule } from "./session-rules.ts";
+import { carrySessionState } from "./session-state-carry.ts";
 import type { SessionCommand, SessionOwnership } from "./session-ownership.ts";
 import { ownershipHost } from "./session-takeover.ts";
 import { forkAt, loadSession, rewindFilesPreview } from "./session-files.ts";
@@ -67,7 +68,16 @@ export class SessionHub implements SessionsPort {
     this.runtime = options.runtime;
     this.bus = options.bus ?? new MemoryEventBus();
     this.checkpointStores = new SessionCheckpoints(this.runtime, options.checkpoints !== false);
-    options.ownership?.start(ownershipHost({ live: this.live, bus: this.bus, load: (sessionId) => this.require(sessionId), sessions: this }));
+    options.ownership?.start(
+      ownershipHost({
+        live: this.live,
+        bus: this.bus,
+        load: (sessionId) => this.require(sessionId),
+        sessions: this,
+        carry: (session) => this.carry(session),
+        modeAllowed: (mode) => mode !== "bypassPermissions" || bypassAllowed(this.runtime, this.options.sandboxed ?? false),
+      }),
+    );
     const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     if (idleMs > 0 && Number.isFinite(idleMs)) {
       this.sweeper = setInterval(() => void this.evictIdle(idleMs), Math.min(60_000, Math.max(10, idleMs / 2)));
@@ -103,6 +113,7 @@ export class SessionHub implements SessionsPort {
     if (options.permissionMode === "bypassPermissions") this.assertBypassAllowed();
     const session = this.adopt(randomUUID(), options);
     await this.options.ownership?.claimNew(session.sessionId);
+    this.carry(session);
     return { sessionId: session.sessionId };
   }
 
@@ -196,40 +207,47 @@ export class SessionHub implements SessionsPort {
     });
   }
 
-  async compact(sessionId: string, instructions: string | undefined): Promise<CompactResult> {
-    return (await this.require(sessionId)).compact(instructions);
+  compact(sessionId: string, instructions: string | undefined): Promise<CompactResult> {
+    const command: SessionCommand = { kind: "compact", sessionId, ...(instructions !== undefined ? { instructions } : {}) };
+    return this.routed(command, async () => (await this.require(sessionId)).compact(instructions));
   }
 
-  async fork(sessionId: string, messageUuid: string): Promise<{ sessionId: string }> {
-    const session = await this.require(sessionId);
-    await session.flush();
-    const forkedId = randomUUID();
-    await forkAt(this.runtime, sessionId, messageUuid, forkedId);
-    return { sessionId: forkedId };
+  fork(sessionId: string, messageUuid: string): Promise<{ sessionId: string }> {
+    return this.routed({ kind: "fork", sessionId, messageUuid }, async () => {
+      const session = await this.require(sessionId);
+      await session.flush();
+      const forkedId = randomUUID();
+      await forkAt(this.runtime, sessionId, messageUuid, forkedId);
+      return { sessionId: forkedId };
+    });
   }
 
-  async rewind(sessionId: string, messageUuid: string, mode: RewindMode): Promise<RewindResult> {
-    const session = await this.require(sessionId);
-    return rewindSession(session, messageUuid, mode, {
-      transcripts: this.runtime.transcripts,
-      checkpoints: () => this.checkpointsOf(sessionId),
-      forkBefore: async (parentUuid) => {
-        const forkedId = randomUUID();
-        if (parentUuid === null) this.adopt(forkedId, { model: session.store.getState().model });
-        else await forkAt(this.runtime, sessionId, parentUuid, forkedId);
-        return forkedId;
-      },
+  rewind(sessionId: string, messageUuid: string, mode: RewindMode): Promise<RewindResult> {
+    return this.routed({ kind: "rewind", sessionId, messageUuid, mode }, async () => {
+      const session = await this.require(sessionId);
+      return rewindSession(session, messageUuid, mode, {
+        transcripts: this.runtime.transcripts,
+        checkpoints: () => this.checkpointsOf(sessionId),
+        forkBefore: async (parentUuid) => {
+          const forkedId = randomUUID();
+          if (parentUuid === null) this.adopt(forkedId, { model: session.store.getState().model });
+          else await forkAt(this.runtime, sessionId, parentUuid, forkedId);
+          return forkedId;
+        },
+      });
     });
   }
 
   /** The files a rewind of the files to `messageUuid` would change (restore, delete or bring back). */
-  async rewindPreview(sessionId: string, messageUuid: string): Promise<RewindPreview> {
-    const session = await this.require(sessionId);
-    await session.flush();
-    const checkpoints = await this.checkpointsOf(sessionId);
-    if (!checkpoints) return { available: false, checkpoint: null, files: [] };
-    const preview = await rewindFilesPreview(checkpoints, this.runtime.transcripts, sessionId, messageUuid);
-    return { available: true, checkpoint: preview.checkpoint, files: preview.files };
+  rewindPreview(sessionId: string, messageUuid: string): Promise<RewindPreview> {
+    return this.routed({ kind: "rewind-preview", sessionId, messageUuid }, async () => {
+      const session = await this.require(sessionId);
+      await session.flush();
+      const checkpoints = await this.checkpointsOf(sessionId);
+      if (!checkpoints) return { available: false, checkpoint: null, files: [] };
+      const preview = await rewindFilesPreview(checkpoints, this.runtime.transcripts, sessionId, messageUuid);
+      return { available: true, checkpoint: preview.checkpoint, files: preview.files };
+    });
   }
 
   /** Puts the files back as a checkpoint holds them (undoing a rewind with its backup); keeps a backup of the present too. */
@@ -259,16 +277,19 @@ export class SessionHub implements SessionsPort {
   }
 
   async addSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<void> {
-    addSessionRule((await this.require(sessionId)).store, behavior, rule);
+    await this.routed({ kind: "add-rule", sessionId, behavior, rule }, async () => {
+      addSessionRule((await this.require(sessionId)).store, behavior, rule);
+      return null;
+    });
   }
 
-  async removeSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<boolean> {
-    return removeSessionRule((await this.require(sessionId)).store, behavior, rule);
+  removeSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<boolean> {
+    return this.routed({ kind: "remove-rule", sessionId, behavior, rule }, async () => removeSessionRule((await this.require(sessionId)).store, behavior, rule));
   }
 
   /** The session's allow rules for this session only (settings.get shows them). */
-  async sessionRules(sessionId: string): Promise<readonly string[]> {
-    return (await this.require(sessionId)).store.getState().sessionAllowRules;
+  sessionRules(sessionId: string): Promise<readonly string[]> {
+    return this.routed({ kind: "rules", sessionId }, async () => (await this.require(sessionId)).store.getState().sessionAllowRules);
   }
 
   /** The session, loaded from its transcript when it is not live (session_not_found when there is none). */
@@ -355,5 +376,11 @@ export class SessionHub implements SessionsPort {
 
   private assertBypassAllowed(): void {
     assertBypassAllowed(this.runtime, this.options.sandboxed ?? false);
+  }
+
+  /** This node owns the session: its mode, model and waiting permission questions are kept with the lease, for a node that takes it over. */
+  private carry(session: LiveSession): void {
+    const ownership = this.options.ownership;
+    if (ownership) carrySessionState(session, (state) => ownership.carry(session.sessionId, state));
   }
 }

@@ -1,11 +1,12 @@
-import { permissionAnswerSchema, permissionModeSchema } from "@cairn/core/schema";
+import { decisionReasonSchema, permissionAnswerSchema, permissionBehaviorSchema, permissionModeSchema } from "@cairn/core/schema";
 import { z } from "zod";
 
 /**
  * The commands that change a running session and so must run on the node that owns it (holds its
- * lease): a prompt, an interrupt, a permission answer, a mode or model switch, and the snapshot a tab
- * starts from (only the owner knows the pending permission prompts and whether a run is going).
- * Validated with zod where they arrive from another node.
+ * lease): a prompt, an interrupt, a permission answer, a mode or model switch, a compaction, a fork or
+ * rewind (the owner's transcript is complete, and only it may write), a session rule, and the
+ * snapshot a tab starts from (only the owner knows the pending permission prompts and whether a run
+ * is going). Validated with zod where they arrive from another node.
  */
 export const sessionCommandSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("send"), sessionId: z.string(), prompt: z.string() }),
@@ -14,14 +15,46 @@ export const sessionCommandSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("set-mode"), sessionId: z.string(), mode: permissionModeSchema }),
   z.object({ kind: z.literal("set-model"), sessionId: z.string(), model: z.string() }),
   z.object({ kind: z.literal("get"), sessionId: z.string() }),
+  z.object({ kind: z.literal("compact"), sessionId: z.string(), instructions: z.string().optional() }),
+  z.object({ kind: z.literal("fork"), sessionId: z.string(), messageUuid: z.string() }),
+  z.object({ kind: z.literal("rewind"), sessionId: z.string(), messageUuid: z.string(), mode: z.enum(["files", "conversation", "both"]) }),
+  z.object({ kind: z.literal("rewind-preview"), sessionId: z.string(), messageUuid: z.string() }),
+  z.object({ kind: z.literal("add-rule"), sessionId: z.string(), behavior: permissionBehaviorSchema, rule: z.string() }),
+  z.object({ kind: z.literal("remove-rule"), sessionId: z.string(), behavior: permissionBehaviorSchema, rule: z.string() }),
+  z.object({ kind: z.literal("rules"), sessionId: z.string() }),
 ]);
 export type SessionCommand = z.infer<typeof sessionCommandSchema>;
+
+/** A permission question waiting for an answer, as the owner keeps it for a node that takes the session over. */
+const waitingQuestionSchema = z.object({
+  requestId: z.string(),
+  toolUseId: z.string(),
+  toolName: z.string(),
+  input: z.unknown(),
+  message: z.string().optional(),
+  reason: decisionReasonSchema,
+  suggestions: z.array(z.string()),
+});
+
+/**
+ * What the owner of a session keeps with its lease, for the node that takes the session over next:
+ * its permission mode and model (else the new owner would start with the server's defaults), and
+ * the permission questions waiting for an answer (asked again there).
+ */
+export const carriedStateSchema = z.object({
+  permissionMode: permissionModeSchema,
+  model: z.string(),
+  waitingQuestions: z.array(waitingQuestionSchema),
+});
+export type CarriedState = z.infer<typeof carriedStateSchema>;
 
 /** How a session came to this node when it took the lease. */
 export type Acquisition = {
   /** The previous owner's lease lapsed without being released: it died (or stalled) mid-session. */
   crashed: boolean;
   previousOwner: string | null;
+  /** What the previous owner kept with the lease (undefined when it kept nothing, or nothing readable). */
+  carried: CarriedState | undefined;
 };
 
 /** What the hub does for the ownership layer. */
@@ -52,6 +85,8 @@ export interface SessionOwnership {
   /** A session created here: its lease is taken at once, so other nodes route to this one. */
   claimNew(sessionId: string): Promise<void>;
   holds(sessionId: string): boolean;
+  /** Keeps `state` with the lease while this node holds it (nothing otherwise); resolves once written. */
+  carry(sessionId: string, state: CarriedState): Promise<void>;
   /** Gives up a session (idle eviction, drain): the next command anywhere takes it over cleanly. */
   release(sessionId: string): Promise<void>;
   /** Stops renewing and answering; releases every lease still held (call once the sessions have stopped). */

@@ -5,9 +5,11 @@ import {
   renderSkillPrompt,
   renderSlashPrompt,
   repairForResume,
+  resumeTurn,
   revokeSkillTools,
   runPrompt,
   type AgentEvent,
+  type PermissionRequest,
   type AppState,
   type BackgroundAgents,
   type QueryDeps,
@@ -25,6 +27,12 @@ import { subagentPermissionEvent } from "./session-derive.ts";
 
 /** A prompt as typed, or a slash-invoked skill (expanded, and its `allowed-tools` granted, when it starts). */
 export type PendingPrompt = { text: string; skill?: { definition: SkillDefinition; args: string } };
+/**
+ * The turn a dead owner left unfinished, carried on here (see core's `resumeTurn`): the permission
+ * questions it was waiting on are asked again under their ids (already announced to the broker).
+ */
+export type ResumedTurn = { resume: PermissionRequest[] };
+export type PendingRun = PendingPrompt | ResumedTurn;
 
 /** What outlives one prompt: SessionStart ran (so SessionEnd runs on close), and the session's telemetry. */
 export type SessionRunState = { started: boolean; telemetry: SessionTelemetry | undefined; startSource?: "clear" };
@@ -57,11 +65,12 @@ export type PromptRunHost = {
  * Runs one prompt of a live session: expands a slash-invoked skill, wires the checkpointing gate,
  * SessionStart and telemetry, and passes every event of `runPrompt` to the session and the bus.
  */
-export async function runSessionPrompt(host: PromptRunHost, pending: PendingPrompt, signal: AbortSignal): Promise<void> {
+export async function runSessionPrompt(host: PromptRunHost, pending: PendingRun, signal: AbortSignal): Promise<void> {
   const { runtime, wiring, bus, sessionId, store } = host;
   const { systemPrompt, memory } = await host.context();
-  let prompt = pending.text;
-  if (pending.skill) {
+  const resumed = "resume" in pending ? pending.resume : undefined;
+  let prompt = "text" in pending ? pending.text : "";
+  if ("skill" in pending && pending.skill) {
     const { definition, args } = pending.skill;
     const body = await memory.skillBody(definition);
     if (body === null) {
@@ -78,7 +87,8 @@ export async function runSessionPrompt(host: PromptRunHost, pending: PendingProm
     useSkillModel(definition, { getAppState: store.getState, setAppState: store.setState });
   }
   const app = store.getState();
-  const history = repairForResume(host.history);
+  // A resumed turn starts from the transcript as it is (its calls without results are what it resumes).
+  const history = resumed ? [...host.history] : repairForResume(host.history);
   const deps: QueryDeps = { ...(host.deps ? host.deps(runtime) : productionDeps(runtime.modelClient(host.sessionId))), compactor: wiring.compactor };
   let promptMessage: ConversationMessage | undefined;
   let checkpointed: Promise<void> | undefined;
@@ -98,17 +108,14 @@ export async function runSessionPrompt(host: PromptRunHost, pending: PendingProm
   const gate = checkpointingGate(host.gate, takeCheckpoint);
   try {
     const sessionStart = host.runState.started ? undefined : history.length > 0 ? ("resume" as const) : (host.runState.startSource ?? ("startup" as const));
-    host.runState.started = true;
+    if (!resumed) host.runState.started = true;
     if (runtime.telemetry && !host.runState.telemetry) {
       host.runState.telemetry = createSessionTelemetry(runtime.telemetry, { sessionId });
       host.runState.telemetry.started();
     }
-    const turnTelemetry = host.runState.telemetry?.turn(prompt);
-    const events = runPrompt({
-      history,
-      prompt,
+    const turnTelemetry = resumed ? undefined : host.runState.telemetry?.turn(prompt);
+    const run = {
       sink: wiring.sink,
-      ...(sessionStart ? { sessionStart } : {}),
       systemPrompt,
       memory,
       tools: runtime.toolsFor(history),
@@ -140,10 +147,13 @@ export async function runSessionPrompt(host: PromptRunHost, pending: PendingProm
       hooks: wiring.hooks,
       deps,
       config: runtime.queryConfig,
-    });
+    };
+    const events = resumed
+      ? resumeTurn({ ...run, history, rerun: resumed.map((request) => ({ toolUseId: request.toolUseId, requestId: request.requestId })) })
+      : runPrompt({ ...run, history, prompt, ...(sessionStart ? { sessionStart } : {}) });
     for await (const event of events) {
-      // runPrompt yields the prompt's own message first.
-      if (!promptMessage && event.type === "message" && event.message.type === "user") promptMessage = event.message;
+      // runPrompt yields the prompt's own message first (a resumed turn has none: its prompt ran elsewhere).
+      if (!resumed && !promptMessage && event.type === "message" && event.message.type === "user") promptMessage = event.message;
       turnTelemetry?.observe(event);
       host.observe(event);
       const seq = bus.publish(sessionId, event);
@@ -154,6 +164,7 @@ export async function runSessionPrompt(host: PromptRunHost, pending: PendingProm
         host.observe(nested);
         bus.publish(sessionId, nested);
       }
+      if (resumed && event.type === "tool-end") withdrawUnasked(host, resumed, event.record.toolUseId);
       if (event.type === "message-start") host.setStreamingFromSeq(seq - 1);
       else if ((event.type === "message" && event.message.type === "assistant") || event.type === "tombstone" || event.type === "result")
         host.setStreamingFromSeq(null);
@@ -161,9 +172,21 @@ export async function runSessionPrompt(host: PromptRunHost, pending: PendingProm
   } catch (error) {
     bus.publish(sessionId, { type: "error", code: "internal_error", message: (error as Error).message, status: null });
   } finally {
+    for (const request of resumed ?? []) withdrawUnasked(host, resumed ?? [], request.toolUseId);
     // A skill's allowed-tools hold while the prompt that used it runs.
     revokeSkillTools(memory.releaseGrants(), store.setState);
     host.setStreamingFromSeq(null);
     await wiring.sink.flush().catch(() => undefined);
   }
+}
+
+/**
+ * A question carried over from the previous owner that was not asked again (a rule or mode now
+ * decides the call, a hook answered it, or the run ended first) is withdrawn: the tabs stop showing it.
+ */
+function withdrawUnasked(host: PromptRunHost, carried: readonly PermissionRequest[], toolUseId: string): void {
+  const request = carried.find((candidate) => candidate.toolUseId === toolUseId);
+  if (!request || !host.broker.pending().some((pending) => pending.requestId === request.requestId)) return;
+  host.broker.settle(request.requestId);
+  host.bus.publish(host.sessionId, { type: "permission-resolved", requestId: request.requestId, behavior: "deny" });
 }

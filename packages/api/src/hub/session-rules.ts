@@ -19,12 +19,21 @@ export function removeSessionRule(store: Store<AppState>, behavior: PermissionBe
 
 /** Refuses bypassPermissions to root without the sandbox, and when the settings turned the mode off. */
 export function assertBypassAllowed(runtime: Runtime, sandboxed: boolean): void {
-  const check = checkBypassPermissionsAllowed({
+  const check = bypassCheck(runtime, sandboxed);
+  if (!check.ok) throw new ApiError("mode_not_allowed", check.reason);
+}
+
+/** Whether this server allows bypassPermissions (see `assertBypassAllowed`). */
+export function bypassAllowed(runtime: Runtime, sandboxed: boolean): boolean {
+  return bypassCheck(runtime, sandboxed).ok;
+}
+
+function bypassCheck(runtime: Runtime, sandboxed: boolean): ReturnType<typeof checkBypassPermissionsAllowed> {
+  return checkBypassPermissionsAllowed({
     uid: typeof process.getuid === "function" ? process.getuid() : undefined,
     sandboxed,
     disabledBySettings: runtime.settings.merged.permissions.disableBypassPermissionsMode,
   });
-  if (!check.ok) throw new ApiError("mode_not_allowed", check.reason);
 }
 
 function checkSessionRule(behavior: PermissionBehavior, rule: string): void {

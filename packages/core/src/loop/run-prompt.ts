@@ -8,6 +8,7 @@ import { createUserMessage } from "./messages.ts";
 import { query } from "./query.ts";
 import type { QueryParams } from "./query-params.ts";
 import { parseTokenBudget } from "./token-budget.ts";
+import { transcriptWriter } from "./transcript-writer.ts";
 
 export type RunPromptOptions = Omit<QueryParams, "messages"> & {
   /** The conversation before this prompt (already on disk). */
@@ -31,19 +32,7 @@ export async function* runPrompt(options: RunPromptOptions): AsyncGenerator<Agen
   const hooks = queryParams.hooks ?? noHooks;
   const messages: ConversationMessage[] = [...history];
   const sidechain = queryParams.context.agentId ? { agentId: queryParams.context.agentId, isSidechain: true } : {};
-  const persist = async (event: AgentEvent): Promise<void> => {
-    if (event.type === "message") {
-      messages.push(event.message);
-      await sink?.appendMessage(event.message);
-    } else if (event.type === "tombstone" && event.uuid) {
-      const uuid = event.uuid;
-      await sink?.appendTombstone(uuid, event.reason);
-      const index = messages.findIndex((message) => message.uuid === uuid);
-      if (index >= 0) messages.splice(index, 1);
-    } else if (event.type === "hook-runs") {
-      await sink?.appendHookRuns(event.event, event.runs);
-    }
-  };
+  const persist = transcriptWriter(sink, messages);
   const contextNote = (content: string): AgentEvent => ({
     type: "message",
     message: createUserMessage({

@@ -26,7 +26,7 @@ export async function* decidePermission(
   const hooked = yield* askPermissionHooks(args, suggestions, dispatchHooks);
   if (hooked) return hooked;
 
-  const requestId = services.uuid();
+  const requestId = services.permissionRequestId?.(args.toolUseId) ?? services.uuid();
   yield {
     type: "permission-request",
     requestId,

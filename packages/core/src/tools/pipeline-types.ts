@@ -12,6 +12,8 @@ export type PipelineServices = {
   uuid: () => string;
   now: () => number;
   timestamp: () => string;
+  /** The id a permission question about this call is asked under (a call asked again after a takeover keeps its first one); default a new uuid. */
+  permissionRequestId?: (toolUseId: string) => string | undefined;
 };
 
 export type ToolRunOutcome = {

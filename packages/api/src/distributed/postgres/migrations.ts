@@ -87,6 +87,15 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 4,
+    name: "session state carried across takeovers",
+    statements: [
+      // What the owner of a session keeps here for the node that takes it over: its permission mode,
+      // model and the permission questions waiting for an answer (JSON, written under the lease's generation).
+      "alter table cairn_session_leases add column session_state jsonb",
+    ],
+  },
 ];
 
 /** A lock id of Cairn's own: two nodes starting at once migrate one after the other. */

@@ -36,7 +36,7 @@ describe("session leases and fencing (private PostgreSQL)", () => {
 
   it("gives a lease to one node, renews it for its owner only, and raises the generation at each takeover", async () => {
     const leases = createSessionLeaseStore(sql, { ttlMs: 400 });
-    expect(await leases.acquire("s1", "node-a")).toEqual({ acquired: true, generation: 1, previousOwner: null });
+    expect(await leases.acquire("s1", "node-a")).toEqual({ acquired: true, generation: 1, previousOwner: null, state: null });
     expect(await leases.acquire("s1", "node-b")).toEqual({ acquired: false, owner: "node-a", generation: 1, expired: false });
     // The owner itself cannot take it twice either: a second process with the same id waits for the lapse.
     expect(await leases.acquire("s1", "node-a")).toMatchObject({ acquired: false, owner: "node-a" });
@@ -45,17 +45,35 @@ describe("session leases and fencing (private PostgreSQL)", () => {
 
     await sleep(500);
     expect(await leases.read(["s1"])).toEqual([{ sessionId: "s1", owner: "node-a", generation: 1, expired: true }]);
-    expect(await leases.acquire("s1", "node-b")).toEqual({ acquired: true, generation: 2, previousOwner: "node-a" });
+    expect(await leases.acquire("s1", "node-b")).toEqual({ acquired: true, generation: 2, previousOwner: "node-a", state: null });
     // The stale owner learns it at its next renewal.
     expect(await leases.renew("node-a", [{ sessionId: "s1", generation: 1 }])).toEqual(new Set());
 
     // A release hands over cleanly: no previous owner to recover from, and the generation still grows.
     await leases.release("s1", "node-b", 2);
     expect(await leases.read(["s1"])).toEqual([{ sessionId: "s1", owner: null, generation: 2, expired: true }]);
-    expect(await leases.acquire("s1", "node-a")).toEqual({ acquired: true, generation: 3, previousOwner: null });
+    expect(await leases.acquire("s1", "node-a")).toEqual({ acquired: true, generation: 3, previousOwner: null, state: null });
     // A release by a node that no longer holds it changes nothing.
     await leases.release("s1", "node-b", 2);
     expect(await leases.read(["s1"])).toMatchObject([{ owner: "node-a", generation: 3 }]);
+  });
+
+  it("keeps the owner's session state with the lease for the next owner, and refuses a stale owner's", async () => {
+    const leases = createSessionLeaseStore(sql, { ttlMs: 300 });
+    expect(await leases.acquire("carried", "node-a")).toMatchObject({ acquired: true, generation: 1, state: null });
+    const state = { permissionMode: "acceptEdits", model: "model-b", waitingQuestions: [] };
+    expect(await leases.saveState("carried", "node-a", 1, state)).toBe(true);
+    // Not the owner, or not its generation: nothing is written.
+    expect(await leases.saveState("carried", "node-b", 1, { ...state, model: "other" })).toBe(false);
+    expect(await leases.saveState("carried", "node-a", 0, { ...state, model: "other" })).toBe(false);
+
+    await sleep(400);
+    expect(await leases.acquire("carried", "node-b")).toEqual({ acquired: true, generation: 2, previousOwner: "node-a", state });
+    // node-a wakes up and writes under its old generation: refused, node-b's view stays.
+    expect(await leases.saveState("carried", "node-a", 1, { ...state, model: "stale" })).toBe(false);
+    expect(await leases.saveState("carried", "node-b", 2, { ...state, permissionMode: "plan" })).toBe(true);
+    await leases.release("carried", "node-b", 2);
+    expect(await leases.acquire("carried", "node-c")).toMatchObject({ acquired: true, generation: 3, state: { permissionMode: "plan", model: "model-b" } });
   });
 
   it("refuses the transcript appends of a stale owner with code fenced, and keeps the new owner's", async () => {

@@ -5,7 +5,7 @@ export type LeaseRecord = { sessionId: string; owner: string | null; generation:
 
 /** What an acquire got: the lease (with its new generation, the fencing token), or who holds it now. */
 export type AcquireResult =
-  | { acquired: true; generation: number; previousOwner: string | null }
+  | { acquired: true; generation: number; previousOwner: string | null; state: unknown }
   | { acquired: false; owner: string | null; generation: number; expired: boolean };
 
 export type SessionLeaseStore = {
@@ -19,6 +19,11 @@ export type SessionLeaseStore = {
   /** Gives the lease up (owner cleared, expired now); the generation stays, so fencing still holds. */
   release(sessionId: string, nodeId: string, generation: number): Promise<void>;
   read(sessionIds: readonly string[]): Promise<LeaseRecord[]>;
+  /**
+   * Keeps `state` (JSON) with the lease for the node that takes the session over next; written only
+   * while `nodeId` holds it at `generation`. True when it was written.
+   */
+  saveState(sessionId: string, nodeId: string, generation: number, state: unknown): Promise<boolean>;
 };
 
 /**
@@ -40,15 +45,15 @@ export function createSessionLeaseStore(sql: Database, options: { ttlMs: number 
   return {
     read,
     async acquire(sessionId, nodeId) {
-      const rows = await sql<{ generation: string; previous_owner: string | null }[]>`
+      const rows = await sql<{ generation: string; previous_owner: string | null; session_state: unknown }[]>`
         with previous as (select owner from cairn_session_leases where session_id = ${sessionId})
         insert into cairn_session_leases as lease (session_id, owner, generation, expires_at)
         values (${sessionId}, ${nodeId}, 1, now() + ${ttl}::interval)
         on conflict (session_id) do update set owner = excluded.owner, generation = lease.generation + 1, expires_at = excluded.expires_at
           where lease.owner is null or lease.expires_at <= now()
-        returning generation, (select owner from previous) as previous_owner`;
+        returning generation, (select owner from previous) as previous_owner, session_state`;
       const row = rows[0];
-      if (row) return { acquired: true, generation: Number(row.generation), previousOwner: row.previous_owner };
+      if (row) return { acquired: true, generation: Number(row.generation), previousOwner: row.previous_owner, state: row.session_state ?? null };
       const [current] = await read([sessionId]);
       // Released between the two statements: the caller asks again.
       return current
@@ -63,6 +68,13 @@ export function createSessionLeaseStore(sql: Database, options: { ttlMs: number 
         where lease.session_id = mine.session_id and lease.generation = mine.generation and lease.owner = ${nodeId}
         returning lease.session_id`;
       return new Set(rows.map((row) => row.session_id));
+    },
+    async saveState(sessionId, nodeId, generation, state) {
+      const rows = await sql`
+        update cairn_session_leases set session_state = ${sql.json(state as Parameters<typeof sql.json>[0])}
+        where session_id = ${sessionId} and owner = ${nodeId} and generation = ${generation}
+        returning session_id`;
+      return rows.length > 0;
     },
     async release(sessionId, nodeId, generation) {
       await sql`
