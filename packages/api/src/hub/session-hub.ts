@@ -284,7 +284,9 @@ export class SessionHub implements SessionsPort {
   }
 
   removeSessionRule(sessionId: string, behavior: PermissionBehavior, rule: string): Promise<boolean> {
-    return this.routed({ kind: "remove-rule", sessionId, behavior, rule }, async () => removeSessionRule((await this.require(sessionId)).store, behavior, rule));
+    return this.routed({ kind: "remove-rule", sessionId, behavior, rule }, async () =>
+      removeSessionRule((await this.require(sessionId)).store, behavior, rule),
+    );
   }
 
   /** The session's allow rules for this session only (settings.get shows them). */
