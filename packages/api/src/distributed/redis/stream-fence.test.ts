@@ -72,13 +72,24 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
     expect(errorsA.some((message) => message.includes("refused to publish to session s1: lease generation 1 is no longer current"))).toBe(true);
 
     // A's own tab saw some stale events before the refusal came back: it is told to resync, and
-    // from there on it follows the stream as B writes it.
+    // from there on it follows the stream as B writes it. Whether B's b4 reached A's reader before
+    // A's stale publishes (then the tab saw it first and the resync comes after it, at seq 4) or
+    // after them (the resync comes at seq 3 and b4 follows the snapshot) is a race; either way the
+    // tab holds the snapshot plus exactly the stream's entries after the resync's seq.
+    const afterResync = (resyncSeq: number, entryTexts: string[]) => [
+      "resync",
+      "snapshot",
+      ...entryTexts.filter((entry) => Number.parseInt(entry, 10) > resyncSeq).map((entry) => entry.split(" ")[1]),
+    ];
+    const lastResync = () => tab.findLastIndex((item) => item.event.type === "resync");
+    const streamed = await entries("s1");
     await vi.waitFor(() => {
-      const resync = tab.findLastIndex((item) => item.event.type === "resync");
-      expect(resync).toBeGreaterThan(0);
-      expect(tab.slice(resync).map(textOf)).toEqual(["resync", "snapshot", "b4"]);
+      expect(lastResync()).toBeGreaterThan(0);
+      const resyncSeq = (tab[lastResync()] as SequencedEvent).seq;
+      expect(tab.slice(lastResync()).map(textOf)).toEqual(afterResync(resyncSeq, streamed));
     });
-    expect(tab[tab.findLastIndex((item) => item.event.type === "resync")]?.seq).toBeLessThanOrEqual(before);
+    expect(tab[lastResync()]?.seq).toBeLessThanOrEqual(before);
+    expect(tab.some((item) => textOf(item) === "b4")).toBe(true);
 
     // Further publishes under the stale generation are dropped at once; B's go on reaching A's tab.
     nodeA.publish("s1", said("stale-6"));
@@ -86,7 +97,7 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
     await Promise.all([nodeA.flush(), nodeB.flush()]);
     expect(await entries("s1")).toEqual(["1-0 a1", "2-0 a2", "3-0 a3", "4-0 b4", "5-0 b5"]);
     await vi.waitFor(() => expect(tab.at(-1) && textOf(tab.at(-1) as SequencedEvent)).toBe("b5"));
-    expect(tab.slice(tab.findLastIndex((item) => item.event.type === "resync")).map(textOf)).toEqual(["resync", "snapshot", "b4", "b5"]);
+    expect(tab.slice(lastResync()).map(textOf)).toEqual(afterResync((tab[lastResync()] as SequencedEvent).seq, await entries("s1")));
 
     // A taking the session back (generation 3) publishes again, after B's entries.
     leasesA.set("s1", 3);
