@@ -80,6 +80,7 @@ describe("resumeTurn: a turn another node left unfinished", () => {
     const model = createScriptedModel([{ content: [{ type: "text", text: "done after the takeover" }] }]);
     const appended: ConversationMessage[] = [];
     const sink = {
+      sessionId: "session-test",
       appendMessage: async (message: ConversationMessage) => void appended.push(message),
       appendTombstone: async () => undefined,
       appendHookRuns: async () => undefined,
