@@ -1,4 +1,4 @@
-import { decisionReasonSchema, permissionAnswerSchema, permissionBehaviorSchema, permissionModeSchema } from "@cairn/core/schema";
+import { permissionAnswerSchema, permissionBehaviorSchema, permissionModeSchema, permissionQuestionFields } from "@cairn/core/schema";
 import { z } from "zod";
 
 /**
@@ -26,15 +26,7 @@ export const sessionCommandSchema = z.discriminatedUnion("kind", [
 export type SessionCommand = z.infer<typeof sessionCommandSchema>;
 
 /** A permission question waiting for an answer, as the owner keeps it for a node that takes the session over. */
-const waitingQuestionSchema = z.object({
-  requestId: z.string(),
-  toolUseId: z.string(),
-  toolName: z.string(),
-  input: z.unknown(),
-  message: z.string().optional(),
-  reason: decisionReasonSchema,
-  suggestions: z.array(z.string()),
-});
+const waitingQuestionSchema = z.object(permissionQuestionFields());
 
 /**
  * What the owner of a session keeps with its lease, for the node that takes the session over next:

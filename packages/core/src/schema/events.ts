@@ -43,6 +43,21 @@ export type TodoItem = z.infer<typeof todoItemSchema>;
  * Built at its first use: a process that only emits events (`cairn -p`) never validates them, and its
  * 160 schemas would be built at every start.
  */
+/**
+ * The fields of a permission question: the `permission-request` event a tab sees, and what a session's owner keeps
+ * with its lease for the node that takes it over. A function, so the schemas are built at first use.
+ */
+export const permissionQuestionFields = () => ({
+  requestId: z.string(),
+  toolUseId: z.string(),
+  toolName: z.string(),
+  input: z.unknown(),
+  message: z.string().optional(),
+  reason: decisionReasonSchema,
+  /** Rules the user could add to stop being asked, e.g. `Bash(npm run test:*)`. */
+  suggestions: z.array(z.string()),
+});
+
 export const agentEventSchema = z.lazy(() => agentEventUnion());
 
 const agentEventUnion = () =>
@@ -72,17 +87,7 @@ const agentEventUnion = () =>
     }),
     z.object({ type: z.literal("tool-progress"), toolUseId: z.string(), name: z.string(), data: z.unknown() }),
     z.object({ type: z.literal("tool-end"), record: toolCallRecordSchema }),
-    z.object({
-      type: z.literal("permission-request"),
-      requestId: z.string(),
-      toolUseId: z.string(),
-      toolName: z.string(),
-      input: z.unknown(),
-      message: z.string().optional(),
-      reason: decisionReasonSchema,
-      /** Rules the user could add to stop being asked, e.g. `Bash(npm run test:*)`. */
-      suggestions: z.array(z.string()),
-    }),
+    z.object({ type: z.literal("permission-request"), ...permissionQuestionFields() }),
     z.object({ type: z.literal("permission-resolved"), requestId: z.string(), behavior: z.enum(["allow", "deny"]) }),
     z.object({
       type: z.literal("permission-decision"),

@@ -57,7 +57,7 @@ export type {
   ToolCallRecord,
   UserMessage,
 } from "./messages.ts";
-export { agentEventSchema, terminalReasonSchema, terminalSchema, todoItemSchema, usageTotalsSchema } from "./events.ts";
+export { agentEventSchema, permissionQuestionFields, terminalReasonSchema, terminalSchema, todoItemSchema, usageTotalsSchema } from "./events.ts";
 export type { AgentEvent, AgentEventOf, AgentEventType, Terminal, TerminalReason, TodoItem } from "./events.ts";
 export {
   TRANSCRIPT_SCHEMA_VERSION,
