@@ -116,4 +116,12 @@ const result = await build({
   banner: { js: "// Cairn CLI bundle (built by packages/cli/build.mjs)" },
   metafile: true,
 });
+// esbuild escapes non-ASCII characters in strings, not in regular expression literals. One such character makes V8
+// hold the whole bundle as a two-byte string (twice the memory, slower to read and scan at every start).
+const bundleBytes = readFileSync(join(here, "dist", "cairn.cjs"));
+const nonAscii = bundleBytes.findIndex((byte) => byte > 0x7f);
+if (nonAscii !== -1) {
+  const around = bundleBytes.subarray(Math.max(0, nonAscii - 80), nonAscii + 20).toString("utf8");
+  throw new Error(`the CLI bundle must be ASCII (write \\u escapes in regular expressions); non-ASCII at byte ${nonAscii}: ${around}`);
+}
 if (process.env.CAIRN_METAFILE) writeFileSync(process.env.CAIRN_METAFILE, JSON.stringify(result.metafile));

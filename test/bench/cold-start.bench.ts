@@ -3,12 +3,14 @@
 // the moment the request's first bytes arrive and reads the child's CPU time from /proc right then,
 // so the figures come with the CPU the process had used (the machine is shared; CPU is what we own).
 // References measured in the same rounds: `node -e 0`, and a bare SDK program sending the same request.
+// `cairn` runs as a user runs it, as a program (its `#!` line starts node), not as `node bin/cairn.js`. The clock
+// starts before the process is spawned, and the first request counts when its first bytes reach the tap.
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer, Socket, type Server } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
 import { cairnBin, repoRoot, tempDir } from "../support/cli.ts";
@@ -27,17 +29,17 @@ export default async function run(): Promise<void> {
   await writeFile(bareScript, bareSdkProgram());
   const sim = await startModelSim();
   const tap = await RequestTap.start(sim);
-  const env = { ANTHROPIC_BASE_URL: tap.url, ANTHROPIC_API_KEY: "bench", CAIRN_HOME: cairnHome, CAIRN_FROM_BUNDLE: "1" };
+  const env = { ANTHROPIC_BASE_URL: tap.url, ANTHROPIC_API_KEY: "bench", CAIRN_HOME: cairnHome };
   const turn = { turns: [{ content: [{ type: "text" as const, text: "hello from the simulator" }] }] };
   const figures = { cairn: [] as Run[], bare: [] as Run[], node: [] as Run[] };
   try {
     // Interleaved rounds: whatever else the machine does hits all three alike.
     for (let round = 0; round < WARMUP + ROUNDS; round++) {
       sim.setScenario(turn);
-      const cairn = await timed(tap, [cairnBin, "-p", "say hello"], workspace, env);
+      const cairn = await timed(tap, cairnBin, ["-p", "say hello"], workspace, env);
       sim.setScenario(turn);
-      const bare = await timed(tap, [bareScript], workspace, env);
-      const node = await timed(tap, ["-e", "0"], workspace, env);
+      const bare = await timed(tap, process.execPath, [bareScript], workspace, env);
+      const node = await timed(tap, process.execPath, ["-e", "0"], workspace, env);
       if (round < WARMUP) continue;
       figures.cairn.push(cairn);
       figures.bare.push(bare);
@@ -60,13 +62,14 @@ export default async function run(): Promise<void> {
   report("cold.node_empty_cpu_ms", pick(figures.node, "cpuMs"), "ms");
 }
 
-/** Runs node with `args`; wall time from spawn to exit, CPU of the process (user + system, from /proc at its end). */
-function timed(tap: RequestTap, args: string[], cwd: string, env: Record<string, string>): Promise<Run> {
+/** Runs `program` with `args`; wall time from spawn to exit, CPU of the process (user + system, from /proc at its end). */
+function timed(tap: RequestTap, program: string, args: string[], cwd: string, env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, {
+    const child = spawn(program, args, {
       cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env },
+      // `cairn`'s `#!/usr/bin/env node` finds this very node first.
+      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ""}`, HOME: process.env.HOME ?? "/root", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";
@@ -79,7 +82,7 @@ function timed(tap: RequestTap, args: string[], cwd: string, env: Record<string,
     child.once("exit", (code) => {
       const wallMs = performance.now() - started;
       const first = tap.take(child.pid!);
-      if (code !== 0) return reject(new Error(`${args.join(" ")} exited with ${code}: ${stderr}`));
+      if (code !== 0) return reject(new Error(`${program} ${args.join(" ")} exited with ${code}: ${stderr}`));
       resolve({ wallMs, cpuMs: reapedChildrenCpuMs() - childrenBefore, firstRequestMs: first?.atMs ?? null, firstRequestCpuMs: first?.cpuMs ?? null });
     });
   });

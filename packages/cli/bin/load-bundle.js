@@ -3,21 +3,25 @@
 // compiled here as a vm.Script: a start that finds the cache skips parsing and compiling the bundle, and the
 // functions the last run compiled come back ready too. Without a usable cache it compiles as Node would, and
 // leaves one for the next start.
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname } from "node:path";
-import vm from "node:vm";
+"use strict";
+const { readFileSync, renameSync, rmSync, statSync, writeFileSync } = require("node:fs");
+const { createRequire } = require("node:module");
+const { dirname } = require("node:path");
+const vm = require("node:vm");
 
 /**
  * Compiles and runs `file`, and returns what it exports and a function that writes the code cache for the next start
  * (a no-op when this start used one). `kind` names the cache: each command (`print`, `serve`, …) compiles other
  * functions, so each keeps its own.
  */
-export function loadBundle(file, kind) {
+function loadBundle(file, kind) {
   const source = readFileSync(file, "utf8");
   // V8 checks a cache against the source's length only: the name ties it to this very build (size and time).
   const { size, mtimeMs } = statSync(file);
-  const cacheFile = `${file}.${kind}-${size}-${Math.trunc(mtimeMs)}.v8-cache`;
+  // V8 also rejects a cache made under other flags (`cairn` run as a program passes one, `node bin/cairn.js` none):
+  // each set of node flags keeps its own, rather than each start replacing the other's.
+  const flags = process.execArgv.length === 0 ? "" : `-${stringHash(process.execArgv.join(" "))}`;
+  const cacheFile = `${file}.${kind}${flags}-${size}-${Math.trunc(mtimeMs)}.v8-cache`;
   let cachedData;
   try {
     cachedData = readFileSync(cacheFile);
@@ -48,3 +52,12 @@ export function loadBundle(file, kind) {
     },
   };
 }
+
+/** A short, stable name for a string (FNV-1a, 32 bits, in hex). */
+function stringHash(text) {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
+
+module.exports = { loadBundle };

@@ -20,6 +20,7 @@ function launcherCopy(files: { bundle: boolean }): string {
   mkdirSync(join(root, "src"));
   copyFileSync(join(cliDir, "bin", "cairn.js"), join(root, "bin", "cairn.js"));
   copyFileSync(join(cliDir, "bin", "load-bundle.js"), join(root, "bin", "load-bundle.js"));
+  copyFileSync(join(cliDir, "bin", "package.json"), join(root, "bin", "package.json"));
   // tsx (for CAIRN_DEV=1) is found through node_modules, as in the checkout.
   symlinkSync(repoNodeModules, join(root, "node_modules"));
   writeFileSync(join(root, "package.json"), '{ "type": "module" }\n');
@@ -57,6 +58,16 @@ describe("bin/cairn.js", () => {
     expect(run(launcherCopy({ bundle: true }), { CAIRN_DEV: "1" })).toEqual({ code: 3, stdout: "sources --flag\n", stderr: "" });
   });
 
+  it("run as a program (its #! line), it starts node with the young generation at full size", () => {
+    const bin = launcherCopy({ bundle: true });
+    writeFileSync(
+      join(root!, "dist", "cairn.cjs"),
+      `// stand-in bundle\n"use strict";\nexports.main = async function main() {\n  console.log(process.execArgv.join(" "));\n  return 0;\n};\n`,
+    );
+    const result = spawnSync(bin, [], { env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? "/usr/bin:/bin"}` }, encoding: "utf8" });
+    expect({ code: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ code: 0, stdout: "--min-semi-space-size=16\n", stderr: "" });
+  });
+
   it("without a bundle says how to build it (or to set CAIRN_DEV=1) and exits 1, running nothing", () => {
     const bin = launcherCopy({ bundle: false });
     const result = run(bin);
@@ -80,6 +91,14 @@ describe("bin/cairn.js", () => {
     const serve = spawnSync(process.execPath, [bin, "serve", "--x"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, encoding: "utf8" });
     expect(serve.stdout).toBe("bundle serve --x\n");
     expect(caches().filter((name) => name.startsWith("cairn.cjs.serve-"))).toHaveLength(1);
+    // Node flags change what V8 accepts: a start with flags keeps its own cache and leaves the others alone.
+    const flagged = spawnSync(process.execPath, ["--min-semi-space-size=16", bin, "--flag"], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      encoding: "utf8",
+    });
+    expect(flagged.stdout).toBe("bundle --flag\n");
+    expect(caches().filter((name) => /^cairn\.cjs\.print-[0-9a-f]{8}-\d+-\d+\.v8-cache$/.test(name))).toHaveLength(1);
+    expect(readFileSync(join(root!, "dist", caches().find((name) => /^cairn\.cjs\.print-\d+-\d+\.v8-cache$/.test(name))!)).equals(cache)).toBe(true);
   });
 
   it("a damaged cache is ignored and replaced; a rebuilt bundle of the same length never runs the old one's code", () => {

@@ -26,7 +26,7 @@ export function pinFor(mode: ShareMode, messages: readonly ConversationMessage[]
 }
 
 /** What a cut-off secret at the end of a shortened title starts with. */
-const SECRET_START = /(?:^|\s)(?:sk-|sk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA|ASIA|AIza|npm_|eyJ|cairn_shr_|-----BEGIN)\S*…$/;
+const SECRET_START = /(?:^|\s)(?:sk-|sk_|rk_|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA|ASIA|AIza|npm_|eyJ|cairn_shr_|-----BEGIN)\S*\u2026$/;
 
 /**
  * The title a viewer sees. A title made from the first prompt is cut at 80 characters, and a key cut
@@ -40,7 +40,7 @@ export function sharedTitle(
   redactedMessages: readonly ConversationMessage[],
 ): string {
   // The cut may fall inside a marker: "[REDACTED:anthr…" reads better as "[REDACTED]…".
-  if (titleOf(messages) === title) return (titleOf(redactedMessages) ?? redactor.redactText(title).text).replace(/\[REDACTED:[^\]]*…$/, "[REDACTED]…");
+  if (titleOf(messages) === title) return (titleOf(redactedMessages) ?? redactor.redactText(title).text).replace(/\[REDACTED:[^\]]*\u2026$/, "[REDACTED]…");
   const redacted = redactor.redactText(title).text;
   return redacted.replace(SECRET_START, (match) => `${match.startsWith(" ") ? " " : ""}[REDACTED:truncated]…`);
 }
