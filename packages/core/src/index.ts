@@ -270,6 +270,7 @@ export type {
 } from "./schema/index.ts";
 // Memory files (CLAUDE.md and imports), skills and slash commands.
 export { createSessionMemory, MEMORY_SERVICE, sessionMemoryOf } from "./memory/session-memory.ts";
+export { createMemorySource, type MemorySource } from "./memory/memory-source.ts";
 export type { MemoryOverview, MemoryPrefetch, SessionMemory, SessionMemoryOptions } from "./memory/session-memory.ts";
 export { MAX_IMPORT_DEPTH, MAX_MEMORY_FILE_CHARS } from "./memory/port.ts";
 export type { MemoryFile, MemoryFs, MemoryKind, MemoryNotice, MemoryNoticeCode } from "./memory/port.ts";

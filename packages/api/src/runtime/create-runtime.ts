@@ -4,6 +4,7 @@ import {
   builtinTools,
   contextWindowForModel,
   createAgentTool,
+  createMemorySource,
   createSessionMemory,
   createSkillTool,
   loadAgentDefinitions,
@@ -153,6 +154,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // A workspace on a worker: its memory files and git status are read there, over the protocol.
   const memoryFs = options.remoteWorkspace ? createWorkerMemoryFs(workspace, createNodeMemoryFs()) : createNodeMemoryFs();
   const today = () => new Date().toISOString().slice(0, 10);
+  // Every session of the workspace reads the memory files and skills through one source: loaded and watched once.
+  const memorySource = createMemorySource({ fs: memoryFs, workspaceRoot: workspace.root, homeDir, cairnHome: options.cairnHome });
   const environment = { cwd: workspace.root, platform: process.platform, date: today(), model: model.model };
   const systemPrompt = buildSystemPrompt(environment);
   const gitSnapshot = sharedGitSnapshots(workspace.root, options.remoteWorkspace ? { take: () => takeWorkerGitSnapshot(workspace.git) } : {});
@@ -208,7 +211,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       const git = await gitSnapshot();
       return {
         systemPrompt: buildSystemPrompt({ ...environment, date: today(), model: sessionModel, git }),
-        memory: createSessionMemory({ fs: memoryFs, workspaceRoot: workspace.root, homeDir, cairnHome: options.cairnHome, today, trusted: () => trusted }),
+        memory: createSessionMemory({ source: memorySource, today, trusted: () => trusted }),
       };
     },
     sessionServices: (sessionOptions) =>
@@ -272,6 +275,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
     async close() {
       stopWatchingLocalSettings();
+      memorySource.close();
       await mcp.close();
       await workspace.dispose();
       await model.close();

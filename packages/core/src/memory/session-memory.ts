@@ -1,19 +1,17 @@
 import { dirnamePosix, isWithin, resolvePosix } from "../permissions/posix-path.ts";
 import type { SkillDefinition, SkillProblem } from "../skills/definition.ts";
-import { discoverSkills, readSkillBody, type SkillCatalog, type SkillDiscovery, type SkillRoots } from "../skills/discover.ts";
+import { readSkillBody, type SkillCatalog, type SkillDiscovery } from "../skills/discover.ts";
 import type { SkillGrants } from "../skills/invoke.ts";
 import type { ToolUseContext } from "../tools/tool.ts";
 import { loadMemoryFiles, type MemoryLoad } from "./load.ts";
-import type { MemoryFile, MemoryFs, MemoryKind, MemoryNotice, MemoryWatch } from "./port.ts";
+import { createMemorySource, type MemorySource, type MemorySourceOptions } from "./memory-source.ts";
+import type { MemoryFile, MemoryNotice } from "./port.ts";
 import { renderMemoryReminder, renderNestedMemory, renderSkillListing } from "./render.ts";
 
 export const MEMORY_SERVICE = "memory";
 
-export type SessionMemoryOptions = {
-  fs: MemoryFs;
-  workspaceRoot: string;
-  homeDir: string;
-  cairnHome: string;
+/** The workspace's memory files and skills shared with other sessions (`source`), or where to load and watch them for this session alone. */
+export type SessionMemoryOptions = ({ source: MemorySource } | MemorySourceOptions) & {
   /** Today's date as YYYY-MM-DD. */
   today: () => string;
   /** Project skills grant their `allowed-tools` only in a trusted workspace. */
@@ -36,10 +34,9 @@ export type MemoryPrefetch = {
 };
 
 /**
- * A session's memory files and skills. `prefetch` runs at the top of every loop iteration. Where the
- * file system can watch (`MemoryFs.watch`), the paths the last load looked at are watched, and a check
- * with no change since costs no system call; after a change (or without a watch) it stats those paths
- * and reloads only what moved. Either way an edit reaches the next request.
+ * A session's memory files and skills. `prefetch` runs at the top of every loop iteration and asks the
+ * `MemorySource` (watched files: a check with no change since costs no system call; an edit reaches the
+ * next request). Subdirectory memory, the notices already reported and skill grants are the session's own.
  */
 export type SessionMemory = {
   prefetch(): Promise<MemoryPrefetch>;
@@ -57,82 +54,26 @@ export type SessionMemory = {
   close(): void;
 };
 
-/** Reloads in a row while the files keep changing before the check settles; then the next check stats again. */
-const MAX_SETTLE_ATTEMPTS = 3;
-
 export function createSessionMemory(options: SessionMemoryOptions): SessionMemory {
-  const { fs } = options;
-  const root = resolvePosix("/", options.workspaceRoot);
-  const home = resolvePosix("/", options.homeDir);
-  const cairnHome = resolvePosix("/", options.cairnHome);
-  const rootFiles: Array<{ path: string; kind: MemoryKind }> = [
-    { path: `${cairnHome}/CLAUDE.md`, kind: "user" },
-    { path: `${home}/.claude/CLAUDE.md`, kind: "user" },
-    { path: `${root}/CLAUDE.md`, kind: "project" },
-    { path: `${root}/.claude/CLAUDE.md`, kind: "project" },
-    { path: `${root}/CLAUDE.local.md`, kind: "local" },
-  ];
-  const skillRoots: SkillRoots = {
-    skills: [
-      { dir: `${root}/.claude/skills`, source: "project" },
-      { dir: `${home}/.claude/skills`, source: "user" },
-      { dir: `${cairnHome}/skills`, source: "user" },
-    ],
-    commands: [
-      { dir: `${root}/.claude/commands`, source: "project" },
-      { dir: `${home}/.claude/commands`, source: "user" },
-    ],
-  };
-  let allowedRoots: Promise<string[]> | undefined;
-  const roots = () => (allowedRoots ??= Promise.all([root, `${home}/.claude`, cairnHome].map(async (path) => (await fs.realPath(path)) ?? path)));
-
-  let memory: MemoryLoad | undefined;
-  let skills: SkillDiscovery | undefined;
+  // A source of its own, unless the server shares one among its sessions (then closing the session leaves it open).
+  const shared = "source" in options;
+  const source = "source" in options ? options.source : createMemorySource(options);
+  const { fs } = source;
+  const root = source.workspaceRoot;
   const nested: MemoryFile[] = [];
   const nestedNotices: MemoryNotice[] = [];
   const checkedDirectories = new Set<string>();
   const reported = new Set<string>();
   let granted: string[] = [];
   let rendered: { memory: MemoryLoad; skills: SkillDiscovery; today: string; reminder: string | null } | undefined;
-
-  /** Which of the two watched sets has a path whose mtime moved: one `mtimes` call for both. */
-  const moved = async (
-    memoryWatched: ReadonlyMap<string, number | null>,
-    skillsWatched: ReadonlyMap<string, number | null>,
-  ): Promise<{ memory: boolean; skills: boolean }> => {
-    const entries = [...memoryWatched, ...skillsWatched];
-    const mtimes = await fs.mtimes(entries.map(([path]) => path));
-    const changed = (index: number) => mtimes[index] !== entries[index]![1];
-    let memoryMoved = false;
-    let skillsMoved = false;
-    for (let index = 0; index < entries.length; index++) {
-      if (!changed(index)) continue;
-      if (index < memoryWatched.size) memoryMoved = true;
-      else skillsMoved = true;
-    }
-    return { memory: memoryMoved, skills: skillsMoved };
+  /** The memory files as this session last read them (subdirectory memory skips what they hold). */
+  let seen: MemoryLoad | undefined;
+  const current = async () => {
+    const state = await source.current();
+    seen = state.memory;
+    return state;
   };
-  const loadOptions = async () => ({ fs, homeDir: home, allowedRoots: await roots() });
-  let watch: MemoryWatch | undefined;
-  let closed = false;
-  const stopWatching = () => {
-    watch?.close();
-    watch = undefined;
-  };
-  const current = async (): Promise<{ memory: MemoryLoad; skills: SkillDiscovery }> => {
-    if (memory && skills && watch && !(await watch.changed())) return { memory, skills };
-    for (let attempt = 0; ; attempt++) {
-      // Watch first, then stat: a change made after the stats is then seen by the watch.
-      stopWatching();
-      if (memory && skills && !closed && attempt < MAX_SETTLE_ATTEMPTS) watch = fs.watch?.([...memory.watched.keys(), ...skills.watched.keys()]) ?? undefined;
-      const checked = memory && skills ? await moved(memory.watched, skills.watched) : undefined;
-      const memoryMoved = !memory || checked?.memory === true;
-      const skillsMoved = !skills || checked?.skills === true;
-      if ((!memoryMoved && !skillsMoved) || attempt >= MAX_SETTLE_ATTEMPTS) return { memory: memory!, skills: skills! };
-      if (memoryMoved) memory = await loadMemoryFiles(rootFiles, await loadOptions());
-      if (skillsMoved) skills = await discoverSkills(fs, skillRoots);
-    }
-  };
+  const loadOptions = source.loadOptions;
   const fresh = (notices: readonly MemoryNotice[]) =>
     notices.filter((notice) => {
       const key = `${notice.code}\u0000${notice.path}\u0000${notice.message}`;
@@ -165,7 +106,7 @@ export function createSessionMemory(options: SessionMemoryOptions): SessionMemor
         [`${dir}/CLAUDE.md`, `${dir}/.claude/CLAUDE.md`, `${dir}/CLAUDE.local.md`].map((path) => ({ path, kind: "nested" as const })),
       );
       const load = await loadMemoryFiles(candidates, await loadOptions());
-      const already = new Set([...(memory?.files ?? []), ...nested].map((loaded) => loaded.path));
+      const already = new Set([...(seen?.files ?? []), ...nested].map((loaded) => loaded.path));
       const added = load.files.filter((loaded) => !already.has(loaded.path));
       nested.push(...added);
       nestedNotices.push(...load.notices);
@@ -199,8 +140,7 @@ export function createSessionMemory(options: SessionMemoryOptions): SessionMemor
       };
     },
     close() {
-      closed = true;
-      stopWatching();
+      if (!shared) source.close();
     },
   };
 }
