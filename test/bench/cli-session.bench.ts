@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { startModelSim } from "@cairn/model-sim";
-import { cairnBin, repoRoot, tempDir } from "../support/cli.ts";
+import { cairnBin, repoRoot } from "../support/cli.ts";
+import { createTempDirs } from "../support/temp-dirs.ts";
 import { median, percentile, report } from "./report.ts";
 
 const TURNS = 30;
@@ -17,8 +18,9 @@ const TURNS = 30;
 export default async function run(): Promise<void> {
   // Measure what users run: the esbuild bundle (`npm start` builds it), not the TypeScript sources through tsx.
   execFileSync(process.execPath, [join(repoRoot, "packages", "cli", "build.mjs")], { stdio: "inherit" });
-  const workspace = await tempDir("bench-ws");
-  const cairnHome = await tempDir("bench-home");
+  const temp = createTempDirs();
+  const workspace = await temp.make("bench-ws");
+  const cairnHome = await temp.make("bench-home");
   await mkdir(join(workspace, "src"));
   await writeFile(join(workspace, "src", "a.ts"), "export const a = 1;\n".repeat(50));
   const sim = await startModelSim();
@@ -28,7 +30,7 @@ export default async function run(): Promise<void> {
         { type: "tool_use" as const, id: `toolu_${index}`, name: "Read", input: { file_path: join(workspace, "src", "a.ts"), offset: 1, limit: 10 + index } },
       ],
     }));
-    const bareLoop = join(await tempDir("bench-bare"), "bare-loop.mjs");
+    const bareLoop = join(await temp.make("bench-bare"), "bare-loop.mjs");
     await writeFile(bareLoop, bareLoopProgram());
     const env = { ANTHROPIC_BASE_URL: sim.url, ANTHROPIC_API_KEY: "bench", CAIRN_HOME: cairnHome };
     const script = { turns: [...turns, { content: [{ type: "text" as const, text: "done" }] }] };
@@ -58,6 +60,7 @@ export default async function run(): Promise<void> {
     report("cli.version_wall_ms", startup.wallMs, "ms");
   } finally {
     await sim.close();
+    await temp.removeAll();
   }
 }
 

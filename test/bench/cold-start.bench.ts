@@ -13,7 +13,8 @@ import { createServer, Socket, type Server } from "node:net";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
-import { cairnBin, repoRoot, tempDir } from "../support/cli.ts";
+import { cairnBin, repoRoot } from "../support/cli.ts";
+import { createTempDirs } from "../support/temp-dirs.ts";
 import { median, report } from "./report.ts";
 
 const ROUNDS = 7;
@@ -23,9 +24,10 @@ type Run = { wallMs: number; cpuMs: number; firstRequestMs: number | null; first
 
 export default async function run(): Promise<void> {
   execFileSync(process.execPath, [join(repoRoot, "packages", "cli", "build.mjs")], { stdio: "inherit" });
-  const workspace = await tempDir("bench-cold-ws");
-  const cairnHome = await tempDir("bench-cold-home");
-  const bareScript = join(await tempDir("bench-cold-bare"), "bare-sdk.mjs");
+  const temp = createTempDirs();
+  const workspace = await temp.make("bench-cold-ws");
+  const cairnHome = await temp.make("bench-cold-home");
+  const bareScript = join(await temp.make("bench-cold-bare"), "bare-sdk.mjs");
   await writeFile(bareScript, bareSdkProgram());
   const sim = await startModelSim();
   const tap = await RequestTap.start(sim);
@@ -48,6 +50,7 @@ export default async function run(): Promise<void> {
   } finally {
     await tap.close();
     await sim.close();
+    await temp.removeAll();
   }
   const pick = (runs: Run[], key: keyof Run) => median(runs.map((run) => run[key] ?? Number.NaN));
   report("cold.first_request_ms", pick(figures.cairn, "firstRequestMs"), "ms");

@@ -8,7 +8,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startModelSim } from "@cairn/model-sim";
-import { cairnBin, repoRoot, tempDir } from "../support/cli.ts";
+import { cairnBin, repoRoot } from "../support/cli.ts";
+import { createTempDirs } from "../support/temp-dirs.ts";
 import { median, report } from "./report.ts";
 
 const TURNS = 30;
@@ -16,8 +17,9 @@ const ROUNDS = 5;
 
 export default async function run(): Promise<void> {
   execFileSync(process.execPath, [join(repoRoot, "packages", "cli", "build.mjs")], { stdio: "inherit" });
-  const workspace = await tempDir("bench-otel-ws");
-  const cairnHome = await tempDir("bench-otel-home");
+  const temp = createTempDirs();
+  const workspace = await temp.make("bench-otel-ws");
+  const cairnHome = await temp.make("bench-otel-home");
   await mkdir(join(workspace, "src"));
   await writeFile(join(workspace, "src", "a.ts"), "export const a = 1;\n".repeat(50));
   let exports = 0;
@@ -69,6 +71,7 @@ export default async function run(): Promise<void> {
   } finally {
     await sim.close();
     await new Promise((resolve) => receiver.close(resolve));
+    await temp.removeAll();
   }
 }
 

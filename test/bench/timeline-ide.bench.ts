@@ -6,7 +6,7 @@
 // session is cold (the server reads and builds the timeline); the later ones hit its cache. The browser
 // signs in once (cookie + browser key in localStorage) and opens each time a fresh page of that context.
 // An open that times out is reported with the time it had waited, so its target shows as missed.
-import { createWriteStream, realpathSync } from "node:fs";
+import { createWriteStream, realpathSync, rmSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
@@ -66,6 +66,7 @@ export default async function run(): Promise<void> {
   } finally {
     await browser.close();
     await cairn.stop();
+    rmSync(workspace, { recursive: true, force: true });
   }
 }
 

@@ -2,7 +2,10 @@ import { mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelSim, type ModelSim, type Turn } from "@cairn/model-sim";
-import { runCairn, tempDir } from "../support/cli.ts";
+import { runCairn } from "../support/cli.ts";
+import { useTempDirs } from "../support/use-temp-dirs.ts";
+
+const tempDir = useTempDirs();
 
 // Auto mode through `cairn -p --permission-mode auto`: the classifier is a second request through the
 // real SDK to the simulator, which tells it apart by its model (the haiku alias by default).

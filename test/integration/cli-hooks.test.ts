@@ -2,7 +2,10 @@ import { chmod, mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
-import { runCairn, tempDir } from "../support/cli.ts";
+import { runCairn } from "../support/cli.ts";
+import { useTempDirs } from "../support/use-temp-dirs.ts";
+
+const tempDir = useTempDirs();
 
 // Each hook event end to end: `cairn -p` runs real hook scripts from the workspace's settings, and the
 // assertions read what reached the model in the simulator's request log.

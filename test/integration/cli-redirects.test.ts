@@ -3,7 +3,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { instantiateRedirectCase, redirectCorpus } from "@cairn/core/testing";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
-import { runCairn, tempDir } from "../support/cli.ts";
+import { runCairn } from "../support/cli.ts";
+import { useTempDirs } from "../support/use-temp-dirs.ts";
+
+const tempDir = useTempDirs();
 
 // End to end: the scripted model asks for every redirection in the corpus through `cairn -p`, with
 // the settings from the issue that first found the hole. None may write its file.

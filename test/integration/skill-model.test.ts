@@ -2,8 +2,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
-import { runCairn, tempDir } from "../support/cli.ts";
+import { runCairn } from "../support/cli.ts";
+import { useTempDirs } from "../support/use-temp-dirs.ts";
 import { eventually, startApiFixture } from "./api-harness.ts";
+
+const tempDir = useTempDirs();
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 const skillCall = { content: [{ type: "tool_use" as const, id: "toolu_skill", name: "Skill", input: { skill: "quick", args: "the README" } }] };

@@ -2,7 +2,10 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
-import { runCairn, tempDir } from "../support/cli.ts";
+import { runCairn } from "../support/cli.ts";
+import { useTempDirs } from "../support/use-temp-dirs.ts";
+
+const tempDir = useTempDirs();
 
 type Line = Record<string, any>;
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });

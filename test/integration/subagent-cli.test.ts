@@ -3,7 +3,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectDirName } from "@cairn/core/schema";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
-import { runCairn, tempDir } from "../support/cli.ts";
+import { runCairn } from "../support/cli.ts";
+import { useTempDirs } from "../support/use-temp-dirs.ts";
+
+const tempDir = useTempDirs();
 
 let sim: ModelSim;
 let workspace: string;

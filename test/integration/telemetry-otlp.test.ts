@@ -2,8 +2,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
-import { runCairn, tempDir } from "../support/cli.ts";
+import { runCairn } from "../support/cli.ts";
+import { useTempDirs } from "../support/use-temp-dirs.ts";
 import { decodeOtlp, type OtlpSignal } from "./otlp-decode.ts";
+
+const tempDir = useTempDirs();
 
 // Telemetry against a real OTLP/HTTP receiver: `cairn -p` with CAIRN_ENABLE_TELEMETRY=1 exports
 // through the real exporters; the receiver decodes what arrives (JSON, or protobuf with the OTLP

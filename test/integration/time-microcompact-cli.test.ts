@@ -2,8 +2,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
-import { runCairn, tempDir } from "../support/cli.ts";
+import { runCairn } from "../support/cli.ts";
+import { useTempDirs } from "../support/use-temp-dirs.ts";
 import { ageTranscript, read, text, toolResultsOf, transcriptFile, type Body } from "./pipeline-support.ts";
+
+const tempDir = useTempDirs();
 
 let sim: ModelSim;
 let workspace: string;

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
-import { runCairn, tempDir } from "../support/cli.ts";
+import { runCairn } from "../support/cli.ts";
+import { useTempDirs } from "../support/use-temp-dirs.ts";
 import type { Body } from "./pipeline-support.ts";
+
+const tempDir = useTempDirs();
 
 let sim: ModelSim;
 let workspace: string;

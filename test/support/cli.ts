@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,8 +11,8 @@ export const cairnBin = join(repoRoot, "packages", "cli", "bin", "cairn.js");
 export type CliRun = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; lines: Array<Record<string, any>> };
 
 /**
- * Runs `cairn` as a child process, as a user would, with a clean environment of our choosing: PATH, and a HOME of
- * its own (an empty temporary folder, removed afterwards, unless `env.HOME` names one), never the machine's
+ * Runs `cairn` as a child process, as a user would, with a clean environment of our choosing: PATH, TMPDIR when the
+ * test run has one, and a HOME of its own (an empty temporary folder, removed afterwards, unless `env.HOME` names one), never the machine's
  * ~/.claude or ~/.cairn.
  */
 export function runCairn(args: string[], options: { cwd: string; env?: Record<string, string>; stdin?: string; timeoutMs?: number }): Promise<CliRun> {
@@ -24,7 +23,13 @@ export function runCairn(args: string[], options: { cwd: string; env?: Record<st
     };
     const child = spawn(process.execPath, [cairnBin, ...args], {
       cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...(ownHome !== undefined ? { HOME: ownHome } : {}), ...options.env },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        // The run's temporary folder, so what cairn makes there is counted with the test run's own.
+        ...(process.env.TMPDIR !== undefined ? { TMPDIR: process.env.TMPDIR } : {}),
+        ...(ownHome !== undefined ? { HOME: ownHome } : {}),
+        ...options.env,
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
@@ -47,8 +52,4 @@ export function runCairn(args: string[], options: { cwd: string; env?: Record<st
     });
     child.stdin.end(options.stdin ?? "");
   });
-}
-
-export async function tempDir(prefix: string): Promise<string> {
-  return mkdtemp(join(tmpdir(), `cairn-${prefix}-`));
 }

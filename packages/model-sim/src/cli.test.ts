@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,6 +36,7 @@ function exitOf(child: ChildProcess): Promise<number | null> {
 
 async function scenarioFile(content: unknown): Promise<string> {
   const directory = await mkdtemp(join(tmpdir(), "model-sim-cli-"));
+  onTestFinished(() => rm(directory, { recursive: true, force: true }));
   const file = join(directory, "scenario.json");
   await writeFile(file, JSON.stringify(content));
   return file;

@@ -1,7 +1,7 @@
-import { mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { createPromptDumpFetch, promptDumpPath } from "./prompt-dump.ts";
 
 const okFetch = (async () => new Response("{}")) as unknown as typeof fetch;
@@ -10,6 +10,7 @@ const post = (body: string) => ({ method: "POST", body, headers: { "x-api-key": 
 describe("prompt dump", () => {
   it("keeps only the latest Messages request body, privately, without any header", async () => {
     const home = await mkdtemp(join(tmpdir(), "cairn-dump-"));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
     const path = promptDumpPath(home, "session-1");
     const dumping = createPromptDumpFetch(path, okFetch);
     await dumping("https://api.example.test/v1/messages", post('{"model":"a","messages":[1]}'));
@@ -28,6 +29,7 @@ describe("prompt dump", () => {
 
   it("sends the request even when the dump cannot be written", async () => {
     const home = await mkdtemp(join(tmpdir(), "cairn-dump-"));
+    onTestFinished(() => rm(home, { recursive: true, force: true }));
     // `debug` is a file, so the folder cannot be made.
     await writeFile(join(home, "debug"), "in the way");
     const sent: string[] = [];

@@ -1,12 +1,13 @@
-import { mkdtemp, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { createNodeMemoryFs } from "./memory-fs.ts";
 
 describe("node memory fs: mtimes", () => {
   it("gives the mtime of each file and directory in one call, null for a missing path, and sees a change", async () => {
     const dir = await mkdtemp(join(tmpdir(), "cairn-memory-fs-"));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const file = join(dir, "CLAUDE.md");
     await writeFile(file, "rules\n");
     const fs = createNodeMemoryFs();
