@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrivatePostgres, startPrivateRedis, type PrivateService } from "@cairn/api/distributed-testing";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
 import { startServeProcess, type ServeProcess } from "../support/serve-process.ts";
-import { apiClient, eventually } from "./api-harness.ts";
+import { apiClient, eventually, send } from "./api-harness.ts";
 import { errorCode, shareViewClient, text } from "./share-support.ts";
 
 /**
- * Two `cairn serve` processes over one PostgreSQL and one Redis: share links, trust decisions and the rules
- * written from the IDE are made on node A and hold on node B, and neither node keeps them in its own home.
+ * Two `cairn serve` processes over one PostgreSQL and one Redis: browser sign-ins, share links, trust decisions and
+ * the rules written from the IDE are made on node A and hold on node B, and neither node keeps them in its own home.
  */
 describe("distributed mode: shares, trust and IDE settings shared through PostgreSQL", () => {
   let database: PrivateService;
@@ -60,6 +60,30 @@ describe("distributed mode: shares, trust and IDE settings shared through Postgr
     expect(await errorCode(shareViewClient(nodeA.url).view.session.query({ token: created.token }))).toBe("NOT_FOUND");
     // Neither node keeps a share database of its own.
     for (const node of [nodeA, nodeB]) expect(existsSync(join(node.home, ".cairn", "shares.db"))).toBe(false);
+  });
+
+  it("a browser signed in through node A is signed in on node B (same cookie and key); signing out everywhere on B signs it out on A", async () => {
+    const infoPath = "/api/trpc/meta.info";
+    const signIn = async (url: string, token: string) => {
+      const login = await send(`${url}/?token=${token}`);
+      expect(login.status).toBe(303);
+      return { cookie: String(login.headers["set-cookie"]).split(";")[0]!, "x-cairn-key": String(login.headers.location).split("#cairn-key=")[1]! };
+    };
+    const browser = await signIn(nodeA.url, nodeA.token);
+    // One cookie name for the cluster, whatever each node's port (behind a load balancer they differ).
+    expect(browser.cookie).toMatch(/^cairn_session_[0-9a-f]{16}=/);
+    expect((await signIn(nodeB.url, nodeB.token)).cookie.split("=")[0]).toBe(browser.cookie.split("=")[0]);
+    for (const node of [nodeA, nodeB]) expect((await send(`${node.url}${infoPath}`, { headers: browser })).status).toBe(200);
+    // The key is still required on every node.
+    expect((await send(`${nodeB.url}${infoPath}`, { headers: { cookie: browser.cookie } })).status).toBe(401);
+    const signOut = await send(`${nodeB.url}/api/trpc/auth.signOutEverywhere`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...browser, origin: nodeB.url },
+      body: "{}",
+    });
+    expect(signOut.status).toBe(200);
+    expect(JSON.parse(signOut.body).result.data.revoked).toBeGreaterThanOrEqual(2);
+    for (const node of [nodeA, nodeB]) expect((await send(`${node.url}${infoPath}`, { headers: browser })).status).toBe(401);
   });
 
   it("trusting the workspace on node A trusts it on node B", async () => {

@@ -21,59 +21,60 @@ const incoming = (method: string, url: string, headers: Record<string, string> =
   ({ method, url, headers: { host: "127.0.0.1:3000", ...headers } }) as unknown as IncomingMessage;
 
 /** Logs in and returns the cookie pair and key the browser would hold. */
-function login(): { cookie: string; key: string } {
-  const decision = guard.check(incoming("GET", `/?token=${token}`));
+async function login(): Promise<{ cookie: string; key: string }> {
+  const decision = await guard.check(incoming("GET", `/?token=${token}`));
   if (decision.kind !== "login") throw new Error(decision.kind);
   const key = decision.location.split("#cairn-key=")[1] ?? "";
   return { cookie: decision.setCookie.split(";")[0] ?? "", key };
 }
 
 describe("AccessGuard", () => {
-  it("logs in with ?token=: a session cookie that is not the token, the key in the fragment, the rest of the URL kept", () => {
-    const decision = guard.check(incoming("GET", `/files?a=1&token=${token}`));
+  it("logs in with ?token=: a session cookie that is not the token, the key in the fragment, the rest of the URL kept", async () => {
+    const decision = await guard.check(incoming("GET", `/files?a=1&token=${token}`));
     expect(decision.kind).toBe("login");
     if (decision.kind !== "login") return;
     expect(decision.location).toMatch(/^\/files\?a=1#cairn-key=[A-Za-z0-9_-]{43}$/);
     expect(decision.setCookie).toMatch(/^cairn_session_3000=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=2592000; HttpOnly; SameSite=Strict$/);
     expect(decision.setCookie).not.toContain(token);
     expect(decision.setCookie).not.toContain("Domain");
-    expect(guard.check(incoming("GET", "/?token=nope")).kind).toBe("unauthorized");
+    expect((await guard.check(incoming("GET", "/?token=nope"))).kind).toBe("unauthorized");
   });
 
-  it("opens the API to the cookie with its key (header or SSE connectionParams) or a bearer token, and nothing else", () => {
-    const { cookie, key } = login();
-    const api = (headers: Record<string, string>, query = "") => guard.check(incoming("GET", `/api/trpc/meta.info${query}`, headers)).kind;
-    expect(api({ cookie: `other=1; ${cookie}`, "x-cairn-key": key })).toBe("allow");
-    expect(api({ cookie }, `?connectionParams=${encodeURIComponent(JSON.stringify({ cairnKey: key }))}`)).toBe("allow");
-    expect(api({ authorization: `Bearer ${token}` })).toBe("allow");
+  it("opens the API to the cookie with its key (header or SSE connectionParams) or a bearer token, and nothing else", async () => {
+    const { cookie, key } = await login();
+    const api = async (headers: Record<string, string>, query = "") => (await guard.check(incoming("GET", `/api/trpc/meta.info${query}`, headers))).kind;
+    expect(await api({ cookie: `other=1; ${cookie}`, "x-cairn-key": key })).toBe("allow");
+    expect(await api({ cookie }, `?connectionParams=${encodeURIComponent(JSON.stringify({ cairnKey: key }))}`)).toBe("allow");
+    expect(await api({ authorization: `Bearer ${token}` })).toBe("allow");
     // The cookie alone (what another port of the same host receives) opens no API.
-    expect(api({ cookie })).toBe("unauthorized");
-    expect(api({ cookie, "x-cairn-key": login().key })).toBe("unauthorized");
-    expect(api({ cookie }, "?connectionParams=%7Bbroken")).toBe("unauthorized");
-    expect(api({})).toBe("unauthorized");
-    expect(api({ cookie: `cairn_session_3000=${token}`, "x-cairn-key": key })).toBe("unauthorized");
-    expect(api({ authorization: "Bearer wrong" })).toBe("unauthorized");
-    expect(api({ authorization: `Basic ${token}` })).toBe("unauthorized");
+    expect(await api({ cookie })).toBe("unauthorized");
+    expect(await api({ cookie, "x-cairn-key": (await login()).key })).toBe("unauthorized");
+    expect(await api({ cookie }, "?connectionParams=%7Bbroken")).toBe("unauthorized");
+    expect(await api({})).toBe("unauthorized");
+    expect(await api({ cookie: `cairn_session_3000=${token}`, "x-cairn-key": key })).toBe("unauthorized");
+    expect(await api({ authorization: "Bearer wrong" })).toBe("unauthorized");
+    expect(await api({ authorization: `Basic ${token}` })).toBe("unauthorized");
     // Pages load with the cookie alone (a navigation cannot carry a header); they hold no data.
-    expect(guard.check(incoming("GET", "/", { cookie })).kind).toBe("allow");
-    expect(guard.check(incoming("GET", "/")).kind).toBe("unauthorized");
+    expect((await guard.check(incoming("GET", "/", { cookie }))).kind).toBe("allow");
+    expect((await guard.check(incoming("GET", "/"))).kind).toBe("unauthorized");
   });
 
-  it("lets cookie-borne state changes through only from this origin, and only with the key", () => {
-    const { cookie, key } = login();
-    const post = (headers: Record<string, string>) => guard.check(incoming("POST", "/api/trpc/x", { cookie, "x-cairn-key": key, ...headers })).kind;
-    expect(post({ origin: "http://127.0.0.1:3000", "sec-fetch-site": "same-origin" })).toBe("allow");
-    expect(post({ "sec-fetch-site": "same-origin" })).toBe("allow");
-    expect(post({ origin: "http://127.0.0.1:3000" })).toBe("allow");
-    expect(post({ origin: "http://cairn-0123456789abcdef.localhost:3000" })).toBe("allow");
-    expect(post({ origin: "http://127.0.0.1:3001" })).toBe("forbidden");
+  it("lets cookie-borne state changes through only from this origin, and only with the key", async () => {
+    const { cookie, key } = await login();
+    const post = async (headers: Record<string, string>) =>
+      (await guard.check(incoming("POST", "/api/trpc/x", { cookie, "x-cairn-key": key, ...headers }))).kind;
+    expect(await post({ origin: "http://127.0.0.1:3000", "sec-fetch-site": "same-origin" })).toBe("allow");
+    expect(await post({ "sec-fetch-site": "same-origin" })).toBe("allow");
+    expect(await post({ origin: "http://127.0.0.1:3000" })).toBe("allow");
+    expect(await post({ origin: "http://cairn-0123456789abcdef.localhost:3000" })).toBe("allow");
+    expect(await post({ origin: "http://127.0.0.1:3001" })).toBe("forbidden");
     // The Host a rebinding page sends is its own name: an Origin matching it proves nothing.
-    expect(post({ host: "evil.example:3000", origin: "http://evil.example:3000" })).toBe("forbidden");
-    expect(post({ origin: "null" })).toBe("forbidden");
-    expect(post({ "sec-fetch-site": "cross-site" })).toBe("forbidden");
-    expect(post({ "sec-fetch-site": "same-site" })).toBe("forbidden");
-    expect(post({})).toBe("forbidden");
-    expect(guard.check(incoming("POST", "/", { cookie, origin: "http://127.0.0.1:3000" })).kind).toBe("unauthorized");
+    expect(await post({ host: "evil.example:3000", origin: "http://evil.example:3000" })).toBe("forbidden");
+    expect(await post({ origin: "null" })).toBe("forbidden");
+    expect(await post({ "sec-fetch-site": "cross-site" })).toBe("forbidden");
+    expect(await post({ "sec-fetch-site": "same-site" })).toBe("forbidden");
+    expect(await post({})).toBe("forbidden");
+    expect((await guard.check(incoming("POST", "/", { cookie, origin: "http://127.0.0.1:3000" }))).kind).toBe("unauthorized");
   });
 });
 

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { z } from "zod";
 import { shareRouteOf } from "../share/share-headers.ts";
 import { tokensEqual } from "./access-token.ts";
-import type { BrowserSessionStore } from "./browser-sessions.ts";
+import type { BrowserSessionRepository } from "./browser-session-secrets.ts";
 import type { HostPolicy } from "./host-policy.ts";
 
 /** What to do with a request before it reaches tRPC or Next. */
@@ -27,7 +27,12 @@ const API_PREFIX = "/api/";
 type AccessGuardOptions = {
   token: string;
   port: number;
-  sessions: Pick<BrowserSessionStore, "create" | "check">;
+  sessions: Pick<BrowserSessionRepository, "create" | "check">;
+  /**
+   * The sign-in cookie's name. Default `cairn_session_<port>` (servers on other ports of the host keep theirs);
+   * distributed nodes share one name for the cluster, since behind a load balancer their own ports differ.
+   */
+  cookieName?: string;
   /** The origins a cookie-borne change may come from. */
   hosts: Pick<HostPolicy, "allowsOrigin">;
   now?: () => number;
@@ -50,10 +55,10 @@ export class AccessGuard {
   constructor(options: AccessGuardOptions) {
     this.options = options;
     this.now = options.now ?? Date.now;
-    this.cookieName = `cairn_session_${options.port}`;
+    this.cookieName = options.cookieName ?? `cairn_session_${options.port}`;
   }
 
-  check(request: IncomingMessage): AccessDecision {
+  async check(request: IncomingMessage): Promise<AccessDecision> {
     // Share pages, the read-only share router and the page assets they load: the link's token is the
     // capability, checked by the share router on every read. Pages and assets only for reading: a POST
     // to a page path could reach Next.js server actions.
@@ -76,7 +81,7 @@ export class AccessGuard {
     // Page loads cannot carry a header: the cookie alone opens the page shell, never the API or a change.
     const needsKey = url.pathname.startsWith(API_PREFIX) || !SAFE_READS.has(method);
     const key = needsKey ? (browserKey(request, url) ?? "") : undefined;
-    const session = this.options.sessions.check(cookie, key);
+    const session = await this.options.sessions.check(cookie, key);
     if (session.kind === "unknown")
       return { kind: "unauthorized", reason: "This browser's sign-in has expired or was signed out; open the printed link again." };
     if (session.kind === "key_mismatch") return { kind: "unauthorized", reason: "This request lacks the page's browser key; open the printed link again." };
@@ -88,9 +93,9 @@ export class AccessGuard {
     return { kind: "allow" };
   }
 
-  private login(url: URL, queryToken: string): AccessDecision {
+  private async login(url: URL, queryToken: string): Promise<AccessDecision> {
     if (!tokensEqual(queryToken, this.options.token)) return { kind: "unauthorized", reason: "The token in the link is not this server's token." };
-    const session = this.options.sessions.create();
+    const session = await this.options.sessions.create();
     url.searchParams.delete("token");
     const maxAge = Math.max(0, Math.ceil((session.expiresAt - this.now()) / 1000));
     return {

@@ -18,18 +18,18 @@ function openStore(options: { now?: () => number; ttlMs?: number } = {}) {
 }
 
 describe("browser sessions", () => {
-  it("accept the cookie with its own key only, and store hashes, not secrets", () => {
+  it("accept the cookie with its own key only, and store hashes, not secrets", async () => {
     const { path, store } = openStore();
-    const first = store.create();
-    const second = store.create();
+    const first = await store.create();
+    const second = await store.create();
     expect(first.cookie).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(first.key).not.toBe(first.cookie);
-    expect(store.check(first.cookie, first.key)).toMatchObject({ kind: "valid", sessionId: first.sessionId });
-    expect(store.check(first.cookie, undefined).kind).toBe("valid");
-    expect(store.check(first.cookie, second.key).kind).toBe("key_mismatch");
-    expect(store.check(first.cookie, "").kind).toBe("key_mismatch");
-    expect(store.check(first.key, first.key).kind).toBe("unknown");
-    expect(store.check("nope", undefined).kind).toBe("unknown");
+    expect(await store.check(first.cookie, first.key)).toMatchObject({ kind: "valid", sessionId: first.sessionId });
+    expect((await store.check(first.cookie, undefined)).kind).toBe("valid");
+    expect((await store.check(first.cookie, second.key)).kind).toBe("key_mismatch");
+    expect((await store.check(first.cookie, "")).kind).toBe("key_mismatch");
+    expect((await store.check(first.key, first.key)).kind).toBe("unknown");
+    expect((await store.check("nope", undefined)).kind).toBe("unknown");
     store.close();
     // Closing folds the write-ahead log into the file.
     const bytes = readFileSync(path).toString("latin1");
@@ -37,20 +37,20 @@ describe("browser sessions", () => {
     for (const secret of [first.cookie, first.key, second.cookie, second.key]) expect(bytes).not.toContain(secret);
   });
 
-  it("expire, and sign out everywhere revokes every live one", () => {
+  it("expire, and sign out everywhere revokes every live one", async () => {
     let now = 1_000;
     const { store } = openStore({ now: () => now, ttlMs: 60_000 });
-    const early = store.create();
+    const early = await store.create();
     now += 30_000;
-    const late = store.create();
+    const late = await store.create();
     expect(early.expiresAt).toBe(61_000);
     now += 30_000;
-    expect(store.check(early.cookie, early.key).kind).toBe("unknown");
-    expect(store.check(late.cookie, late.key).kind).toBe("valid");
-    expect(store.revokeAll()).toBe(1);
-    expect(store.check(late.cookie, late.key).kind).toBe("unknown");
-    const after = store.create();
-    expect(store.check(after.cookie, after.key).kind).toBe("valid");
+    expect((await store.check(early.cookie, early.key)).kind).toBe("unknown");
+    expect((await store.check(late.cookie, late.key)).kind).toBe("valid");
+    expect(await store.revokeAll()).toBe(1);
+    expect((await store.check(late.cookie, late.key)).kind).toBe("unknown");
+    const after = await store.create();
+    expect((await store.check(after.cookie, after.key)).kind).toBe("valid");
     store.close();
   });
 

@@ -2,12 +2,14 @@ import { Redis } from "ioredis";
 import type { DestinationStream } from "pino";
 import { createNodeLogger, type NodeLogger } from "./node-logger.ts";
 import { createChangeChannel, type ChangeChannel } from "./postgres/change-channel.ts";
+import { clusterCookieName, createPostgresBrowserSessions } from "./postgres/postgres-browser-sessions.ts";
 import { createPostgresShareRepository } from "./postgres/postgres-share-repository.ts";
 import { createPostgresLocalSettings } from "./postgres/postgres-local-settings.ts";
 import { createPostgresTrust } from "./postgres/postgres-trust.ts";
 import { createPostgresWorkerAssignments } from "./postgres/postgres-worker-assignments.ts";
 import type { WorkerAssignmentStore } from "../workers/worker-assignments.ts";
 import type { ShareRepository } from "../share/share-records.ts";
+import type { BrowserSessionRepository } from "../auth/browser-session-secrets.ts";
 import type { TrustRepository } from "../server/trust-store.ts";
 import type { LocalSettingsStoreFactory } from "../runtime/local-settings.ts";
 import type { EventBus } from "../hub/event-bus.ts";
@@ -32,6 +34,11 @@ export type DistributedNode = {
   /** Share links, trust decisions and the IDE-written settings in PostgreSQL (undefined without `--database-url`). */
   shares: ((now: () => number) => ShareRepository) | undefined;
   trust: TrustRepository | undefined;
+  /**
+   * Browser sign-ins in PostgreSQL under one cookie name for the cluster, so any node admits a browser signed in
+   * through another (undefined without `--database-url`: each node keeps its own auth.db).
+   */
+  signIns: { cookieName: string; sessions: (options: { ttlMs?: number; now?: () => number }) => BrowserSessionRepository } | undefined;
   localSettings: LocalSettingsStoreFactory | undefined;
   /** Which worker holds which workspace, in PostgreSQL (undefined without `--database-url`: kept in memory). */
   workerAssignments: WorkerAssignmentStore | undefined;
@@ -62,6 +69,7 @@ export async function startDistributedNode(config: DistributedConfig, options: {
   const log = createNodeLogger(config.nodeId, options.logDestination);
   const logError = (message: string, fields: Record<string, unknown> = {}) => log.error(fields, message);
   let sql: Database | undefined;
+  let cookieName: string | undefined;
   let leasing: SessionLeasing | undefined;
   let redis: Redis | undefined;
   let bus: RedisEventBus | undefined;
@@ -72,6 +80,7 @@ export async function startDistributedNode(config: DistributedConfig, options: {
       sql = openDatabase(config.databaseUrl, { applicationName: `cairn ${config.nodeId}` });
       try {
         const applied = await migrate(sql);
+        cookieName = await clusterCookieName(sql);
         lines.push(`PostgreSQL: ${redactUrl(config.databaseUrl)} (${applied.length > 0 ? `migrated to schema ${applied.at(-1)}` : "schema up to date"})`);
       } catch (error) {
         throw new DistributedStartError(`PostgreSQL at ${redactUrl(config.databaseUrl)}: ${(error as Error).message}`, { cause: error });
@@ -145,6 +154,10 @@ export async function startDistributedNode(config: DistributedConfig, options: {
     log,
     shares: shared ? (now) => createPostgresShareRepository({ ...shared, now }) : undefined,
     trust: shared ? createPostgresTrust({ ...shared, nodeId: config.nodeId }) : undefined,
+    signIns:
+      database && cookieName !== undefined
+        ? { cookieName, sessions: (signInOptions) => createPostgresBrowserSessions({ sql: database, ...signInOptions }) }
+        : undefined,
     localSettings: shared ? (workspaceRoot) => createPostgresLocalSettings({ ...shared, workspaceRoot }) : undefined,
     workerAssignments: database ? createPostgresWorkerAssignments(database) : undefined,
     sessionStore: database

@@ -99,10 +99,10 @@ export interface ReviewPort {
   sendReview(sessionId: string, comments: readonly ReviewCommentInput[]): Promise<SendResult & { message: string }>;
 }
 
-/** Browser sign-ins (implemented by the server's `BrowserSessionStore`). */
+/** Browser sign-ins (implemented by a `BrowserSessionRepository`: the node's auth.db, or PostgreSQL in distributed mode). */
 export interface AuthPort {
   /** Revokes every browser session; the access token itself stays valid. Returns how many were live. */
-  signOutEverywhere(): number;
+  signOutEverywhere(): Promise<number>;
 }
 
 /** The workspace's git repository (implemented by `GitService`). */

@@ -40,7 +40,7 @@ const meta = router({
 
 const auth = router({
   /** Signs every browser out (each must open the printed link again); bearer-token scripts are unaffected. */
-  signOutEverywhere: procedure.mutation(({ ctx }) => ({ revoked: ctx.auth.signOutEverywhere() })),
+  signOutEverywhere: procedure.mutation(async ({ ctx }) => ({ revoked: await ctx.auth.signOutEverywhere() })),
 });
 
 const session = router({

@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import type { BrowserSessionStore } from "../auth/browser-sessions.ts";
+import type { BrowserSessionRepository } from "../auth/browser-session-secrets.ts";
 import { GitService } from "../git/git-service.ts";
 import type { SessionHub } from "../hub/session-hub.ts";
 import { createReviewPort } from "../review/review-port.ts";
@@ -33,7 +33,7 @@ export type ApiServicesInput = {
   files: WorkspaceFiles;
   trustStore: TrustRepository;
   shareStore: ShareRepository;
-  browserSessions: BrowserSessionStore;
+  browserSessions: BrowserSessionRepository;
   /** The access token: redacted from everything a share shows. */
   token: string;
   /** The model API key, when given: redacted too. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
-import type { AccessGuard } from "../auth/access-guard.ts";
+import type { AccessDecision, AccessGuard } from "../auth/access-guard.ts";
 import type { HostPolicy } from "../auth/host-policy.ts";
 import type { ApiContext } from "../router/context.ts";
 import { appRouter } from "../router/index.ts";
@@ -69,23 +69,45 @@ export function route(request: IncomingMessage, response: ServerResponse, routes
     pinHeaders(response, shareHeaders(shareRoute, nonce));
     if (nonce !== undefined) passNonceToNext(request, sharePageCsp(nonce));
   }
-  const decision = routes.guard.check(request);
+  // The sign-in store may be a database away (distributed mode): the check is awaited, the body waits unread meanwhile.
+  routes.guard
+    .check(request)
+    .then(
+      (decision) => {
+        if (admitted(decision, response)) serve(request, response, routes, shareRoute);
+      },
+      () => {
+        // The database is away (it is retried by its client): say so without its details, the client tries again.
+        request.resume();
+        response.writeHead(503, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "Retry-After": "1" });
+        response.end("503 Service Unavailable: the sign-in store did not answer; try again\n");
+      },
+    )
+    .catch((error: unknown) => failed(response, error));
+}
+
+/** Answers a refused request (or sends the login redirect); true when the request goes on. */
+function admitted(decision: AccessDecision, response: ServerResponse): boolean {
   switch (decision.kind) {
     case "login":
       response.writeHead(303, { Location: decision.location, "Set-Cookie": decision.setCookie, "Cache-Control": "no-store" });
       response.end();
-      return;
+      return false;
     case "unauthorized":
       response.writeHead(401, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
       response.end(`401 Unauthorized: ${decision.reason}\n`);
-      return;
+      return false;
     case "forbidden":
       response.writeHead(403, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
       response.end(`403 Forbidden: ${decision.reason}\n`);
-      return;
+      return false;
     case "allow":
-      break;
+      return true;
   }
+}
+
+/** An admitted request: the share API, the IDE's tRPC router, a share page or the web app. */
+function serve(request: IncomingMessage, response: ServerResponse, routes: Routes, shareRoute: ReturnType<typeof shareRouteOf>): void {
   const path = (request.url ?? "/").split("?")[0] ?? "/";
   if (shareRoute === "api") {
     routeShareApi(request, response, routes, path);

@@ -137,11 +137,12 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const now = shareOptions?.now ?? Date.now;
     const shareStore = distributed?.shares?.(now) ?? new ShareStore({ path: join(runtime.cairnHome, "shares.db"), now });
     shares = shareStore;
-    const sessionStore = new BrowserSessionStore({
-      path: join(runtime.cairnHome, "auth.db"),
-      ...(browserSessionTtlMs !== undefined ? { ttlMs: browserSessionTtlMs } : {}),
-    });
-    browserSessions = sessionStore;
+    const ttl = browserSessionTtlMs !== undefined ? { ttlMs: browserSessionTtlMs } : {};
+    // auth.db keeps the IDE's host name; the sign-ins themselves live in PostgreSQL in distributed mode (shared by every node).
+    const localAuth = new BrowserSessionStore({ path: join(runtime.cairnHome, "auth.db"), ...ttl });
+    browserSessions = localAuth;
+    const signIns = distributed?.signIns;
+    const sessionStore = signIns ? signIns.sessions(ttl) : localAuth;
     const { context, shareView } = createApiServices({
       runtime,
       hub,
@@ -164,10 +165,10 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     server = createServer(gate.listener);
     const connections = trackConnections(server);
     const port = await listen(server, host, options.port ?? DEFAULT_PORT);
-    const ideHost = isLoopbackHost(host) ? ideHostName(sessionStore) : undefined;
+    const ideHost = isLoopbackHost(host) ? ideHostName(localAuth) : undefined;
     const hosts = new HostPolicy({ boundHost: host, port, ideHost, allowedHosts });
     gate.restrictHosts((header) => hosts.allowsHost(header));
-    const guard = new AccessGuard({ token, port, sessions: sessionStore, hosts });
+    const guard = new AccessGuard({ token, port, sessions: sessionStore, hosts, ...(signIns ? { cookieName: signIns.cookieName } : {}) });
     if (webDir !== null) web = await loadNextHandler({ webDir, hostname: host, port });
     const webHandler = web;
     let accepting = true;
@@ -216,7 +217,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
           web: webHandler,
           runtime,
           shares: shareStore,
-          browserSessions: sessionStore,
+          browserSessions: localAuth,
           distributed,
         });
         return closing;

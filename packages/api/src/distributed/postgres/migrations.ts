@@ -96,6 +96,26 @@ export const MIGRATIONS: readonly Migration[] = [
       "alter table cairn_session_leases add column session_state jsonb",
     ],
   },
+  {
+    version: 5,
+    name: "browser sign-ins shared by every node",
+    statements: [
+      // As in the embedded auth.db: SHA-256 hashes of the cookie and the key only; times in epoch milliseconds.
+      `create table cairn_browser_sessions (
+         session_id text primary key,
+         cookie_hash text not null unique,
+         key_hash text not null,
+         created_at bigint not null,
+         expires_at bigint not null,
+         revoked_at bigint
+       )`,
+      // Values made once for the whole cluster (the sign-in cookie's name), so every node agrees on them.
+      `create table cairn_cluster_names (
+         name text primary key,
+         value text not null
+       )`,
+    ],
+  },
 ];
 
 /** A lock id of Cairn's own: two nodes starting at once migrate one after the other. */
