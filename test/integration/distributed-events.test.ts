@@ -103,6 +103,34 @@ describe("distributed mode: live events over Redis Streams", () => {
     }
   }, 120_000);
 
+  it("a tab on node B follows a session node A has just created, before its first line is stored, from its very first event", async () => {
+    const nodeA = nodes[0] ?? (await startNode("node-a"));
+    const nodeB = nodes[1] ?? (await startNode("node-b"));
+    const clientA = apiClient(nodeA.url, nodeA.token);
+    const { sessionId } = await clientA.session.create.mutate();
+    // Nothing is stored yet, but the session is known to the cluster: B answers its snapshot (from A) and follows it.
+    const clientB = apiClient(nodeB.url, nodeB.token);
+    expect(await nodeA.runtime.transcripts.load(sessionId)).toBeUndefined();
+    expect((await clientB.session.get.query({ sessionId })).messages).toEqual([]);
+    const onB = new EventsSubscriber(nodeB.url, nodeB.token, sessionId);
+    await eventually(() => expect(nodeB.hub.bus.listenerCount(sessionId)).toBe(1), 30_000);
+    await clientA.session.send.mutate({ sessionId, prompt: "The first prompt of a new session" });
+    await eventually(() => expect(onB.events().some((event) => event.type === "result")).toBe(true), 60_000);
+    await onB.stop();
+    // One connection, no "not found", and every event of the stream from the first one on.
+    expect(onB.errors).toEqual([]);
+    expect(onB.connections).toBe(1);
+    expect(onB.received[0]?.seq).toBe(1);
+    const firstMessage = onB.events().find((event) => event.type === "message");
+    expect(JSON.stringify(firstMessage)).toContain("The first prompt of a new session");
+    const ids = onB.received.map((item) => item.seq);
+    expect(ids).toEqual([...new Set(ids)].sort((left, right) => left - right));
+    // An id never known anywhere is still "not found".
+    const unknown = new EventsSubscriber(nodeB.url, nodeB.token, "00000000-0000-4000-8000-000000000000");
+    await eventually(() => expect(unknown.errors.join("")).toContain("No session"), 30_000);
+    await unknown.stop();
+  }, 120_000);
+
   it("each node answers /healthz and /readyz by address, without a token, with its shared services' states", async () => {
     const node = nodes[0] ?? (await startNode("node-c"));
     expect(await (await fetch(`${node.url}/healthz`)).json()).toMatchObject({ status: "ok", nodeId: expect.any(String) });

@@ -76,6 +76,11 @@ export class SessionLeasing implements SessionOwnership {
     this.held.set(sessionId, result.generation);
   }
 
+  async known(sessionId: string): Promise<boolean> {
+    if (this.held.has(sessionId)) return true;
+    return (await this.options.leases.read([sessionId])).length > 0;
+  }
+
   async route<T>(command: SessionCommand, here: () => Promise<T>): Promise<T> {
     const { sessionId } = command;
     const deadline = Date.now() + this.ttlMs * 2 + 5_000;

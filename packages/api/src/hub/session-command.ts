@@ -1,9 +1,10 @@
 import type { SessionsPort } from "../router/context.ts";
+import type { SessionEvent } from "../router/types.ts";
 import type { SessionCommand } from "./session-ownership.ts";
 
 /** Runs a command another node routed here, through the same hub methods a local request uses; the result is JSON. */
 export async function executeSessionCommand(
-  sessions: SessionsPort & { sessionRules(sessionId: string): Promise<readonly string[]> },
+  sessions: SessionsPort & { sessionRules(sessionId: string): Promise<readonly string[]>; backfill(sessionId: string): Promise<SessionEvent[]> },
   command: SessionCommand,
 ): Promise<unknown> {
   switch (command.kind) {
@@ -21,6 +22,8 @@ export async function executeSessionCommand(
       return null;
     case "get":
       return sessions.get(command.sessionId);
+    case "backfill":
+      return sessions.backfill(command.sessionId);
     case "compact":
       return sessions.compact(command.sessionId, command.instructions);
     case "fork":

@@ -5,7 +5,17 @@ import type { CheckpointStore, RestoreResult } from "@cairn/core/node";
 import type { Runtime } from "../runtime/runtime-types.ts";
 import type { SequencedEvent, SessionsPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
-import type { CompactResult, MemoryView, RewindMode, RewindPreview, RewindResult, SendResult, SessionSnapshot, SessionSummary } from "../router/types.ts";
+import type {
+  CompactResult,
+  MemoryView,
+  RewindMode,
+  RewindPreview,
+  RewindResult,
+  SendResult,
+  SessionEvent,
+  SessionSnapshot,
+  SessionSummary,
+} from "../router/types.ts";
 import { MemoryEventBus, type EventBus } from "./event-bus.ts";
 import { EventFeed, type EventFeedOptions, streamEvents } from "./event-stream.ts";
 import { LiveSession } from "./live-session.ts";
@@ -266,8 +276,16 @@ export class SessionHub implements SessionsPort {
   }
 
   private feedOptions(sessionId: string, afterSeq: number): EventFeedOptions {
-    // The session may be replaced meanwhile (another node's run taken over here): backfill from the current one.
-    return { bus: this.bus, sessionId, afterSeq, backfill: async () => (await this.require(sessionId)).backfill() };
+    return { bus: this.bus, sessionId, afterSeq, backfill: () => this.backfill(sessionId) };
+  }
+
+  /**
+   * What a subscriber too far behind the bus gets: the owner's conversation, pending questions and state. With
+   * leases that is the owner node's (this node's copy of a session another node runs may be behind); the session
+   * may also have been replaced meanwhile (taken over here), so it is looked up at each resync.
+   */
+  backfill(sessionId: string): Promise<SessionEvent[]> {
+    return this.routed({ kind: "backfill", sessionId }, async () => (await this.require(sessionId)).backfill());
   }
 
   respond(sessionId: string, requestId: string, answer: PermissionAnswer): Promise<{ accepted: boolean }> {
@@ -347,7 +365,8 @@ export class SessionHub implements SessionsPort {
   }
 
   private async load(sessionId: string): Promise<LiveSession> {
-    const loaded = await loadSession(this.runtime, sessionId);
+    // A session another node created but has not written to yet is known by its lease: followed here from its creation.
+    const loaded = (await loadSession(this.runtime, sessionId)) ?? ((await this.options.ownership?.known(sessionId)) ? {} : undefined);
     if (!loaded) throw new ApiError("session_not_found", `No session ${sessionId} in ${this.runtime.workspaceRoot}`);
     // A worktree session resumes in its worktree (a discarded one is only read, in the main checkout).
     const runtime = (await this.options.worktrees?.runtime(sessionId)) ?? this.runtime;

@@ -5,8 +5,8 @@ import { z } from "zod";
  * The commands that change a running session and so must run on the node that owns it (holds its
  * lease): a prompt, an interrupt, a permission answer, a mode or model switch, a compaction, a fork or
  * rewind (the owner's transcript is complete, and only it may write), a session rule, and the
- * snapshot a tab starts from (only the owner knows the pending permission prompts and whether a run
- * is going). Validated with zod where they arrive from another node.
+ * snapshot a tab starts from or resyncs with (only the owner knows the pending permission prompts and
+ * whether a run is going, and another node's copy of the conversation may be behind). Validated with zod where they arrive from another node.
  */
 export const sessionCommandSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("send"), sessionId: z.string(), prompt: z.string() }),
@@ -15,6 +15,7 @@ export const sessionCommandSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("set-mode"), sessionId: z.string(), mode: permissionModeSchema }),
   z.object({ kind: z.literal("set-model"), sessionId: z.string(), model: z.string() }),
   z.object({ kind: z.literal("get"), sessionId: z.string() }),
+  z.object({ kind: z.literal("backfill"), sessionId: z.string() }),
   z.object({ kind: z.literal("compact"), sessionId: z.string(), instructions: z.string().optional() }),
   z.object({ kind: z.literal("fork"), sessionId: z.string(), messageUuid: z.string() }),
   z.object({ kind: z.literal("rewind"), sessionId: z.string(), messageUuid: z.string(), mode: z.enum(["files", "conversation", "both"]) }),
@@ -76,6 +77,11 @@ export interface SessionOwnership {
   route<T>(command: SessionCommand, here: () => Promise<T>): Promise<T>;
   /** A session created here: its lease is taken at once, so other nodes route to this one. */
   claimNew(sessionId: string): Promise<void>;
+  /**
+   * Whether the session exists somewhere in the cluster (a node has claimed it), even before its first
+   * transcript line: a tab on another node can then follow it from its creation.
+   */
+  known(sessionId: string): Promise<boolean>;
   holds(sessionId: string): boolean;
   /** Keeps `state` with the lease while this node holds it (nothing otherwise); resolves once written. */
   carry(sessionId: string, state: CarriedState): Promise<void>;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { INTERRUPTED_TOOL_RESULT, unansweredToolCalls, type PermissionRequest } from "@cairn/core";
 import type { ConversationMessage, PermissionMode, ToolResultBlock } from "@cairn/core/schema";
 import type { SessionsPort } from "../router/context.ts";
+import type { SessionEvent } from "../router/types.ts";
 import { ApiError } from "../router/errors.ts";
 import type { EventBus } from "./event-bus.ts";
 import type { LiveSession } from "./live-session.ts";
@@ -99,7 +100,7 @@ export function ownershipHost(hub: {
   live: Map<string, LiveSession>;
   bus: EventBus;
   load: (sessionId: string) => Promise<LiveSession>;
-  sessions: SessionsPort & { sessionRules(sessionId: string): Promise<readonly string[]> };
+  sessions: SessionsPort & { sessionRules(sessionId: string): Promise<readonly string[]>; backfill(sessionId: string): Promise<SessionEvent[]> };
   /** This node owns the session now: keep its state with the lease from here on. */
   carry: (session: LiveSession) => void;
   modeAllowed: (mode: PermissionMode) => boolean;
@@ -112,7 +113,7 @@ export function ownershipHost(hub: {
       live.delete(sessionId);
       await stale?.close().catch(() => undefined);
       const session = await hub.load(sessionId).catch((error: unknown) => {
-        // A session created elsewhere that never wrote a line has nothing to take over.
+        // A session that is gone (its transcript deleted) has nothing to take over.
         if (error instanceof ApiError && error.code === "session_not_found") return undefined;
         throw error;
       });
