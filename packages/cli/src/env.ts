@@ -1,7 +1,8 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { telemetryConfigFromEnv, type TelemetryConfig } from "@cairn/api/telemetry";
+// Not the telemetry index: that would initialise the OpenTelemetry API at every start, telemetry on or off.
+import { telemetryConfigFromEnv, type TelemetryConfig } from "@cairn/api/telemetry-config";
 
 /** The only place the CLI reads `process.env`. */
 const envSchema = z.object({

@@ -20,7 +20,7 @@ import { eventToLine, initLine, resultLine } from "./stream-json.ts";
 import { reportSettingsProblems, runtimeOptionsFromEnv } from "./runtime-env.ts";
 import { finishWithText, runManualCompaction } from "./print-builtin-commands.ts";
 import { resolveSession } from "./print-resume.ts";
-import { lazyTelemetry, type LazyTelemetry } from "./print-telemetry.ts";
+import type { LazyTelemetry } from "./print-telemetry.ts";
 
 export type CliIo = {
   stdout: (text: string) => void;
@@ -34,7 +34,8 @@ export type CliIo = {
  * directory, as `claude -p` does. A permission `ask` becomes a denial the model is told about.
  */
 export async function runPrintMode(args: PrintArgs, env: CliEnv, io: CliIo, version: string): Promise<number> {
-  const telemetry = env.telemetry ? lazyTelemetry(env.telemetry, io, version) : undefined;
+  // Only with telemetry on: the OpenTelemetry API stays unloaded otherwise.
+  const telemetry = env.telemetry ? (await import("./print-telemetry.ts")).lazyTelemetry(env.telemetry, io, version) : undefined;
   try {
     return await runWithRuntime(args, env, io, version, telemetry);
   } finally {

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import lockfile from "proper-lockfile";
 import { z } from "zod";
 import { WorkspaceError } from "@cairn/core";
 
@@ -99,6 +98,9 @@ export class WorkspacePlaceholders {
   /** One change of the state under the lock, followed by removing every placeholder no live lease holds. */
   private async update(change: (state: PlaceholderState) => void): Promise<void> {
     this.ensureDirectory();
+    // Loaded with the first sandbox that needs a placeholder: proper-lockfile brings graceful-fs (which patches fs) and
+    // signal-exit, which a start that never sandboxes a command has no use for.
+    const { default: lockfile } = await import("proper-lockfile");
     const unlock = await lockfile.lock(this.directory, {
       lockfilePath: join(this.directory, "placeholders.lock"),
       realpath: false,
