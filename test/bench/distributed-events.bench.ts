@@ -1,18 +1,20 @@
 // Live events over two API nodes (issue 14): two `cairn serve --api-only` processes over a private PostgreSQL and
 // Redis. Latency: the simulator emits a delta → the owner node's loop and hub → XADD to the session's Redis stream →
-// the other node's XREAD → tRPC SSE over HTTP → a subscriber, at 20 and 100 live sessions spread over both nodes
-// (each session owned by one node, followed on the other). A TCP tap in front of the simulator timestamps each delta
-// as it leaves; the subscribers run here, so both timestamps come from one clock. Throughput: sessions owned and
-// followed on one node, the simulator streaming as fast as it goes; events are the entries of the sessions' streams
-// (the loop may join deltas that arrive together into one event), deltas the simulator's text chunks delivered.
+// the other node's XREAD → session.events SSE over HTTP → a subscriber, at 20 and 100 live sessions spread over both
+// nodes (each session owned by one node, followed on the other). The model side (the simulator and a TCP tap that
+// timestamps each delta as it leaves) runs in a process of its own, the subscribers here on plain node:http sockets,
+// both timestamps on CLOCK_MONOTONIC (as events.bench.ts). Throughput: sessions owned and followed on one node, the
+// simulator streaming as fast as it goes; events are the entries of the sessions' streams (the loop may join deltas
+// that arrive together into one event), deltas the simulator's text chunks delivered. The load average is printed
+// with the figures: on a busy machine they measure the machine.
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startPrivatePostgres, startPrivateRedis } from "@cairn/api/distributed-testing";
-import { startModelSim, type ModelSim } from "@cairn/model-sim";
 import { startServeProcess, type ServeProcess } from "../support/serve-process.ts";
-import { DELTA_ID, DeltaTap, deltaSegment } from "./delta-tap.ts";
 import { median, percentile, report } from "./report.ts";
+import { readSessionEvents } from "./sse-reader.ts";
+import { deltaSegment, TimedSim } from "./timed-sim.ts";
 
 const DELTAS_PER_SESSION = 120;
 const DELTA_INTERVAL_MS = 10; // ~100 deltas/s per session, a fast model
@@ -27,16 +29,16 @@ export default async function run(): Promise<void> {
   const workspace = join(parent, "ws");
   await mkdir(workspace);
   await writeFile(join(workspace, "README.md"), "# bench\n");
-  const sim = await startModelSim({ scenario: { turns: [] }, textChunkSize: 16 });
-  const tap = await DeltaTap.start(sim.url);
+  const sim = await TimedSim.start();
   const nodes: ServeProcess[] = [];
   try {
     for (const nodeId of ["bench-a", "bench-b"])
-      nodes.push(await startServeProcess({ parent, nodeId, workspace, modelUrl: tap.url, databaseUrl: database.url, redisUrl: redis.url }));
+      nodes.push(await startServeProcess({ parent, nodeId, workspace, modelUrl: sim.url, databaseUrl: database.url, redisUrl: redis.url }));
+    report("distributed.load_average_at_start", loadavg()[0]!, "load");
     let round = 0;
     for (const sessions of CONCURRENCY) {
       const cpuBefore = await Promise.all(nodes.map(cpuMs));
-      const latencies = await latencyRound(nodes, sim, tap, sessions, ++round);
+      const latencies = await latencyRound(nodes, sim, sessions, ++round);
       const cpu = (await Promise.all(nodes.map(cpuMs))).reduce((sum, after, index) => sum + after - cpuBefore[index]!, 0);
       report(`distributed.latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
       report(`distributed.latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
@@ -46,20 +48,20 @@ export default async function run(): Promise<void> {
     report("distributed.events_per_second_one_node", throughput.eventsPerSecond, "events/s");
     report("distributed.deltas_per_second_one_node", throughput.deltasPerSecond, "deltas/s");
     report("distributed.node_cpu_per_event", throughput.cpuPerEventMs, "ms");
+    report("distributed.load_average_at_end", loadavg()[0]!, "load");
   } finally {
     for (const node of nodes) await node.stop();
-    await tap.close();
     await sim.close();
     await Promise.all([database.stop(), redis.stop()]);
     await rm(parent, { recursive: true, force: true });
   }
 }
 
-async function latencyRound(nodes: ServeProcess[], sim: ModelSim, tap: DeltaTap, sessions: number, round: number): Promise<number[]> {
+async function latencyRound(nodes: ServeProcess[], sim: TimedSim, sessions: number, round: number): Promise<number[]> {
   // Each session first answers a short prompt: another node finds a session once its first line is stored.
   const warmUp = Array.from({ length: sessions }, () => ({ content: [{ type: "text" as const, text: "ready" }] }));
-  sim.setScenario({ turns: [...warmUp, ...scriptedTurns(round, sessions, DELTAS_PER_SESSION, DELTA_INTERVAL_MS)] });
-  tap.emitted.clear();
+  await sim.setScenario({ turns: [...warmUp, ...scriptedTurns(round, sessions, DELTAS_PER_SESSION, DELTA_INTERVAL_MS)] });
+  await sim.takeEmitted();
   // Session i is owned by node i % 2 (where it is created and its prompt runs) and followed on the other one.
   const owners = Array.from({ length: sessions }, (_, index) => nodes[index % 2]!);
   const ids = await Promise.all(owners.map((owner) => call<{ sessionId: string }>(owner, "session.create", {})));
@@ -71,52 +73,60 @@ async function latencyRound(nodes: ServeProcess[], sim: ModelSim, tap: DeltaTap,
     });
   }
   const received = new Map<string, number>();
-  const controller = new AbortController();
-  const readers = ids.map(({ sessionId }, index) => subscribe(nodes[(index + 1) % 2]!, sessionId, controller.signal, received));
-  await Promise.all(readers.map((reader) => reader.connected));
-  await Promise.all(ids.map(({ sessionId }, index) => call(owners[index]!, "session.send", { sessionId, prompt: "go" })));
   const expected = sessions * DELTAS_PER_SESSION;
-  await waitUntil(
-    () => received.size >= expected,
-    180_000,
-    () => `received ${received.size} of ${expected} deltas`,
-  );
-  controller.abort();
-  await Promise.allSettled(readers.map((reader) => reader.done));
+  const readers = ids.map(({ sessionId }, index) => readSessionEvents(nodes[(index + 1) % 2]!, sessionId, received));
+  try {
+    await Promise.all(readers.map((reader) => reader.connected));
+    await Promise.all(ids.map(({ sessionId }, index) => call(owners[index]!, "session.send", { sessionId, prompt: "go" })));
+    await waitUntil(
+      () => received.size >= expected,
+      180_000,
+      () => `received ${received.size} of ${expected} deltas`,
+    );
+  } finally {
+    for (const reader of readers) reader.close();
+  }
+  const emitted = await sim.takeEmitted();
   const latencies: number[] = [];
   for (const [id, at] of received) {
-    const emitted = tap.emitted.get(id);
-    if (emitted !== undefined) latencies.push(at - emitted);
+    const sent = emitted.get(id);
+    if (sent !== undefined) latencies.push(at - sent);
   }
   if (latencies.length < expected * 0.99) throw new Error(`only ${latencies.length} of ${expected} deltas were seen leaving the simulator`);
-  console.log(`# ${sessions} sessions over 2 nodes: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms`);
+  console.log(
+    `# ${sessions} sessions over 2 nodes: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms (load average ${loadavg()[0]!.toFixed(2)})`,
+  );
   return latencies;
 }
 
 /** Sessions owned and followed on one node, the simulator streaming as fast as it can: stream entries per second. */
 async function throughputRound(
   node: ServeProcess,
-  sim: ModelSim,
+  sim: TimedSim,
   round: number,
 ): Promise<{ eventsPerSecond: number; deltasPerSecond: number; cpuPerEventMs: number }> {
-  sim.setScenario({ turns: scriptedTurns(round, THROUGHPUT_SESSIONS, THROUGHPUT_DELTAS, THROUGHPUT_DELTA_INTERVAL_MS) });
+  await sim.setScenario({ turns: scriptedTurns(round, THROUGHPUT_SESSIONS, THROUGHPUT_DELTAS, THROUGHPUT_DELTA_INTERVAL_MS) });
   const ids = await Promise.all(Array.from({ length: THROUGHPUT_SESSIONS }, () => call<{ sessionId: string }>(node, "session.create", {})));
-  const controller = new AbortController();
   const delivered = new Map<string, number>();
-  const readers = ids.map(({ sessionId }) => subscribe(node, sessionId, controller.signal, delivered));
-  await Promise.all(readers.map((reader) => reader.connected));
-  const cpuBefore = await cpuMs(node);
-  const started = performance.now();
-  await Promise.all(ids.map(({ sessionId }) => call(node, "session.send", { sessionId, prompt: "go" })));
-  await waitUntil(
-    () => readers.every((reader) => reader.ended()),
-    180_000,
-    () => `${readers.filter((reader) => reader.ended()).length} of ${THROUGHPUT_SESSIONS} runs ended`,
-  );
-  const elapsedMs = performance.now() - started;
-  const cpu = (await cpuMs(node)) - cpuBefore;
-  controller.abort();
-  await Promise.allSettled(readers.map((reader) => reader.done));
+  const readers = ids.map(({ sessionId }) => readSessionEvents(node, sessionId, delivered));
+  let elapsedMs: number;
+  let cpu: number;
+  try {
+    await Promise.all(readers.map((reader) => reader.connected));
+    const cpuBefore = await cpuMs(node);
+    const started = performance.now();
+    await Promise.all(ids.map(({ sessionId }) => call(node, "session.send", { sessionId, prompt: "go" })));
+    await waitUntil(
+      () => readers.every((reader) => reader.ended()),
+      180_000,
+      () => `${readers.filter((reader) => reader.ended()).length} of ${THROUGHPUT_SESSIONS} runs ended`,
+    );
+    elapsedMs = performance.now() - started;
+    cpu = (await cpuMs(node)) - cpuBefore;
+  } finally {
+    for (const reader of readers) reader.close();
+  }
+  await sim.takeEmitted();
   // Stream entry ids count from 1 per session: the last one a subscriber got is the number of events in the stream.
   const events = readers.reduce((sum, reader) => sum + reader.lastId(), 0);
   const deltas = THROUGHPUT_SESSIONS * THROUGHPUT_DELTAS;
@@ -147,47 +157,6 @@ async function call<T = unknown>(node: ServeProcess, path: string, input: unknow
   const body = (await response.json()) as { result?: { data: T }; error?: unknown };
   if (!response.ok || !body.result) throw new Error(`${path} on ${node.nodeId} failed: ${JSON.stringify(body.error)}`);
   return body.result.data;
-}
-
-/**
- * A tRPC SSE subscriber of session.events over HTTP, as a browser tab is: records when each delta id first arrived,
- * the last event id, and whether the run's result came.
- */
-function subscribe(node: ServeProcess, sessionId: string, signal: AbortSignal, received: Map<string, number>) {
-  let markConnected: () => void = () => undefined;
-  const connected = new Promise<void>((resolve) => (markConnected = resolve));
-  let lastId = 0;
-  let ended = false;
-  const done = (async () => {
-    const input = encodeURIComponent(JSON.stringify({ sessionId }));
-    const response = await fetch(`${node.url}/api/trpc/session.events?input=${input}`, {
-      headers: { authorization: `Bearer ${node.token}`, accept: "text/event-stream" },
-      signal,
-    });
-    if (!response.ok || !response.body) throw new Error(`session.events on ${node.nodeId}: ${response.status}`);
-    const decoder = new TextDecoder();
-    let buffer = "";
-    try {
-      for await (const chunk of response.body) {
-        const at = performance.now();
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (/^event: connected$/m.test(frame)) markConnected();
-          const id = /^id: ?(\d+)$/m.exec(frame)?.[1];
-          if (id !== undefined) lastId = Math.max(lastId, Number(id));
-          if (frame.includes('"type":"result"')) ended = true;
-          if (!frame.includes("text-delta")) continue;
-          for (const delta of frame.match(DELTA_ID) ?? []) if (!received.has(delta)) received.set(delta, at);
-        }
-      }
-    } catch (error) {
-      if (!signal.aborted) throw error;
-    }
-  })();
-  return { connected, done, lastId: () => lastId, ended: () => ended };
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {

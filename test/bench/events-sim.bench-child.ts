@@ -6,15 +6,10 @@
 // {kind:"emitted", entries} (then forgets them).
 import { createServer, Socket } from "node:net";
 import { startModelSim } from "@cairn/model-sim";
-
-const DELTA_ID = /S\d{3}D\d{5}/g;
+import { DELTA_ID, monotonicMs } from "./timed-sim.ts";
 
 export type SimRequest = { kind: "scenario"; scenario: unknown } | { kind: "take" };
 export type SimReply = { kind: "ready"; url: string } | { kind: "ok" } | { kind: "emitted"; entries: Array<[string, number]> };
-
-function monotonicMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6;
-}
 
 async function main(): Promise<void> {
   const sim = await startModelSim({ scenario: { turns: [] }, textChunkSize: 16 });

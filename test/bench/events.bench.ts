@@ -7,26 +7,25 @@
 // With CAIRN_BENCH_EVENTS_BASELINE=<path to another build's bin/cairn.js>, every round runs on that build
 // too, right before the same round on this one, and its figures are reported as events.baseline_*.
 // CAIRN_BENCH_EVENTS_CPU_PROF=<dir> has each server write a CPU profile there.
-import { type ChildProcess, fork, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { request } from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SimReply, SimRequest } from "./events-sim.bench-child.ts";
 import { median, percentile, report } from "./report.ts";
+import { readSessionEvents } from "./sse-reader.ts";
+import { deltaSegment, TimedSim } from "./timed-sim.ts";
 
 const DELTAS_PER_SESSION = 120;
 const DELTA_INTERVAL_MS = 10; // ~100 deltas/s per session, a fast model
 const CONCURRENCY = [1, 20, 100, 200];
 const IDLE_SESSIONS = 900;
-const ID = /S\d{3}D\d{5}/g;
 const here = dirname(fileURLToPath(import.meta.url));
 
 export default async function run(): Promise<void> {
   report("events.load_average_at_start", loadavg()[0]!, "load");
   const parent = await mkdtemp(join(tmpdir(), "cairn-bench-events-"));
-  const sim = await SimProcess.start();
+  const sim = await TimedSim.start();
   const servers: Array<{ prefix: string; server: ServerProcess }> = [];
   try {
     const baseline = process.env.CAIRN_BENCH_EVENTS_BASELINE;
@@ -60,7 +59,7 @@ export default async function run(): Promise<void> {
 
 type ServerProcess = { url: string; token: string; child: ChildProcess; close(): Promise<void> };
 
-async function streamingRound(server: ServerProcess, sim: SimProcess, sessions: number): Promise<{ latencies: number[]; serverCpuMs: number }> {
+async function streamingRound(server: ServerProcess, sim: TimedSim, sessions: number): Promise<{ latencies: number[]; serverCpuMs: number }> {
   const round = sessions;
   const turns = Array.from({ length: sessions }, (_, session) => ({
     content: [{ type: "text" as const, text: Array.from({ length: DELTAS_PER_SESSION }, (_, index) => segment(round, session, index)).join("") }],
@@ -70,7 +69,7 @@ async function streamingRound(server: ServerProcess, sim: SimProcess, sessions: 
   await sim.takeEmitted();
   const ids = await Promise.all(Array.from({ length: sessions }, () => call<{ sessionId: string }>(server, "session.create", {})));
   const received = new Map<string, number>();
-  const readers = ids.map(({ sessionId }) => subscribe(server, sessionId, received));
+  const readers = ids.map(({ sessionId }) => readSessionEvents(server, sessionId, received));
   try {
     await Promise.all(readers.map((reader) => reader.connected));
     const cpuBefore = await cpuMs(server.child);
@@ -104,8 +103,7 @@ async function streamingRound(server: ServerProcess, sim: SimProcess, sessions: 
 }
 
 function segment(round: number, session: number, index: number): string {
-  // 16 characters = one delta: the id plus padding.
-  return `S${String(round % 1000).padStart(3, "0")}D${String(session * DELTAS_PER_SESSION + index).padStart(5, "0")}------`;
+  return deltaSegment(round, session * DELTAS_PER_SESSION + index);
 }
 
 /**
@@ -153,104 +151,6 @@ async function call<T = unknown>(server: ServerProcess, path: string, input: unk
   const body = (await response.json()) as { result?: { data: T }; error?: unknown };
   if (!response.ok || !body.result) throw new Error(`${path} failed: ${JSON.stringify(body.error)}`);
   return body.result.data;
-}
-
-/** Reads session.events on a connection of its own and records, per delta id, when it first arrived. */
-function subscribe(server: ServerProcess, sessionId: string, received: Map<string, number>): { connected: Promise<void>; close(): void } {
-  const input = encodeURIComponent(JSON.stringify({ sessionId }));
-  let closed = false;
-  let outgoing: ReturnType<typeof request> | undefined;
-  const connected = new Promise<void>((resolve, reject) => {
-    outgoing = request(
-      `${server.url}/api/trpc/session.events?input=${input}`,
-      { agent: false, headers: { authorization: `Bearer ${server.token}`, accept: "text/event-stream" } },
-      (response) => {
-        if (response.statusCode !== 200) reject(new Error(`session.events answered ${response.statusCode}`));
-        let buffer = "";
-        response.on("data", (chunk: Buffer) => {
-          const at = monotonicMs();
-          buffer += chunk.toString("latin1");
-          let end: number;
-          while ((end = buffer.indexOf("\n\n")) >= 0) {
-            const frame = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            if (frame.startsWith("event: connected") || frame.includes("\nevent: connected")) resolve();
-            if (!frame.includes("text-delta")) continue;
-            for (const id of frame.match(ID) ?? []) if (!received.has(id)) received.set(id, at);
-          }
-        });
-        response.on("error", (error) => {
-          if (!closed) reject(error);
-        });
-      },
-    );
-    outgoing.on("error", (error) => {
-      if (!closed) reject(error);
-    });
-    outgoing.end();
-  });
-  return {
-    connected,
-    close() {
-      closed = true;
-      outgoing?.destroy();
-    },
-  };
-}
-
-function monotonicMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6;
-}
-
-/** The model side in its own process (events-sim.bench-child.ts), driven over IPC. */
-class SimProcess {
-  private readonly replies: Array<(reply: SimReply) => void> = [];
-  private readonly child: ChildProcess;
-  readonly url: string;
-
-  private constructor(child: ChildProcess, url: string) {
-    this.child = child;
-    this.url = url;
-    child.on("message", (reply: SimReply) => this.replies.shift()?.(reply));
-  }
-
-  static async start(): Promise<SimProcess> {
-    const child = fork(join(here, "events-sim.bench-child.ts"), [], {
-      execArgv: ["--import", "tsx"],
-      cwd: here,
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      child.once("message", (reply: SimReply) => (reply.kind === "ready" ? resolve(reply.url) : reject(new Error(`unexpected ${reply.kind}`))));
-      child.once("exit", (code) => reject(new Error(`the simulator process exited early with code ${code}`)));
-    });
-    return new SimProcess(child, url);
-  }
-
-  async setScenario(scenario: unknown): Promise<void> {
-    await this.ask({ kind: "scenario", scenario });
-  }
-
-  /** When each delta id left the simulator since the last call. */
-  async takeEmitted(): Promise<Map<string, number>> {
-    const reply = await this.ask({ kind: "take" });
-    return new Map(reply.kind === "emitted" ? reply.entries : []);
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.child.exitCode !== null) return resolve();
-      this.child.once("exit", () => resolve());
-      this.child.disconnect();
-    });
-  }
-
-  private ask(message: SimRequest): Promise<SimReply> {
-    return new Promise((resolve) => {
-      this.replies.push(resolve);
-      this.child.send(message);
-    });
-  }
 }
 
 async function startServerProcess(parent: string, modelUrl: string, cairnBin: string): Promise<ServerProcess> {

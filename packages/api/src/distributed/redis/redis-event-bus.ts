@@ -3,12 +3,14 @@ import type { SequencedEvent } from "../../router/context.ts";
 import type { SessionEvent } from "../../router/types.ts";
 import { countListeners, type EventBus, type EventListener, type Replay } from "../../hub/event-bus.ts";
 import { eventOf, seqOf } from "./stream-entries.ts";
-import { StreamFence } from "./stream-fence.ts";
+import { StreamFence, type StreamEntry } from "./stream-fence.ts";
 import { StreamReader } from "./stream-reader.ts";
 
 export const DEFAULT_STREAM_MAXLEN = 10_000;
 /** Events kept in memory per session for fast replays; older ones come from the stream. */
 const LOCAL_WINDOW = 2_000;
+/** At most this many entries go to Redis in one command. */
+const MAX_APPEND_BATCH = 256;
 
 export type RedisEventBusOptions = {
   /** The command connection (XADD, XRANGE); the bus makes its own blocking reader from it. */
@@ -33,8 +35,11 @@ type Channel = {
   /** The last `LOCAL_WINDOW` events by seq. */
   recent: Map<number, SequencedEvent>;
   listeners: Set<EventListener>;
-  /** Appends to the stream, in seq order. */
+  /** Events published here and not yet sent to the stream, in seq order, each with the lease generation it was published under. */
+  unsent: Array<StreamEntry & { seq: number; generation: number | undefined }>;
+  /** Sending `unsent` to the stream (one command at a time, each with everything published meanwhile); resolves when nothing is left. */
   writes: Promise<void>;
+  sending: boolean;
   /** The newest lease generation whose appends the stream's fence refused: this node publishes nothing under it or older. */
   fencedAt: number;
   /** The generation (0: none) of the last refusal logged, so a refused run logs once, not per event. */
@@ -95,23 +100,54 @@ export class RedisEventBus implements EventBus {
     channel.seq += 1;
     const item: SequencedEvent = { seq: channel.seq, event };
     this.remember(channel, item);
-    const key = this.key(sessionId);
-    const payload = JSON.stringify(event);
-    const id = `${item.seq}-0`;
-    channel.writes = channel.writes.then(async () => {
-      try {
-        if (generation === undefined) {
-          await this.redis.xadd(key, "MAXLEN", "~", this.maxLen, id, "e", payload);
-          return;
-        }
-        const added = await this.streamFence.append(key, this.fenceKey(sessionId), generation, this.maxLen, id, payload);
-        if (typeof added !== "string") await this.fenced(sessionId, channel, generation, item.seq, added.fence);
-      } catch (error) {
-        this.onError(error as Error, `XADD ${key} ${id}`);
-      }
-    });
+    channel.unsent.push({ id: `${item.seq}-0`, payload: JSON.stringify(event), seq: item.seq, generation });
+    if (!channel.sending) {
+      channel.sending = true;
+      channel.writes = this.send(sessionId, channel);
+    }
     for (const listener of [...channel.listeners]) listener(item);
     return item.seq;
+  }
+
+  /**
+   * Sends a session's unsent events to its stream, in seq order, one command at a time: the first waits for
+   * the end of the current turn of the event loop, and each next one carries everything published while the
+   * last was on its way. At a hundred deltas a second per session this is a command per batch of deltas
+   * instead of one per delta, with no added wait when the session is quiet.
+   */
+  private async send(sessionId: string, channel: Channel): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    try {
+      while (channel.unsent.length > 0) {
+        const generation = channel.unsent[0]!.generation;
+        let count = 1;
+        while (count < channel.unsent.length && count < MAX_APPEND_BATCH && channel.unsent[count]!.generation === generation) count++;
+        const batch = channel.unsent.splice(0, count);
+        // Published under a generation the stream has refused since: the fence would refuse these too.
+        if (generation !== undefined && generation <= channel.fencedAt) continue;
+        await this.append(sessionId, channel, generation, batch);
+      }
+    } finally {
+      channel.sending = false;
+    }
+  }
+
+  private async append(sessionId: string, channel: Channel, generation: number | undefined, batch: Array<StreamEntry & { seq: number }>): Promise<void> {
+    const key = this.key(sessionId);
+    const what = `XADD ${key} ${batch[0]!.id}${batch.length > 1 ? `..${batch.at(-1)!.id}` : ""}`;
+    try {
+      if (generation === undefined) {
+        const pipeline = this.redis.pipeline();
+        for (const { id, payload } of batch) pipeline.xadd(key, "MAXLEN", "~", this.maxLen, id, "e", payload);
+        for (const [error] of (await pipeline.exec()) ?? []) if (error) this.onError(error, what);
+        return;
+      }
+      const added = await this.streamFence.append(key, this.fenceKey(sessionId), generation, this.maxLen, batch);
+      if ("fence" in added) await this.fenced(sessionId, channel, generation, batch[0]!.seq, added.fence);
+      else for (const refusal of added.refused) this.onError(new Error(refusal), what);
+    } catch (error) {
+      this.onError(error as Error, what);
+    }
   }
 
   /** This node has taken the session over at `generation`: appends of older generations are refused from now on. */
@@ -244,7 +280,7 @@ export class RedisEventBus implements EventBus {
   private channel(sessionId: string): Channel {
     let channel = this.channels.get(sessionId);
     if (!channel) {
-      channel = { seq: 0, recent: new Map(), listeners: new Set(), writes: Promise.resolve(), fencedAt: 0, refusalSaid: undefined };
+      channel = { seq: 0, recent: new Map(), listeners: new Set(), unsent: [], writes: Promise.resolve(), sending: false, fencedAt: 0, refusalSaid: undefined };
       this.channels.set(sessionId, channel);
     }
     return channel;

@@ -134,4 +134,25 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
     expect(await entries("s3")).toEqual(["1-0 kept"]);
     expect(await (clients[0] as Redis).get("cairn:events:s3:fence")).toBe("5");
   });
+
+  it("what one turn publishes goes in one fenced command, in order; an entry Redis refuses is reported and the rest still land", async () => {
+    const errors: string[] = [];
+    const leases = new Map([["s4", 1]]);
+    const owner = node(leases, errors);
+    const inspect = clients[0] as Redis;
+    // Another writer (an earlier life of the session) already holds 1-0: the owner's first event collides with it.
+    await inspect.xadd("cairn:events:s4", "1-0", "e", JSON.stringify(said("earlier")));
+    // ioredis runs a script by EVALSHA, or by EVAL the first time on a connection.
+    const scriptCalls = async () => {
+      const stats = await inspect.info("commandstats");
+      return [/cmdstat_evalsha:calls=(\d+)/, /cmdstat_eval:calls=(\d+)/].reduce((sum, pattern) => sum + Number(pattern.exec(stats)?.[1] ?? 0), 0);
+    };
+    const before = await scriptCalls();
+    for (let index = 1; index <= 5; index++) owner.publish("s4", said(`batched ${index}`));
+    await owner.flush();
+    expect(await scriptCalls()).toBe(before + 1);
+    expect(await entries("s4")).toEqual(["1-0 earlier", "2-0 batched 2", "3-0 batched 3", "4-0 batched 4", "5-0 batched 5"]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^1-0: ERR .*equal or smaller than the target stream top item/);
+  });
 });

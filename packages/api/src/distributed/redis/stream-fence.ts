@@ -1,25 +1,35 @@
 import type { Redis } from "ioredis";
 
 /**
- * XADD behind the session's fence, in one script so nothing comes between the check and the append:
+ * XADDs behind the session's fence, in one script so nothing comes between the check and the appends:
  * refused (the fence is answered, a number) when the publisher's lease generation is older than the
- * fence; otherwise the fence moves up to it (after a Redis that lost the key) and the entry is added.
- * KEYS: stream, fence. ARGV: generation, MAXLEN, entry id, event JSON.
+ * fence; otherwise the fence moves up to it (after a Redis that lost the key) and the entries are added
+ * in order. An entry Redis refuses (an id not past the stream's last) does not stop the ones after it;
+ * the answer lists what was refused and why (empty: all added).
+ * KEYS: stream, fence. ARGV: generation, MAXLEN, then entry id and event JSON for each entry.
  */
 const FENCED_XADD = `
 local fence = tonumber(redis.call('GET', KEYS[2]) or '0')
 local generation = tonumber(ARGV[1])
 if generation < fence then return fence end
 if generation > fence then redis.call('SET', KEYS[2], ARGV[1]) end
-return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], ARGV[3], 'e', ARGV[4])`;
+local refused = {}
+for i = 3, #ARGV, 2 do
+  local added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], ARGV[i], 'e', ARGV[i + 1])
+  if type(added) == 'table' and added.err then refused[#refused + 1] = ARGV[i] .. ': ' .. added.err end
+end
+return refused`;
 
 /** Raises the fence to a generation (never lowers it). KEYS: fence. ARGV: generation. */
 const RAISE_FENCE = `
 if tonumber(ARGV[1]) > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], ARGV[1]) end
 return 1`;
 
+/** One stream entry: its id (`<seq>-0`) and the event's JSON. */
+export type StreamEntry = { id: string; payload: string };
+
 type FencedCommands = {
-  cairnFencedXadd(stream: string, fence: string, generation: number, maxLen: number, id: string, payload: string): Promise<string | number>;
+  cairnFencedXadd(stream: string, fence: string, generation: number, maxLen: number, ...entries: string[]): Promise<string[] | number>;
   cairnRaiseFence(fence: string, generation: number): Promise<number>;
 };
 
@@ -39,10 +49,19 @@ export class StreamFence {
     this.redis = redis as Redis & FencedCommands;
   }
 
-  /** Appends unless the fence has passed `generation`: the entry id, or `{ fence }` when refused. */
-  async append(stream: string, fence: string, generation: number, maxLen: number, id: string, payload: string): Promise<string | { fence: number }> {
-    const answer = await this.redis.cairnFencedXadd(stream, fence, generation, maxLen, id, payload);
-    return typeof answer === "number" ? { fence: answer } : answer;
+  /**
+   * Appends the entries in order, in one round trip, unless the fence has passed `generation` (`{ fence }`:
+   * none was added); otherwise the entries Redis refused, each as `<id>: <reason>` (usually none).
+   */
+  async append(
+    stream: string,
+    fence: string,
+    generation: number,
+    maxLen: number,
+    entries: readonly StreamEntry[],
+  ): Promise<{ refused: string[] } | { fence: number }> {
+    const answer = await this.redis.cairnFencedXadd(stream, fence, generation, maxLen, ...entries.flatMap((entry) => [entry.id, entry.payload]));
+    return typeof answer === "number" ? { fence: answer } : { refused: answer };
   }
 
   async raise(fence: string, generation: number): Promise<void> {

@@ -1,0 +1,74 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { SimReply, SimRequest } from "./events-sim.bench-child.ts";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** The id each scripted delta carries (16 characters with its padding): `S<round>D<number>------`. */
+export const DELTA_ID = /S\d{3}D\d{5}/g;
+
+/** One 16-character delta text whose id is unique over a bench run (`textChunkSize: 16` makes it one delta). */
+export function deltaSegment(round: number, index: number): string {
+  return `S${String(round % 1000).padStart(3, "0")}D${String(index).padStart(5, "0")}------`;
+}
+
+/** CLOCK_MONOTONIC in milliseconds: one clock for every process on the machine. */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/**
+ * The model side of the latency benchmarks in a process of its own (events-sim.bench-child.ts), as a remote
+ * model API has its own CPU: the model simulator behind a TCP tap that timestamps each delta id as its bytes
+ * leave, on CLOCK_MONOTONIC. Driven over IPC.
+ */
+export class TimedSim {
+  private readonly replies: Array<(reply: SimReply) => void> = [];
+  private readonly child: ChildProcess;
+  readonly url: string;
+
+  private constructor(child: ChildProcess, url: string) {
+    this.child = child;
+    this.url = url;
+    child.on("message", (reply: SimReply) => this.replies.shift()?.(reply));
+  }
+
+  static async start(): Promise<TimedSim> {
+    const child = fork(join(here, "events-sim.bench-child.ts"), [], {
+      execArgv: ["--import", "tsx"],
+      cwd: here,
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      child.once("message", (reply: SimReply) => (reply.kind === "ready" ? resolve(reply.url) : reject(new Error(`unexpected ${reply.kind}`))));
+      child.once("exit", (code) => reject(new Error(`the simulator process exited early with code ${code}`)));
+    });
+    return new TimedSim(child, url);
+  }
+
+  async setScenario(scenario: unknown): Promise<void> {
+    await this.ask({ kind: "scenario", scenario });
+  }
+
+  /** When each delta id left the simulator since the last call. */
+  async takeEmitted(): Promise<Map<string, number>> {
+    const reply = await this.ask({ kind: "take" });
+    return new Map(reply.kind === "emitted" ? reply.entries : []);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.child.exitCode !== null) return resolve();
+      this.child.once("exit", () => resolve());
+      this.child.disconnect();
+    });
+  }
+
+  private ask(message: SimRequest): Promise<SimReply> {
+    return new Promise((resolve) => {
+      this.replies.push(resolve);
+      this.child.send(message);
+    });
+  }
+}
