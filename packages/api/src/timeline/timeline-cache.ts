@@ -30,6 +30,8 @@ export type CachedTimeline = {
   json?: string;
   headJson?: string;
   pageJson?: Map<number, string>;
+  /** `runningEndOffsets` of `compact`, made at the first page: each later page costs only its own events. */
+  runningEnds?: Float64Array;
   /** Its events' search texts, made when first needed (or in the background), and whether that is planned. */
   searchIndex?: Promise<TimelineSearchIndex>;
   indexScheduled?: boolean;

@@ -1,4 +1,4 @@
-import { compactHead, compactPage, type TimelineDetail, type TimelineSearchIndex, type TimelineSource } from "@cairn/core/timeline";
+import { compactHead, compactPage, runningEndOffsets, type TimelineDetail, type TimelineSearchIndex, type TimelineSource } from "@cairn/core/timeline";
 import { importTranscriptText } from "./import-transcript.ts";
 import { loadTimelineSource, type TimelineStoreLocation } from "./source.ts";
 import { TimelineCache, type CachedTimeline } from "./timeline-cache.ts";
@@ -59,7 +59,8 @@ export class TimelineService implements TimelinePort {
     const pages = (cached.pageJson ??= new Map());
     let pageJson = pages.get(from);
     if (pageJson === undefined) {
-      pageJson = JSON.stringify(compactPage(cached.compact, from, from + this.pageEvents));
+      cached.runningEnds ??= runningEndOffsets(cached.compact);
+      pageJson = JSON.stringify(compactPage(cached.compact, from, from + this.pageEvents, cached.runningEnds));
       pages.set(from, pageJson);
     }
     return { stale: false, pageJson };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "./build-timeline.ts";
 import { compactHead, compactTimeline, expandCompactTimeline, type TimelineRows } from "./compact.ts";
-import { appendCompactPage, appendCompactPages, compactPage, type CompactTimelinePage } from "./compact-page.ts";
+import { appendCompactPage, appendCompactPages, compactPage, runningEndOffsets, type CompactTimelinePage } from "./compact-page.ts";
 import { syntheticTimelineSource } from "./synthetic-source.ts";
 
 const viaJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -43,6 +43,24 @@ describe("a compact timeline sent in pages", () => {
     expect(pages.at(-1)).toMatchObject({ to: count, total: count, endMs: compact.endMs, version: "v1" });
     expect(pages[1]).toMatchObject({ from: 1_000, to: 2_000 });
     expect(pages[1]!.columns.count).toBe(1_000);
+  });
+
+  it("cuts the same pages with the timeline's running ends made once as without them", () => {
+    const ends = runningEndOffsets(compact);
+    expect(ends).toHaveLength(compact.columns.count);
+    for (const [from, to] of [
+      [0, 700],
+      [700, 1_900],
+      [2_500, compact.columns.count],
+      [0, compact.columns.count],
+    ] as const) {
+      expect(compactPage(compact, from, to, ends)).toEqual(compactPage(compact, from, to));
+    }
+    // Every lane's items among the page's events, none from outside it.
+    const page = compactPage(compact, 1_000, 2_000, ends);
+    compact.lanes.forEach((lane, position) => {
+      expect(page.laneItems[position]).toEqual(lane.items.filter((index) => index >= 1_000 && index < 2_000));
+    });
   });
 
   it("clamps a page past the end to nothing, and refuses a page that does not continue what is held", () => {

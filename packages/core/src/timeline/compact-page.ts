@@ -24,14 +24,19 @@ export type CompactTimelinePage = {
   totals: TotalsSeries;
 };
 
-/** The page of events `[from, to)` (clamped to the timeline) of `compact`. */
-export function compactPage(compact: CompactTimeline, from: number, to: number): CompactTimelinePage {
+/**
+ * The page of events `[from, to)` (clamped to the timeline) of `compact`. `ends` (`runningEndOffsets` of the same
+ * timeline, made once for all its pages) keeps each page's cost to its own events: without it a page walks every
+ * event before it, and the pages of a million events add up to minutes.
+ */
+export function compactPage(compact: CompactTimeline, from: number, to: number, ends?: Float64Array): CompactTimelinePage {
   const { columns } = compact;
   const start = Math.max(0, Math.min(from, columns.count));
   const end = Math.max(start, Math.min(to, columns.count));
   const last = end === columns.count;
-  const totalsFrom = totalsUpTo(compact, start);
-  const totalsTo = last ? compact.totals.t.length : Math.max(totalsFrom, totalsUpTo(compact, end));
+  const endOffset = (count: number) => (ends ? (count === 0 ? 0 : ends[count - 1]!) : endOffsetOf(columns, count));
+  const totalsFrom = totalsUpTo(compact, start, endOffset);
+  const totalsTo = last ? compact.totals.t.length : Math.max(totalsFrom, totalsUpTo(compact, end, endOffset));
   const slice = <T>(values: T[]) => values.slice(start, end);
   const totalsSlice = (values: number[]) => values.slice(totalsFrom, totalsTo);
   return {
@@ -39,7 +44,7 @@ export function compactPage(compact: CompactTimeline, from: number, to: number):
     from: start,
     to: end,
     total: columns.count,
-    endMs: last ? compact.endMs : compact.startMs + endOffset(columns, end),
+    endMs: last ? compact.endMs : compact.startMs + endOffset(end),
     columns: {
       count: end - start,
       id: slice(columns.id),
@@ -59,7 +64,7 @@ export function compactPage(compact: CompactTimeline, from: number, to: number):
       agents: columns.agents,
       tools: columns.tools,
     },
-    laneItems: compact.lanes.map((lane) => lane.items.filter((index) => index >= start && index < end)),
+    laneItems: compact.lanes.map((lane) => itemsBetween(lane.items, start, end)),
     totals: {
       t: totalsSlice(compact.totals.t),
       inputTokens: totalsSlice(compact.totals.inputTokens),
@@ -122,17 +127,48 @@ export function appendCompactPages(rows: TimelineRows, pages: readonly CompactTi
   };
 }
 
+/** For each event, the latest end (or point) among the events up to it, as an offset from `startMs`. */
+export function runningEndOffsets(compact: CompactTimeline): Float64Array {
+  const { columns } = compact;
+  const ends = new Float64Array(columns.count);
+  let offset = 0;
+  for (let index = 0; index < columns.count; index++) {
+    offset = Math.max(offset, columns.end[index] ?? columns.at[index]!);
+    ends[index] = offset;
+  }
+  return ends;
+}
+
 /** The latest end (or point) among the first `count` events, as an offset from `startMs`. */
-function endOffset(columns: Columns, count: number): number {
+function endOffsetOf(columns: Columns, count: number): number {
   let offset = 0;
   for (let index = 0; index < count; index++) offset = Math.max(offset, columns.end[index] ?? columns.at[index]!);
   return offset;
 }
 
 /** How many running-total points fall within the first `count` events (the same cut `compactHead` makes). */
-function totalsUpTo(compact: CompactTimeline, count: number): number {
+function totalsUpTo(compact: CompactTimeline, count: number, endOffset: (count: number) => number): number {
   if (count >= compact.columns.count) return compact.totals.t.length;
-  const endMs = compact.startMs + endOffset(compact.columns, count);
+  const endMs = compact.startMs + endOffset(count);
   const beyond = compact.totals.t.findIndex((t) => t > endMs);
   return beyond === -1 ? compact.totals.t.length : beyond;
+}
+
+/**
+ * A lane's items among events `[start, end)`. The build places events in index order, so each lane's items
+ * ascend: two binary searches find them.
+ */
+function itemsBetween(items: readonly number[], start: number, end: number): number[] {
+  const first = lowerBound(items, start);
+  return items.slice(first, lowerBound(items, end, first));
+}
+
+function lowerBound(items: readonly number[], value: number, low = 0): number {
+  let high = items.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (items[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }

@@ -2,7 +2,7 @@
 export { buildTimeline, totalsAt } from "./build-timeline.ts";
 export { compactHead, compactTimeline, expandCompactTimeline, permissionWait } from "./compact.ts";
 export type { CompactTimeline, TimelineRow, TimelineRows } from "./compact.ts";
-export { appendCompactPage, appendCompactPages, compactPage } from "./compact-page.ts";
+export { appendCompactPage, appendCompactPages, compactPage, runningEndOffsets } from "./compact-page.ts";
 export type { CompactTimelinePage } from "./compact-page.ts";
 export { editDiff } from "./edit-diff.ts";
 export { timelineQueryMatcher } from "./search.ts";
