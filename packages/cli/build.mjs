@@ -93,7 +93,8 @@ const zodEnglishOnly = {
 rmSync(join(here, "dist"), { recursive: true, force: true });
 
 const result = await build({
-  entryPoints: { cairn: join(here, "src", "main.ts") },
+  // The timeline worker thread's code beside the bundle: @cairn/api's TimelineWorkerClient finds it there.
+  entryPoints: { cairn: join(here, "src", "main.ts"), "timeline-worker": join(here, "..", "api", "src", "timeline", "timeline-worker-main.ts") },
   outdir: join(here, "dist"),
   outExtension: { ".js": ".cjs" },
   bundle: true,

@@ -16,7 +16,7 @@ import { ShareViewService } from "../share/share-view-service.ts";
 import { DEFAULT_STREAM_LIMITS, ShareStreamGate } from "../share/stream-gate.ts";
 import type { TerminalManager } from "../terminal/terminal-manager.ts";
 import { loadTimelineSource } from "../timeline/source.ts";
-import { TimelineService } from "../timeline/timeline-service.ts";
+import { TimelineWorkerClient } from "../timeline/timeline-worker-client.ts";
 import { McpService } from "./mcp-service.ts";
 import { MetaService } from "./meta-service.ts";
 import type { ShareOptions } from "./server-options.ts";
@@ -85,7 +85,7 @@ export function createApiServices(input: ApiServicesInput): { context: ApiContex
     terminals: input.terminals,
     shares: new ShareService({ store: shareStore, sessions: hub, redactor, workspaceRoot: runtime.workspaceRoot, now }),
     mcp: new McpService(runtime.mcp),
-    timeline: new TimelineService(runtime),
+    timeline: new TimelineWorkerClient(runtime),
     review: createReviewPort(hub),
     git: new GitService({
       // Git runs where the workspace lives (in the worker, when it is a separate process), never here.
