@@ -16,6 +16,9 @@ import { syntheticTimelineSource, type TimelineSource } from "@cairn/core/timeli
 import { startCairn, tempDir, type CairnProcess } from "../e2e/support/servers.ts";
 import { median, percentile, report } from "./report.ts";
 
+/** The first marks drawn on the axis: SVG elements while they are few, else the canvas once drawn. */
+const FIRST_MARKS = '[data-testid="timeline-bar"], [data-testid="timeline-canvas"][data-drawn="true"]';
+
 const SIZES = [
   { events: 100_000, name: "", warmRuns: 3 },
   { events: 1_000_000, name: "_1m", warmRuns: 1 },
@@ -144,7 +147,7 @@ async function openOnce(context: BrowserContext, cairn: CairnProcess, sessionId:
     await client.send("Performance.enable");
     const cpuBefore = (await metric(client, "ThreadTime")) * 1000;
     await page.goto(`${cairn.url}/sessions/${sessionId}/timeline`, { waitUntil: "commit" });
-    await page.locator('[data-testid="timeline-bar"]').first().waitFor({ timeout: OPEN_TIMEOUT_MS });
+    await page.locator(FIRST_MARKS).first().waitFor({ timeout: OPEN_TIMEOUT_MS });
     opened.firstRenderMs = await page.evaluate(() => performance.now());
     await page.getByTestId("timeline-event-list").focus();
     await page.keyboard.press("ArrowDown");

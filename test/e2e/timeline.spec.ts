@@ -124,6 +124,16 @@ test("timeline: a large session shows its first events at once, then adds the re
   const events = Number(await page.getByTestId("timeline").getAttribute("data-events"));
   expect(events).toBeGreaterThan(2_000);
   await expect(page.getByTestId("timeline-loading-more")).toHaveCount(0);
+  // Thousands of marks at this zoom: drawn on one canvas; a click on a mark of the model lane opens that model call.
+  await expect(page.getByTestId("timeline-axis")).toHaveAttribute("data-drawn-on", "canvas");
+  await expect(page.locator('[data-testid="timeline-bar"]')).toHaveCount(0);
+  const canvas = page.getByTestId("timeline-canvas");
+  await expect(canvas).toHaveAttribute("data-drawn", "true");
+  expect(Number(await canvas.getAttribute("data-marks"))).toBeGreaterThan(400);
+  const modelLane = (await page.locator('[data-testid="timeline-lane"][data-lane="model"] rect').first().boundingBox())!;
+  const canvasBox = (await canvas.boundingBox())!;
+  await page.mouse.click(canvasBox.x + canvasBox.width / 2, modelLane.y + modelLane.height / 2);
+  await expect(page.locator('[data-testid="timeline-detail"][data-loaded="true"]')).toHaveAttribute("data-kind", "model");
   // Reloaded, the page gets the built timeline from the server's cache: first part, then the page, the same events.
   await page.reload();
   await expect(page.getByTestId("timeline-page")).toHaveAttribute("data-complete", "true", { timeout: 60_000 });

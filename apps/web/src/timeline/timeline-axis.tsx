@@ -3,7 +3,9 @@
 import { totalsAt, type TimelineRows as Timeline } from "@cairn/core/timeline";
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { formatCost, formatOffset, formatTokens } from "./format";
-import { BAR_ROW_HEIGHT, barTitle, LaneBars } from "./timeline-lane-bars";
+import { BAR_ROW_HEIGHT, SVG_MARKS_LIMIT } from "./bar-canvas";
+import { barTitle, LaneBars } from "./timeline-lane-bars";
+import { TimelineMarksCanvas } from "./timeline-marks-canvas";
 import { laneBars, panViewport, timeTicks, zoomViewport, type Viewport } from "./viewport";
 import styles from "./timeline.module.css";
 
@@ -25,8 +27,9 @@ export type TimelineAxisProps = {
 };
 
 /**
- * The lanes on a time axis, as SVG: only what the window shows is drawn (each lane found by binary
- * search, tiny neighbours merged), so the cost follows the width, not the session's size. Wheel
+ * The lanes on a time axis: only what the window shows is drawn (each lane found by binary search, tiny
+ * neighbours merged), so the cost follows the width, not the session's size. The axis, lanes and totals are
+ * SVG; the marks are SVG elements too while they are few, else drawn on one canvas over the lanes. Wheel
  * zooms around the pointer, shift+wheel and drag pan.
  */
 export const TimelineAxis = memo(function TimelineAxis({ timeline, viewport, onViewportChange, selected, onSelect, matchMask }: TimelineAxisProps) {
@@ -68,11 +71,11 @@ export const TimelineAxis = memo(function TimelineAxis({ timeline, viewport, onV
   }, [onViewportChange]);
 
   const drag = useRef<{ x: number; viewport: Viewport; moved: boolean } | null>(null);
-  const onPointerDown = (event: ReactPointerEvent<SVGSVGElement>) => {
+  const onPointerDown = (event: ReactPointerEvent<HTMLDivElement>) => {
     if (event.button !== 0) return;
     drag.current = { x: event.clientX, viewport: viewportRef.current, moved: false };
   };
-  const onPointerMove = (event: ReactPointerEvent<SVGSVGElement>) => {
+  const onPointerMove = (event: ReactPointerEvent<HTMLDivElement>) => {
     const start = drag.current;
     if (!start) return;
     const dx = event.clientX - start.x;
@@ -111,6 +114,9 @@ export const TimelineAxis = memo(function TimelineAxis({ timeline, viewport, onV
       ),
     [layout, timeline, viewport, chartWidth],
   );
+  const marks = lanesBars.reduce((sum, bars) => sum + bars.length, 0);
+  const onCanvas = marks > SVG_MARKS_LIMIT;
+  const laneBoxes = useMemo(() => layout.map(({ top, rows }) => ({ top: top + LANE_PADDING - AXIS_HEIGHT, rows })), [layout]);
   const lanesBottom = layout.length > 0 ? layout[layout.length - 1]!.top + layout[layout.length - 1]!.height : AXIS_HEIGHT;
   const height = lanesBottom + TOTALS_HEIGHT;
   const ticks = timeTicks(viewport, chartWidth, timeline.startMs);
@@ -125,19 +131,18 @@ export const TimelineAxis = memo(function TimelineAxis({ timeline, viewport, onV
   );
 
   return (
-    <div ref={container} data-testid="timeline-axis">
-      <svg
-        className={styles.axisSvg}
-        width={width}
-        height={height}
-        onPointerDown={onPointerDown}
-        onPointerMove={onPointerMove}
-        onPointerOver={onPointerOver}
-        onPointerUp={endDrag}
-        onPointerCancel={endDrag}
-        role="img"
-        aria-label="Session timeline"
-      >
+    <div
+      ref={container}
+      data-testid="timeline-axis"
+      data-marks={marks}
+      data-drawn-on={onCanvas ? "canvas" : "svg"}
+      style={{ position: "relative" }}
+      onPointerDown={onPointerDown}
+      onPointerMove={onPointerMove}
+      onPointerUp={endDrag}
+      onPointerCancel={endDrag}
+    >
+      <svg className={styles.axisSvg} width={width} height={height} onPointerOver={onPointerOver} role="img" aria-label="Session timeline">
         <title ref={title}>Session timeline</title>
         <defs>
           <pattern id="tl-wait-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
@@ -162,20 +167,29 @@ export const TimelineAxis = memo(function TimelineAxis({ timeline, viewport, onV
             <text className={styles.laneLabel} x={6} y={top + laneHeight / 2 + 4}>
               {lane.label.length > 22 ? `${lane.label.slice(0, 21)}…` : lane.label}
             </text>
-            <svg x={LABEL_WIDTH} y={top + LANE_PADDING} width={chartWidth} height={rows * BAR_ROW_HEIGHT} overflow="hidden">
-              <LaneBars
-                bars={lanesBars[position]!}
-                events={timeline.events}
-                inErrorsLane={lane.kind === "errors"}
-                selected={selected}
-                matchMask={matchMask}
-                onSelect={clickBar}
-              />
-            </svg>
+            {onCanvas ? null : (
+              <svg x={LABEL_WIDTH} y={top + LANE_PADDING} width={chartWidth} height={rows * BAR_ROW_HEIGHT} overflow="hidden">
+                <LaneBars bars={lanesBars[position]!} events={timeline.events} selected={selected} matchMask={matchMask} onSelect={clickBar} />
+              </svg>
+            )}
           </g>
         ))}
         <TotalsTrack timeline={timeline} viewport={viewport} top={lanesBottom} width={chartWidth} />
       </svg>
+      {onCanvas ? (
+        <TimelineMarksCanvas
+          left={LABEL_WIDTH}
+          top={AXIS_HEIGHT}
+          width={chartWidth}
+          height={lanesBottom - AXIS_HEIGHT}
+          lanes={laneBoxes}
+          bars={lanesBars}
+          events={timeline.events}
+          selected={selected}
+          matchMask={matchMask}
+          onSelect={clickBar}
+        />
+      ) : null}
     </div>
   );
 });

@@ -2,16 +2,13 @@
 
 import type { TimelineRow as TimelineEvent } from "@cairn/core/timeline";
 import { Fragment, memo } from "react";
+import { BAR_ROW_HEIGHT, barColour } from "./bar-canvas";
 import type { Bar } from "./viewport";
 import styles from "./timeline.module.css";
-
-/** The height of one row of bars in a lane, px. */
-export const BAR_ROW_HEIGHT = 14;
 
 export type LaneBarsProps = {
   bars: readonly Bar[];
   events: readonly TimelineEvent[];
-  inErrorsLane: boolean;
   selected: number | null;
   /** 1 for events the filters let through; null when nothing is filtered. */
   matchMask: Uint8Array | null;
@@ -24,11 +21,11 @@ export type LaneBarsProps = {
  * axis's one title, set when the pointer comes over it (`barTitle`): no element per mark.
  */
 export const LaneBars = memo(
-  function LaneBars({ bars, events, inErrorsLane, selected, matchMask, onSelect }: LaneBarsProps) {
+  function LaneBars({ bars, events, selected, matchMask, onSelect }: LaneBarsProps) {
     return bars.map((bar) => {
       const event = events[bar.index]!;
       const dim = matchMask !== null && matchMask[bar.index] !== 1;
-      const className = [styles.bar, colourOf(event, inErrorsLane), dim ? styles.dim : "", bar.index === selected ? styles.selected : ""].join(" ");
+      const className = [styles.bar, dim ? styles.dim : "", bar.index === selected ? styles.selected : ""].join(" ");
       const y = bar.row * BAR_ROW_HEIGHT + 1;
       return (
         <Fragment key={bar.index}>
@@ -41,6 +38,7 @@ export const LaneBars = memo(
             data-count={bar.count > 1 ? bar.count : undefined}
             data-point={bar.point ? "true" : undefined}
             className={className}
+            fill={barColour(event)}
             x={bar.x0}
             y={bar.point ? y + 2 : y}
             width={Math.max(1, bar.x1 - bar.x0)}
@@ -66,7 +64,6 @@ export const LaneBars = memo(
   (before, after) =>
     before.bars === after.bars &&
     before.events === after.events &&
-    before.inErrorsLane === after.inErrorsLane &&
     before.matchMask === after.matchMask &&
     before.onSelect === after.onSelect &&
     (before.selected === after.selected || (!holds(before.bars, before.selected) && !holds(after.bars, after.selected))),
@@ -76,19 +73,16 @@ function holds(bars: readonly Bar[], index: number | null): boolean {
   return index !== null && bars.some((bar) => bar.index === index);
 }
 
-function colourOf(event: TimelineEvent, inErrorsLane: boolean): string {
-  if (inErrorsLane || event.status !== "ok") {
-    const byStatus = styles[`s-${event.status}`];
-    if (byStatus && event.status !== "ok") return byStatus;
-  }
-  return styles[`k-${event.kind}`] ?? "";
-}
-
 /** The tooltip of the mark `rect` (a `timeline-bar`), or null for anything else. */
 export function barTitle(rect: Element, events: readonly TimelineEvent[]): string | null {
   const index = rect.getAttribute("data-index");
-  const event = index === null ? undefined : events[Number(index)];
+  if (index === null) return null;
+  return markTitle({ index: Number(index), count: Number(rect.getAttribute("data-count") ?? "1") }, events);
+}
+
+/** The tooltip of a mark: its event, or how many events it stands for. */
+export function markTitle(mark: Pick<Bar, "index" | "count">, events: readonly TimelineEvent[]): string | null {
+  const event = events[mark.index];
   if (!event) return null;
-  const count = Number(rect.getAttribute("data-count") ?? "1");
-  return count > 1 ? `${count} events from ${event.title}` : `${event.title}: ${event.summary}`;
+  return mark.count > 1 ? `${mark.count} events from ${event.title}` : `${event.title}: ${event.summary}`;
 }

@@ -4,6 +4,7 @@ import { buildTimeline, type TimelineDetail, type TimelineRow, type TimelineRows
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { filterEvents, isFiltered, noFilters, positionsOf, type TimelineFilters } from "./filter";
 import { formatCost, formatDuration, formatTokens } from "./format";
+import { selectedIndexIn, type Selection } from "./selection";
 import { fitViewport, revealTime, zoomViewport, type Viewport } from "./viewport";
 import { TimelineAxis } from "./timeline-axis";
 import { TimelineDetailPanel } from "./timeline-detail";
@@ -46,31 +47,27 @@ type LoadedDetail = { eventId: string; detail: TimelineDetail | null; problem: s
 export function TimelineView({ timeline, loadDetail, search, actions }: TimelineViewProps) {
   const [viewport, setViewport] = useState<Viewport>(() => fitViewport(timeline));
   const [filters, setFilters] = useState<TimelineFilters>(noFilters);
-  const [selected, setSelected] = useState<number | null>(null);
+  const [selection, setSelection] = useState<Selection | null>(null);
   const [detailOpen, setDetailOpen] = useState(true);
   const [expanded, setExpanded] = useState(false);
   const searchRef = useRef<HTMLInputElement>(null);
   const listFocus = useRef<HTMLDivElement>(null);
 
   // A new session starts fitted and unselected; the same session grown keeps its selection (by id) and zoom.
-  const shown = useRef({ timeline, selectedId: null as string | null, selectedIndex: null as number | null });
+  const shown = useRef(timeline);
   useEffect(() => {
     const before = shown.current;
-    shown.current = { ...before, timeline };
-    if (before.timeline === timeline) return;
-    if (before.timeline.sessionId !== timeline.sessionId) {
+    shown.current = timeline;
+    if (before === timeline) return;
+    if (before.sessionId !== timeline.sessionId) {
       setViewport(fitViewport(timeline));
-      setSelected(null);
+      setSelection(null);
       return;
     }
-    const selectedId = before.selectedId;
-    setSelected(selectedId === null ? null : indexOfEvent(timeline, selectedId, before.selectedIndex));
-    setViewport((current) => (current.t0 <= before.timeline.startMs && current.t1 >= before.timeline.endMs ? fitViewport(timeline) : current));
+    setViewport((current) => (current.t0 <= before.startMs && current.t1 >= before.endMs ? fitViewport(timeline) : current));
   }, [timeline]);
-  useEffect(() => {
-    shown.current.selectedId = selected === null ? null : (timeline.events[selected]?.id ?? null);
-    shown.current.selectedIndex = selected;
-  }, [selected, timeline]);
+  // Found again in each timeline (at once when it only grew): a selection made just as a page of events lands stays.
+  const selected = useMemo(() => selectedIndexIn(timeline.events, selection), [timeline, selection]);
 
   // Typing stays responsive: the list and axis catch up with the filters a frame later.
   const deferredFilters = useDeferredValue(filters);
@@ -108,10 +105,11 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
 
   const select = useCallback(
     (index: number) => {
-      setSelected(index);
-      setDetailOpen(true);
       const event = timeline.events[index];
-      if (event) setViewport((current) => revealTime(current, event.at, event.end ?? event.at));
+      if (!event) return;
+      setSelection({ index, id: event.id });
+      setDetailOpen(true);
+      setViewport((current) => revealTime(current, event.at, event.end ?? event.at));
     },
     [timeline],
   );
@@ -159,7 +157,7 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
       case "Escape":
         event.preventDefault();
         if (detailOpen && selected !== null) setDetailOpen(false);
-        else setSelected(null);
+        else setSelection(null);
         return;
       default:
     }
@@ -284,12 +282,6 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
       </div>
     </div>
   );
-}
-
-/** The index of the event `id`: where it was (`hint`; events are only added at the end as a session grows), else found by a search. */
-function indexOfEvent(timeline: TimelineRows, id: string, hint: number | null): number | null {
-  if (hint !== null && timeline.events[hint]?.id === id) return hint;
-  return timeline.events.find((event) => event.id === id)?.index ?? null;
 }
 
 /** A session without a title is named by what was first asked. */

@@ -3,6 +3,7 @@
 import { appendCompactPages, expandCompactTimeline, type CompactTimeline, type CompactTimelinePage, type TimelineRows } from "@cairn/core/timeline";
 import { useEffect, useState } from "react";
 import { cairnErrorCode } from "@/lib/errors";
+import { QuietMoments } from "./quiet-moments";
 import { useTRPCClient } from "@/trpc/client";
 
 /** How often the page asks whether the transcript grew (a cheap stat on the server when it did not). */
@@ -14,6 +15,13 @@ const PAGE_IDLE_TIMEOUT_MS = 250;
  * so drawing every page of a million events would keep the page busy; the pages between are only added.
  */
 const SHOW_PAGES_EVERY_MS = 1_000;
+/**
+ * The rest of a large timeline is not what the reader looks at first: its pages wait until the first part has been
+ * on screen this long and no key, click or wheel came for as long (at most `QUIET_WAIT_MAX_MS`), so the first
+ * moves and the details they fetch are answered before a page is parsed and drawn in.
+ */
+const QUIET_MS = 400;
+const QUIET_WAIT_MAX_MS = 3_000;
 
 /** `complete` is false while the server is still reading a large transcript, or while the rest comes in pages. */
 export type LiveTimeline =
@@ -40,6 +48,7 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
     let shownWhole = false;
     let shown = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    const quiet = new QuietMoments(QUIET_MS, QUIET_WAIT_MAX_MS);
     setState({ kind: "loading" });
     /** The rest of a large timeline, page by page after `first`; false when it changed meanwhile (start over). */
     const loadRest = async (first: TimelineRows & { version: string }, rest: Rest): Promise<boolean> => {
@@ -48,6 +57,7 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
       let held: CompactTimelinePage[] = [];
       let shownAt = performance.now();
       for (let from = rest.from; from < rest.total; ) {
+        await quiet.moment(signal);
         await browserIdle(signal);
         const answer = await client.timeline.page.query({ sessionId, version: rest.version, from }, { signal });
         if (signal.aborted) return true;
@@ -71,6 +81,8 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
       return true;
     };
     const show = (timeline: TimelineRows & { version: string }, complete: boolean) => {
+      // The first drawing is what the reader waits for: the rest waits until it has been on screen a moment.
+      if (!shown) quiet.touch();
       shown = true;
       setState({ kind: "ready", timeline, complete });
     };
@@ -117,6 +129,7 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
     return () => {
       controller.abort();
       clearTimeout(timer);
+      quiet.stop();
     };
   }, [client, sessionId]);
   return state;

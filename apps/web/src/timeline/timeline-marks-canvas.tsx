@@ -1,0 +1,66 @@
+"use client";
+
+import type { TimelineRow as TimelineEvent } from "@cairn/core/timeline";
+import { useLayoutEffect, useRef, type MouseEvent as ReactMouseEvent } from "react";
+import { drawMarks, markAt, type LaneBox } from "./bar-canvas";
+import { markTitle } from "./timeline-lane-bars";
+import type { Bar } from "./viewport";
+import styles from "./timeline.module.css";
+
+export type TimelineMarksCanvasProps = {
+  /** Where the canvas sits in the axis, px. */
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+  lanes: readonly LaneBox[];
+  bars: readonly (readonly Bar[])[];
+  events: readonly TimelineEvent[];
+  selected: number | null;
+  matchMask: Uint8Array | null;
+  /** A click on a mark (the axis ignores the click that ends a drag). */
+  onSelect: (index: number) => void;
+};
+
+/**
+ * Every lane's marks on one canvas, for a window with too many marks to make an element of each: drawn
+ * again when the marks, the selection or the filters change, a click finds its mark by arithmetic on the
+ * lanes' rows, and the canvas's tooltip follows the mark under the pointer.
+ */
+export function TimelineMarksCanvas({ left, top, width, height, lanes, bars, events, selected, matchMask, onSelect }: TimelineMarksCanvasProps) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const ratio = typeof window === "undefined" ? 1 : window.devicePixelRatio || 1;
+  useLayoutEffect(() => {
+    const element = canvas.current;
+    const context = element?.getContext("2d");
+    if (!element || !context) return;
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    context.clearRect(0, 0, width, height);
+    const drawn = drawMarks(context, { lanes, bars, events, selected, matchMask });
+    element.dataset.marks = String(drawn);
+    element.dataset.drawn = "true";
+  }, [lanes, bars, events, selected, matchMask, width, height, ratio]);
+
+  const markUnder = (event: ReactMouseEvent<HTMLCanvasElement>) => {
+    const box = event.currentTarget.getBoundingClientRect();
+    return markAt(lanes, bars, event.clientX - box.left, event.clientY - box.top);
+  };
+  return (
+    <canvas
+      ref={canvas}
+      className={styles.marksCanvas}
+      data-testid="timeline-canvas"
+      style={{ left, top, width, height }}
+      width={Math.round(width * ratio)}
+      height={Math.round(height * ratio)}
+      onPointerMove={(event) => {
+        const mark = markUnder(event);
+        event.currentTarget.title = (mark && markTitle(mark, events)) ?? "";
+      }}
+      onClick={(event) => {
+        const mark = markUnder(event);
+        if (mark) onSelect(mark.index);
+      }}
+    />
+  );
+}
