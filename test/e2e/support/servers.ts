@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,14 +35,22 @@ export async function startModelSim(): Promise<ModelSimProcess> {
  * `cairn serve` on 127.0.0.1 and a free port (or `port`), with a fixed token and a temporary HOME of its own
  * (CAIRN_HOME is its `.cairn`): the machine's ~/.claude memory and skills, ~/.cairn settings and git config stay
  * out of the test. Without `modelUrl` no API key is set, so the offline demo model answers. `extraArgs` go after
- * the others (`--redis-url …` for a node of a distributed test). `stop()` also removes the temporary HOME.
+ * the others (`--redis-url …` for a node of a distributed test), `env` adds variables (the nodes of one cluster share
+ * `token`). `stop()` also removes the temporary HOME.
  */
-export async function startCairn(options: { workspace: string; modelUrl?: string; port?: number; extraArgs?: readonly string[] }): Promise<CairnProcess> {
+export async function startCairn(options: {
+  workspace: string;
+  modelUrl?: string;
+  port?: number;
+  extraArgs?: readonly string[];
+  token?: string;
+  env?: Record<string, string>;
+}): Promise<CairnProcess> {
   assertFreshBuild();
   const home = tempDir("cairn-e2e-home-");
   const cairnHome = join(home, ".cairn");
-  const token = randomBytes(24).toString("hex");
-  const env = hermeticEnv({ HOME: home, CAIRN_HOME: cairnHome, CAIRN_TOKEN: token, NEXT_TELEMETRY_DISABLED: "1" });
+  const token = options.token ?? randomBytes(24).toString("hex");
+  const env = hermeticEnv({ ...options.env, HOME: home, CAIRN_HOME: cairnHome, CAIRN_TOKEN: token, NEXT_TELEMETRY_DISABLED: "1" });
   if (options.modelUrl) {
     env.ANTHROPIC_BASE_URL = options.modelUrl;
     env.ANTHROPIC_API_KEY = "test";
@@ -83,6 +92,47 @@ export async function startCairn(options: { workspace: string; modelUrl?: string
     home,
     cairnHome,
   };
+}
+
+/** A `cairn worker --listen 127.0.0.1:<port>` host (its own process group) serving the workspaces under `root`. */
+export type WorkerProcess = Started & { url: string; port: number };
+
+/**
+ * `cairn worker` on 127.0.0.1, on a free port or `port` (the same port again for a restart), with `token` as
+ * CAIRN_WORKER_TOKEN and a temporary HOME of its own, removed by `stop()`.
+ */
+export async function startCairnWorker(options: { root: string; token: string; port?: number }): Promise<WorkerProcess> {
+  const home = tempDir("cairn-e2e-worker-home-");
+  const port = options.port ?? (await freePort());
+  const { started } = await startNode({
+    name: "cairn worker",
+    args: [join(repoRoot, "packages", "cli", "bin", "cairn.js"), "worker", "--listen", `127.0.0.1:${port}`, "--root", options.root],
+    cwd: home,
+    env: hermeticEnv({ HOME: home, CAIRN_HOME: join(home, ".cairn"), CAIRN_WORKER_TOKEN: options.token }),
+    ready: /listening on ws:\/\//,
+    timeoutMs: 60_000,
+  }).catch((error: unknown) => {
+    rmSync(home, { recursive: true, force: true });
+    throw error;
+  });
+  return {
+    ...started,
+    stop: async () => {
+      await started.stop();
+      rmSync(home, { recursive: true, force: true });
+    },
+    url: `ws://127.0.0.1:${port}`,
+    port,
+  };
+}
+
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /**
