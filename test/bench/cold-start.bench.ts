@@ -3,7 +3,7 @@
 // the moment the request's first bytes arrive and reads the child's CPU time from /proc right then,
 // so the figures come with the CPU the process had used (the machine is shared; CPU is what we own).
 // References measured in the same rounds: `node -e 0`, and a bare SDK program sending the same request.
-// `cairn` runs as a user runs it, as a program (its `#!` line starts node), not as `node bin/cairn.js`. The clock
+// `cairn` runs as a user runs it, as a program (its `#!` line starts node). The clock
 // starts before the process is spawned, and the first request counts when its first bytes reach the tap.
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";

@@ -1,9 +1,9 @@
-#!/usr/bin/env -S node --min-semi-space-size=16
+#!/usr/bin/env node
 // Starts `cairn` from the bundle in dist/ (built by `npm run build`). The TypeScript sources run, through tsx, only
 // when asked for explicitly with CAIRN_DEV=1 (while developing): what runs never depends on file times.
-// CommonJS (bin/package.json), so a start never sets up Node's ES module loader. The young generation starts at its
-// full size (the flag above, taken when `cairn` is run as a program): a `cairn -p` run then allocates its start-up
-// objects, nearly all long-lived, without a scavenge copying them again and again before the first request.
+// CommonJS (bin/package.json), so a start never sets up Node's ES module loader. No V8 flags on the #! line: any
+// flag makes V8 reject the code cache Node ships for its own modules (fetch's undici and ~90 more would compile from
+// source at every start).
 "use strict";
 const { existsSync } = require("node:fs");
 const { join } = require("node:path");
@@ -27,10 +27,28 @@ async function start() {
     );
     return 1;
   }
-  const loaded = loadBundle(bundle, SUBCOMMANDS.has(args[0]) ? args[0] : "print");
+  const print = !SUBCOMMANDS.has(args[0]) && (args.includes("-p") || args.includes("--print"));
+  if (print) liftoffOnly();
+  // The code cache is per kind of start: each compiles other functions, and V8 takes a cache only under the flags
+  // it was made with.
+  const kind = SUBCOMMANDS.has(args[0]) ? args[0] : print ? "print" : "other";
+  const loaded = loadBundle(bundle, kind);
   const code = await loaded.exports.main(args);
   loaded.saveCompileCache();
   return code;
+}
+
+/**
+ * A one-shot `cairn -p` run keeps WebAssembly (fetch's HTTP parser, the Bash grammar) on V8's baseline compiler. Left
+ * to tier up, V8 compiles the parser's hot functions with TurboFan on a background thread, and the process cannot
+ * exit until that is done: about as long again as the whole run, spent after its answer is printed. The flag is set
+ * here, not on the #! line (see above), and after fetch's modules are loaded: a flag changed at run time also makes V8
+ * reject Node's code cache for every module loaded after it. The bundle's own code cache is made and used under the
+ * flag, so it stays valid from one `cairn -p` to the next.
+ */
+function liftoffOnly() {
+  void globalThis.Headers;
+  require("node:v8").setFlagsFromString("--liftoff-only");
 }
 
 start().then((code) => {

@@ -45,27 +45,33 @@ function writeBundle(from: string): void {
 const caches = () => readdirSync(join(root!, "dist")).filter((name) => name.endsWith(".v8-cache"));
 
 function run(bin: string, env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [bin, "--flag"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, encoding: "utf8" });
+  const result = spawnSync(process.execPath, [bin, "-p", "--flag"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, encoding: "utf8" });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 describe("bin/cairn.js", () => {
   it("runs the bundle, even when the sources are newer than it", () => {
-    expect(run(launcherCopy({ bundle: true }))).toEqual({ code: 3, stdout: "bundle --flag\n", stderr: "" });
+    expect(run(launcherCopy({ bundle: true }))).toEqual({ code: 3, stdout: "bundle -p --flag\n", stderr: "" });
   });
 
   it("runs the TypeScript sources only with CAIRN_DEV=1", () => {
-    expect(run(launcherCopy({ bundle: true }), { CAIRN_DEV: "1" })).toEqual({ code: 3, stdout: "sources --flag\n", stderr: "" });
+    expect(run(launcherCopy({ bundle: true }), { CAIRN_DEV: "1" })).toEqual({ code: 3, stdout: "sources -p --flag\n", stderr: "" });
   });
 
-  it("run as a program (its #! line), it starts node with the young generation at full size", () => {
+  it("a -p start loads fetch before the bundle (then keeps WebAssembly on V8's baseline compiler); other starts do not", () => {
     const bin = launcherCopy({ bundle: true });
     writeFileSync(
       join(root!, "dist", "cairn.cjs"),
-      `// stand-in bundle\n"use strict";\nexports.main = async function main() {\n  console.log(process.execArgv.join(" "));\n  return 0;\n};\n`,
+      `// stand-in bundle\n"use strict";\nexports.main = async function main(args) {\n  console.log(args.join(" "), process.moduleLoadList.includes("NativeModule internal/deps/undici/undici"));\n  return 0;\n};\n`,
     );
-    const result = spawnSync(bin, [], { env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? "/usr/bin:/bin"}` }, encoding: "utf8" });
-    expect({ code: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ code: 0, stdout: "--min-semi-space-size=16\n", stderr: "" });
+    expect(run(bin)).toEqual({ code: 0, stdout: "-p --flag true\n", stderr: "" });
+    const version = spawnSync(process.execPath, [bin, "--version"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, encoding: "utf8" });
+    expect(version.stdout).toBe("--version false\n");
+    expect(
+      caches()
+        .map((name) => name.split(".")[2]!.split("-")[0])
+        .sort(),
+    ).toEqual(["other", "print"]);
   });
 
   it("without a bundle says how to build it (or to set CAIRN_DEV=1) and exits 1, running nothing", () => {
@@ -81,22 +87,22 @@ describe("bin/cairn.js", () => {
   it("leaves a V8 code cache for the next start, per command, and runs the same with it", () => {
     const bin = launcherCopy({ bundle: true });
     expect(caches()).toEqual([]);
-    expect(run(bin)).toEqual({ code: 3, stdout: "bundle --flag\n", stderr: "" });
+    expect(run(bin)).toEqual({ code: 3, stdout: "bundle -p --flag\n", stderr: "" });
     expect(caches()).toHaveLength(1);
     expect(caches()[0]).toMatch(/^cairn\.cjs\.print-\d+-\d+\.v8-cache$/);
     const cache = readFileSync(join(root!, "dist", caches()[0]!));
-    expect(run(bin)).toEqual({ code: 3, stdout: "bundle --flag\n", stderr: "" });
+    expect(run(bin)).toEqual({ code: 3, stdout: "bundle -p --flag\n", stderr: "" });
     // A start that used the cache does not write it again.
     expect(readFileSync(join(root!, "dist", caches()[0]!)).equals(cache)).toBe(true);
     const serve = spawnSync(process.execPath, [bin, "serve", "--x"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, encoding: "utf8" });
     expect(serve.stdout).toBe("bundle serve --x\n");
     expect(caches().filter((name) => name.startsWith("cairn.cjs.serve-"))).toHaveLength(1);
     // Node flags change what V8 accepts: a start with flags keeps its own cache and leaves the others alone.
-    const flagged = spawnSync(process.execPath, ["--min-semi-space-size=16", bin, "--flag"], {
+    const flagged = spawnSync(process.execPath, ["--min-semi-space-size=16", bin, "-p", "--flag"], {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       encoding: "utf8",
     });
-    expect(flagged.stdout).toBe("bundle --flag\n");
+    expect(flagged.stdout).toBe("bundle -p --flag\n");
     expect(caches().filter((name) => /^cairn\.cjs\.print-[0-9a-f]{8}-\d+-\d+\.v8-cache$/.test(name))).toHaveLength(1);
     expect(readFileSync(join(root!, "dist", caches().find((name) => /^cairn\.cjs\.print-\d+-\d+\.v8-cache$/.test(name))!)).equals(cache)).toBe(true);
   });
@@ -106,11 +112,11 @@ describe("bin/cairn.js", () => {
     run(bin);
     const [cache] = caches();
     writeFileSync(join(root!, "dist", cache!), "not a code cache");
-    expect(run(bin)).toEqual({ code: 3, stdout: "bundle --flag\n", stderr: "" });
+    expect(run(bin)).toEqual({ code: 3, stdout: "bundle -p --flag\n", stderr: "" });
     expect(readFileSync(join(root!, "dist", cache!), "utf8")).not.toBe("not a code cache");
     // Same length, other code: V8 itself would only compare lengths.
     writeBundle("BUNDLE");
-    expect(run(bin)).toEqual({ code: 3, stdout: "BUNDLE --flag\n", stderr: "" });
+    expect(run(bin)).toEqual({ code: 3, stdout: "BUNDLE -p --flag\n", stderr: "" });
   });
 
   it("a cache it cannot write costs nothing: the command runs and no temporary file is left", () => {
@@ -118,7 +124,7 @@ describe("bin/cairn.js", () => {
     const { size, mtimeMs } = statSync(join(root!, "dist", "cairn.cjs"));
     // A directory where the cache would go: reading it fails, and so does renaming the new cache onto it.
     mkdirSync(join(root!, "dist", `cairn.cjs.print-${size}-${Math.trunc(mtimeMs)}.v8-cache`));
-    expect(run(bin)).toEqual({ code: 3, stdout: "bundle --flag\n", stderr: "" });
+    expect(run(bin)).toEqual({ code: 3, stdout: "bundle -p --flag\n", stderr: "" });
     expect(readdirSync(join(root!, "dist")).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   });
 });
