@@ -112,10 +112,12 @@ describe("auto mode through cairn -p", () => {
       [
         { content: [bash("touch made.txt", "toolu_1")] },
         // message_start (with the usage the API charges for the input) goes out, then the answer stalls past the timeout.
-        { ...verdict("allow", "fine"), usage: { input_tokens: 3_000_000, output_tokens: 1 }, faults: [{ kind: "stall" as const, afterEvents: 1, ms: 10_000 }] },
+        { ...verdict("allow", "fine"), usage: { input_tokens: 3_000_000, output_tokens: 1 }, faults: [{ kind: "stall" as const, afterEvents: 1, ms: 12_000 }] },
         done,
       ],
-      { settings: { autoModeTimeoutMs: 4_000 } },
+      // The timeout runs from the classifier's start: on a loaded machine (load 20 on 2 cores) message_start took over
+      // 4 s to arrive, so the request timed out before it and reported no usage. 8 s leaves room; the stall outlasts it.
+      { settings: { autoModeTimeoutMs: 8_000 } },
     );
     expect(String(toolResults[0]!.content)).toContain("the classifier could not decide (timeout");
     expect(records[0]!.classifierRequest).toMatchObject({ model: CLASSIFIER_MODEL, failure: "timeout", usage: { input_tokens: 3_000_000 } });

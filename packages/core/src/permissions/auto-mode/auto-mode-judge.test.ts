@@ -96,7 +96,8 @@ describe("auto mode's judge", () => {
     const decision = await judgeWith(classifier, { timeoutMs: 30 }).judge(call({ command: "npm test" }));
     expect(decision.behavior).toBe("ask");
     expect(decision.reason.type === "classifier" && decision.reason.reason).toContain("timeout");
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // The 30 ms timeout plus the 1 s grace an aborted classifier gets to hand back its request, not forever.
+    expect(Date.now() - started).toBeLessThan(3_000);
     expect(sawAbort).toBe(true);
     expect(decision.classifierRequest).toBeUndefined();
   });
