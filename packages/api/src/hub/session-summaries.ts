@@ -5,18 +5,42 @@ import type { LiveSession } from "./live-session.ts";
 
 type StoredSession = Awaited<ReturnType<SessionStore["list"]>>[number];
 
+type LiveSummary = Pick<LiveSession, "sessionId" | "title" | "updatedAt" | "running" | "messageCount">;
+
 /**
  * The session list: every stored transcript, with what a loaded session knows instead where one is live
- * (title, activity, running), each marked with its worktree if it has one; the most recent first.
+ * (title, activity, running), each marked with its worktree if it has one; the most recent first. Made for
+ * 10,000 stored sessions: one object per session, the live ones found by id, times compared as the ISO
+ * strings they are (the store's own order mostly holds, so the sort has little to do).
  */
 export function sessionSummaries(
   stored: readonly StoredSession[],
-  live: Iterable<Pick<LiveSession, "sessionId" | "title" | "updatedAt" | "running" | "messageCount">>,
+  live: Iterable<LiveSummary>,
   worktrees: ReadonlyMap<string, WorktreeRecord>,
 ): SessionSummary[] {
-  const summaries = new Map<string, SessionSummary>();
+  const liveById = new Map<string, LiveSummary>();
+  for (const session of live) liveById.set(session.sessionId, session);
+  const summaries: SessionSummary[] = [];
+  const add = (summary: SessionSummary) => {
+    const worktree = worktrees.size > 0 ? worktrees.get(summary.sessionId) : undefined;
+    if (worktree) summary.worktree = { branch: worktree.branch, base: worktree.base, discarded: worktree.discardedAt !== undefined };
+    summaries.push(summary);
+  };
+  const fromLive = (session: LiveSummary): SessionSummary => ({
+    sessionId: session.sessionId,
+    title: session.title,
+    updatedAt: session.updatedAt,
+    running: session.running,
+    messageCount: session.messageCount,
+  });
   for (const entry of stored) {
-    summaries.set(entry.sessionId, {
+    const session = liveById.get(entry.sessionId);
+    if (session) {
+      liveById.delete(entry.sessionId);
+      add(fromLive(session));
+      continue;
+    }
+    add({
       sessionId: entry.sessionId,
       title: entry.title ?? entry.firstPrompt ?? "Untitled session",
       updatedAt: entry.lastActivityAt,
@@ -24,18 +48,6 @@ export function sessionSummaries(
       messageCount: entry.messageCount,
     });
   }
-  for (const session of live) {
-    summaries.set(session.sessionId, {
-      sessionId: session.sessionId,
-      title: session.title,
-      updatedAt: session.updatedAt,
-      running: session.running,
-      messageCount: session.messageCount,
-    });
-  }
-  for (const [sessionId, summary] of summaries) {
-    const worktree = worktrees.get(sessionId);
-    if (worktree) summary.worktree = { branch: worktree.branch, base: worktree.base, discarded: worktree.discardedAt !== undefined };
-  }
-  return [...summaries.values()].sort((left, right) => right.updatedAt.localeCompare(left.updatedAt));
+  for (const session of liveById.values()) add(fromLive(session));
+  return summaries.sort((left, right) => (left.updatedAt < right.updatedAt ? 1 : left.updatedAt > right.updatedAt ? -1 : 0));
 }

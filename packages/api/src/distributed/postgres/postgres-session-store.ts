@@ -135,19 +135,20 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
       return loadTranscriptLines(lines, { scope: loadOptions.scope ?? "all", ...(loadOptions.leafUuid ? { leafUuid: loadOptions.leafUuid } : {}) });
     },
     async list() {
-      // Shaped in SQL (title fallback, ISO time as text): 10,000 rows come back as plain strings to copy, not Dates to build.
-      const rows = await sql<{ session_id: string; title: string | null; first_prompt: string | null; updated_at: string; message_count: number }[]>`
+      // Shaped in SQL (title fallback, ISO time as text) and read as rows of values: 10,000 rows come back as plain
+      // strings and numbers put straight into the summaries, with no Date and no row object per session in between.
+      const rows = (await sql`
         select session_id, coalesce(title, prompt_title) as title, first_prompt,
                to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at, message_count
         from cairn_sessions where workspace = ${workspaceRoot}
-        order by cairn_sessions.updated_at desc`;
+        order by cairn_sessions.updated_at desc`.values()) as unknown as Array<[string, string | null, string | null, string, number]>;
       return rows.map(
-        (row): StoredSessionSummary => ({
-          sessionId: row.session_id,
-          title: row.title ?? undefined,
-          firstPrompt: row.first_prompt ?? undefined,
-          lastActivityAt: row.updated_at,
-          messageCount: row.message_count,
+        ([sessionId, title, firstPrompt, lastActivityAt, messageCount]): StoredSessionSummary => ({
+          sessionId,
+          title: title ?? undefined,
+          firstPrompt: firstPrompt ?? undefined,
+          lastActivityAt,
+          messageCount,
         }),
       );
     },
