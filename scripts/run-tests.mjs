@@ -4,7 +4,7 @@
 // The steps run with a temporary folder (TMPDIR) of this run's own, so whatever the tests leave in it is theirs, even
 // with other runs on the machine; it is listed at the end, then removed.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeLeftovers } from "./temp-leftovers.mjs";
@@ -20,6 +20,8 @@ const steps = [
 if (!process.argv.includes("--no-e2e")) steps.push(["end-to-end tests", ["npm", "run", "test:e2e", "--if-present"]]);
 
 const runTemp = mkdtempSync(join(tmpdir(), "cairn-test-run-"));
+// Open like /tmp itself: the private PostgreSQL of the distributed tests runs as the postgres user under root.
+chmodSync(runTemp, 0o1777);
 const totals = { passed: 0, failed: 0, skipped: 0, todo: 0 };
 const failedSteps = [];
 for (const [name, command] of steps) {

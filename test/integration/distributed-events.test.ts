@@ -1,60 +1,29 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type CairnServer } from "@cairn/api";
-import { startPrivatePostgres, startPrivateRedis, type PrivateService } from "@cairn/api/distributed-testing";
-import { startModelSim, type ModelSim } from "@cairn/model-sim";
+import type { CairnServer } from "@cairn/api";
 import { apiClient, eventually, EventsSubscriber } from "./api-harness.ts";
+import { type DistributedServices, startDistributedServices, startInProcessNode } from "./distributed-harness.ts";
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 
 /** Two API nodes over one PostgreSQL and one Redis: a tab follows a session running on the other node and moves between nodes. */
 describe("distributed mode: live events over Redis Streams", () => {
-  let database: PrivateService;
-  let redis: PrivateService;
-  let sim: ModelSim;
-  let parent: string;
-  let workspace: string;
+  let services: DistributedServices;
   const nodes: CairnServer[] = [];
 
   const startNode = async (nodeId: string): Promise<CairnServer> => {
-    const home = join(parent, `home-${nodeId}`);
-    await mkdir(home);
-    const server = await startServer({
-      workspace,
-      cairnHome: home,
-      version: "0.0.0-test",
-      apiKey: "test",
-      baseURL: sim.url,
-      model: "sim-model",
-      port: 0,
-      webDir: null,
-      checkpoints: false,
-      managedSettingsPath: join(parent, "no-managed-settings.json"),
-      maxRetries: 1,
-      promptCaching: false,
-      distributed: { databaseUrl: database.url, redisUrl: redis.url, workerUrls: [], nodeId },
-    });
+    const server = await startInProcessNode(services, nodeId);
     nodes.push(server);
     return server;
   };
 
   beforeAll(async () => {
-    [database, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
-    sim = await startModelSim({ scenario: { turns: [{ ...text("streamed slowly ".repeat(120)), chunkDelayMs: 4 }] } });
-    parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-dist-events-")));
-    workspace = join(parent, "ws");
-    await mkdir(workspace);
-    await writeFile(join(workspace, "README.md"), "# shared\n");
+    services = await startDistributedServices({ name: "events", scenario: { turns: [{ ...text("streamed slowly ".repeat(120)), chunkDelayMs: 4 }] } });
   }, 120_000);
 
   afterAll(async () => {
     for (const node of nodes) await node.close();
-    await sim?.close();
-    await Promise.all([database?.stop(), redis?.stop()]);
-    await rm(parent, { recursive: true, force: true });
+    await services?.stop();
   });
 
   it("a tab on node B follows a run on node A, reconnects to node A mid-run, and gets every event id once, as in the stream", async () => {
@@ -83,7 +52,7 @@ describe("distributed mode: live events over Redis Streams", () => {
     const seen = [...onB.received, ...onA.received];
     const ids = seen.map((item) => item.seq);
     expect(ids).toEqual([...new Set(ids)].sort((left, right) => left - right));
-    const inspect = new Redis(redis.url);
+    const inspect = new Redis(services.redis.url);
     try {
       const entries = await inspect.xrange(`cairn:events:${sessionId}`, "-", "+");
       const streamIds = entries.map(([id]) => Number(id.split("-")[0]));
@@ -138,7 +107,7 @@ describe("distributed mode: live events over Redis Streams", () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: "ready", checks: { postgres: "ok", redis: "ok" } });
     // Redis goes away and comes back: readiness follows it, and the node reconnects by itself.
-    await redis.restart({ downMs: 0 });
+    await services.redis.restart({ downMs: 0 });
     await eventually(async () => expect((await fetch(`${node.url}/readyz`)).status).toBe(200), 30_000);
   }, 60_000);
 });

@@ -1,12 +1,9 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPrivatePostgres, startPrivateRedis, type PrivateService } from "@cairn/api/distributed-testing";
-import { startModelSim, type ModelSim, type Turn } from "@cairn/model-sim";
-import { startApiNode, type ApiNodeProcess } from "../support/api-node-process.ts";
-import { apiClient, eventually, EventsSubscriber } from "./api-harness.ts";
+import type { Turn } from "@cairn/model-sim";
+import { apiClient, eventually } from "./api-harness.ts";
+import { type DistributedServices, type NodeProcesses, nodeProcesses, type StoreReader, startDistributedServices, storeReader } from "./distributed-harness.ts";
 
 /**
  * Session leases across API nodes running as separate processes over one PostgreSQL and one Redis:
@@ -14,52 +11,20 @@ import { apiClient, eventually, EventsSubscriber } from "./api-harness.ts";
  * refused; a node killed with SIGKILL mid-run is taken over by the node a tab follows the session on.
  */
 describe("distributed mode: session leases, routing and failover", () => {
-  let database: PrivateService;
-  let redis: PrivateService;
-  let sim: ModelSim;
-  let parent: string;
-  let workspace: string;
-  let sql: postgres.Sql;
-  const nodes: ApiNodeProcess[] = [];
-  const tabs: EventsSubscriber[] = [];
+  let services: DistributedServices;
+  let nodes: NodeProcesses;
+  let store: StoreReader;
 
   const slow = (text: string, chunks: number, chunkDelayMs: number, match: string): Turn => ({
     match: { firstMessageIncludes: match },
     content: [{ type: "text", text: text.repeat(chunks) }],
     chunkDelayMs,
   });
-  const startNode = async (nodeId: string, drainTimeoutMs?: number): Promise<ApiNodeProcess> => {
-    const node = await startApiNode({
-      nodeId,
-      workspace,
-      parent,
-      simUrl: sim.url,
-      databaseUrl: database.url,
-      redisUrl: redis.url,
-      ...(drainTimeoutMs !== undefined ? { drainTimeoutMs } : {}),
-    });
-    nodes.push(node);
-    return node;
-  };
-  const follow = (node: ApiNodeProcess, sessionId: string): EventsSubscriber => {
-    const tab = new EventsSubscriber(node.url, node.token, sessionId);
-    tabs.push(tab);
-    return tab;
-  };
-  const lease = async (sessionId: string) =>
-    (await sql<{ owner: string | null; generation: string }[]>`select owner, generation from cairn_session_leases where session_id = ${sessionId}`)[0];
-  const lines = async (sessionId: string) =>
-    (await sql<{ line: string }[]>`select line from cairn_transcript_lines where session_id = ${sessionId} order by line_no`).map((row) => row.line);
 
   beforeAll(async () => {
-    [database, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
-    sql = postgres(database.url, { max: 2, onnotice: () => undefined });
-    parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-dist-failover-")));
-    workspace = join(parent, "ws");
-    await mkdir(workspace);
-    await writeFile(join(workspace, "README.md"), "# shared workspace\n");
-    sim = await startModelSim({
-      scenario: {
+    services = await startDistributedServices({
+      name: "failover",
+      scenario: (workspace) => ({
         turns: [
           {
             match: { firstMessageIncludes: "ROUTING" },
@@ -81,34 +46,30 @@ describe("distributed mode: session leases, routing and failover", () => {
           slow("never finished ", 1_000, 25, "DRAIN-LONG"),
           { match: { firstMessageIncludes: "DRAIN-LONG" }, content: [{ type: "text", text: "Continued on node B." }] },
         ],
-      },
+      }),
     });
+    store = storeReader(services.database.url);
+    nodes = nodeProcesses(services);
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(tabs.map((tab) => tab.stop()));
-    for (const node of nodes) {
-      if (node.child.signalCode === null && node.child.exitCode === null) node.child.kill("SIGCONT");
-      await node.kill();
-    }
-    await sql?.end();
-    await sim?.close();
-    await Promise.all([database?.stop(), redis?.stop()]);
-    await rm(parent, { recursive: true, force: true });
+    await nodes?.stopAll();
+    await store?.end();
+    await services?.stop();
   });
 
   it("routes send, permission answers, mode and model switches and interrupt from node B to the owner, node A", async () => {
-    const [nodeA, nodeB] = await Promise.all([startNode("node-a"), startNode("node-b")]);
+    const [nodeA, nodeB] = await Promise.all([nodes.start("node-a"), nodes.start("node-b")]);
     const onA = apiClient(nodeA.url, nodeA.token);
     const onB = apiClient(nodeB.url, nodeB.token);
     const { sessionId } = await onA.session.create.mutate();
-    expect(await lease(sessionId)).toEqual({ owner: "node-a", generation: "1" });
+    expect(await store.lease(sessionId)).toEqual({ owner: "node-a", generation: "1" });
 
     // Nothing of the session is stored yet, so only its owner knows it: B's commands must reach A.
     expect((await onB.session.get.query({ sessionId })).sessionId).toBe(sessionId);
     await onB.session.send.mutate({ sessionId, prompt: "ROUTING: write the file" });
-    await eventually(async () => expect((await lines(sessionId)).length).toBeGreaterThan(0), 30_000);
-    const tab = follow(nodeB, sessionId);
+    await eventually(async () => expect((await store.lines(sessionId)).length).toBeGreaterThan(0), 30_000);
+    const tab = nodes.follow(nodeB, sessionId);
     const request = await eventually(() => {
       const found = tab.events().find((event) => event.type === "permission-request");
       expect(found).toBeDefined();
@@ -121,7 +82,7 @@ describe("distributed mode: session leases, routing and failover", () => {
       accepted: true,
     });
     await eventually(() => expect(tab.events().filter((event) => event.type === "result")).toHaveLength(1), 30_000);
-    expect(await readFile(join(workspace, "routed.txt"), "utf8")).toBe("written by the owner\n");
+    expect(await readFile(join(services.workspace, "routed.txt"), "utf8")).toBe("written by the owner\n");
 
     await onB.session.setMode.mutate({ sessionId, mode: "acceptEdits" });
     await onB.session.setModel.mutate({ sessionId, model: "sim-model-2" });
@@ -134,62 +95,62 @@ describe("distributed mode: session leases, routing and failover", () => {
     const ended = tab.events().filter((event) => event.type === "result");
     expect(ended.at(-1)).toMatchObject({ terminal: { reason: "aborted_streaming" } });
     // Node A kept the session throughout: nothing was taken over.
-    expect(await lease(sessionId)).toEqual({ owner: "node-a", generation: "1" });
+    expect(await store.lease(sessionId)).toEqual({ owner: "node-a", generation: "1" });
     expect(tab.errors).toEqual([]);
   }, 120_000);
 
   it("refuses the writes of a paused owner that wakes up after node B has taken its session over", async () => {
-    const nodeB = nodes.find((node) => node.nodeId === "node-b") ?? (await startNode("node-b"));
-    const nodeC = await startNode("node-c");
+    const nodeB = await nodes.reuse("node-b");
+    const nodeC = await nodes.start("node-c");
     const onC = apiClient(nodeC.url, nodeC.token);
     const onB = apiClient(nodeB.url, nodeB.token);
     const { sessionId } = await onC.session.create.mutate();
     await onC.session.send.mutate({ sessionId, prompt: "FENCING: stream slowly" });
-    await eventually(async () => expect((await lines(sessionId)).length).toBeGreaterThan(0), 30_000);
-    const tab = follow(nodeB, sessionId);
+    await eventually(async () => expect((await store.lines(sessionId)).length).toBeGreaterThan(0), 30_000);
+    const tab = nodes.follow(nodeB, sessionId);
     await eventually(() => expect(tab.events().filter((event) => event.type === "text-delta").length).toBeGreaterThan(2), 30_000);
 
     nodeC.child.kill("SIGSTOP");
     // C does not answer: B waits its lease out, takes the session over, and runs the prompt itself.
     await onB.session.send.mutate({ sessionId, prompt: "Take it over" });
-    expect(await lease(sessionId)).toEqual({ owner: "node-b", generation: "2" });
+    expect(await store.lease(sessionId)).toEqual({ owner: "node-b", generation: "2" });
     await eventually(() => expect(tab.events().some((event) => event.type === "result")).toBe(true), 30_000);
-    const before = await lines(sessionId);
+    const before = await store.lines(sessionId);
     expect(before.some((line) => line.includes("The new owner answers."))).toBe(true);
 
     nodeC.child.kill("SIGCONT");
     // C's stream goes on, and its run tries to record the answer under its old lease: refused.
     await eventually(() => expect(nodeC.stderr()).toContain(`refused a write to session ${sessionId}: lease generation 1 is no longer current`), 30_000);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const after = await lines(sessionId);
+    const after = await store.lines(sessionId);
     expect(after).toEqual(before);
     expect(after.some((line) => line.includes("STALE-OWNER-TEXT STALE-OWNER-TEXT"))).toBe(false);
-    expect(await lease(sessionId)).toEqual({ owner: "node-b", generation: "2" });
+    expect(await store.lease(sessionId)).toEqual({ owner: "node-b", generation: "2" });
   }, 120_000);
 
   it("kill -9 of the owner mid-run: the node a tab follows on takes over within the lease TTL and the next prompt carries the history", async () => {
-    const nodeA = await startNode("node-a2");
-    const nodeB = nodes.find((node) => node.nodeId === "node-b") ?? (await startNode("node-b"));
+    const nodeA = await nodes.start("node-a2");
+    const nodeB = await nodes.reuse("node-b");
     const onA = apiClient(nodeA.url, nodeA.token);
     const onB = apiClient(nodeB.url, nodeB.token);
     const { sessionId } = await onA.session.create.mutate();
     await onA.session.send.mutate({ sessionId, prompt: "FAILOVER: read the README, then answer at length" });
-    await eventually(async () => expect((await lines(sessionId)).length).toBeGreaterThan(0), 30_000);
-    const tab = follow(nodeB, sessionId);
+    await eventually(async () => expect((await store.lines(sessionId)).length).toBeGreaterThan(0), 30_000);
+    const tab = nodes.follow(nodeB, sessionId);
     await eventually(() => expect(tab.events().filter((event) => event.type === "text-delta").length).toBeGreaterThan(5), 30_000);
 
-    const written = await lines(sessionId);
+    const written = await store.lines(sessionId);
     const seenMessages = tab.events().flatMap((event) => (event.type === "message" ? [event.message.uuid] : []));
     const killedAt = Date.now();
     await nodeA.kill();
     const takeover = await eventually(async () => {
-      expect(await lease(sessionId)).toEqual({ owner: "node-b", generation: "2" });
+      expect(await store.lease(sessionId)).toEqual({ owner: "node-b", generation: "2" });
       return Date.now() - killedAt;
     }, 20_000);
     expect(takeover).toBeLessThanOrEqual(10_000);
 
     // Every line written before the kill is there, unchanged, and every message a tab was shown.
-    const after = await lines(sessionId);
+    const after = await store.lines(sessionId);
     expect(after.slice(0, written.length)).toEqual(written);
     const stored = after.map((line) => (JSON.parse(line) as { uuid?: string }).uuid);
     expect(seenMessages.length).toBeGreaterThanOrEqual(3);
@@ -207,10 +168,10 @@ describe("distributed mode: session leases, routing and failover", () => {
       10_000,
     );
 
-    const requestsBefore = sim.requests.length;
+    const requestsBefore = services.sim.requests.length;
     await onB.session.send.mutate({ sessionId, prompt: "FAILOVER continue" });
     await eventually(() => expect(tab.events().filter((event) => event.type === "result")).toHaveLength(1), 30_000);
-    const next = sim.requests.slice(requestsBefore).find((request) => JSON.stringify(request.body).includes("FAILOVER continue"));
+    const next = services.sim.requests.slice(requestsBefore).find((request) => JSON.stringify(request.body).includes("FAILOVER continue"));
     if (!next) throw new Error("the simulator got no request with the next prompt");
     const messages = (next.body as { messages: Array<{ role: string; content: string | Array<Record<string, unknown>> }> }).messages;
     // Roles alternate from the first prompt to this one (the interrupted turn's note and the new prompt share the last).
@@ -233,8 +194,8 @@ describe("distributed mode: session leases, routing and failover", () => {
   }, 120_000);
 
   it("SIGTERM drains a node: a short run finishes, a long one is interrupted, both are handed over cleanly", async () => {
-    const nodeB = nodes.find((node) => node.nodeId === "node-b") ?? (await startNode("node-b"));
-    const nodeD = await startNode("node-d", 4_000);
+    const nodeB = await nodes.reuse("node-b");
+    const nodeD = await nodes.start("node-d", { drainTimeoutMs: 4_000 });
     const onD = apiClient(nodeD.url, nodeD.token);
     const onB = apiClient(nodeB.url, nodeB.token);
     const short = (await onD.session.create.mutate()).sessionId;
@@ -246,15 +207,15 @@ describe("distributed mode: session leases, routing and failover", () => {
     nodeD.child.kill("SIGTERM");
     expect(await nodeD.exited).toBe("0");
     // Both leases were released (owner cleared), not left to lapse.
-    expect(await lease(short)).toEqual({ owner: null, generation: "1" });
-    expect(await lease(long)).toEqual({ owner: null, generation: "1" });
-    expect((await lines(short)).some((line) => line.includes("short and done ".repeat(30).trim()))).toBe(true);
-    expect((await lines(long)).some((line) => line.includes("never finished ".repeat(1_000).trim()))).toBe(false);
+    expect(await store.lease(short)).toEqual({ owner: null, generation: "1" });
+    expect(await store.lease(long)).toEqual({ owner: null, generation: "1" });
+    expect((await store.lines(short)).some((line) => line.includes("short and done ".repeat(30).trim()))).toBe(true);
+    expect((await store.lines(long)).some((line) => line.includes("never finished ".repeat(1_000).trim()))).toBe(false);
 
     // The next command on B takes the released session over at once, with nothing to recover.
-    const tab = follow(nodeB, long);
+    const tab = nodes.follow(nodeB, long);
     await onB.session.send.mutate({ sessionId: long, prompt: "Carry on" });
-    expect(await lease(long)).toEqual({ owner: "node-b", generation: "2" });
+    expect(await store.lease(long)).toEqual({ owner: "node-b", generation: "2" });
     // The stream holds D's interrupted run's result first, then B's.
     await eventually(() => expect(tab.events().filter((event) => event.type === "result")).toHaveLength(2), 30_000);
     expect(tab.events().filter((event) => event.type === "result")).toMatchObject([
@@ -262,6 +223,6 @@ describe("distributed mode: session leases, routing and failover", () => {
       { terminal: { reason: "completed" } },
     ]);
     expect(tab.events().some((event) => event.type === "notice" && event.code === "turn_interrupted")).toBe(false);
-    expect((await lines(long)).some((line) => line.includes("Continued on node B."))).toBe(true);
+    expect((await store.lines(long)).some((line) => line.includes("Continued on node B."))).toBe(true);
   }, 120_000);
 });

@@ -1,58 +1,34 @@
-import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type CairnServer } from "@cairn/api";
-import { startPrivatePostgres, type PrivateService } from "@cairn/api/distributed-testing";
-import { startModelSim, type ModelSim } from "@cairn/model-sim";
 import { apiClient, eventually } from "./api-harness.ts";
+import { type DistributedServices, startDistributedServices, startInProcessNode } from "./distributed-harness.ts";
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 
 /** Two API nodes (separate homes, one workspace, one PostgreSQL): what one writes, the other lists, loads and continues. */
 describe("distributed mode: transcripts and the session index in PostgreSQL", () => {
-  let database: PrivateService;
-  let sim: ModelSim;
-  let parent: string;
-  let workspace: string;
+  let services: DistributedServices<undefined>;
   const nodes: CairnServer[] = [];
 
   const startNode = async (nodeId: string): Promise<CairnServer> => {
-    const home = join(parent, `home-${nodeId}`);
-    await mkdir(home);
-    const server = await startServer({
-      workspace,
-      cairnHome: home,
-      version: "0.0.0-test",
-      apiKey: "test",
-      baseURL: sim.url,
-      model: "sim-model",
-      port: 0,
-      webDir: null,
-      checkpoints: false,
-      managedSettingsPath: join(parent, "no-managed-settings.json"),
-      maxRetries: 1,
-      promptCaching: false,
-      distributed: { databaseUrl: database.url, redisUrl: undefined, workerUrls: [], nodeId },
-    });
+    const server = await startInProcessNode(services, nodeId);
     nodes.push(server);
     return server;
   };
 
   beforeAll(async () => {
-    database = await startPrivatePostgres();
-    sim = await startModelSim({ scenario: { turns: [text("The README has one heading."), text("Second answer, from node B.")] } });
-    parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-dist-pg-")));
-    workspace = join(parent, "ws");
-    await mkdir(workspace);
-    await writeFile(join(workspace, "README.md"), "# shared\n");
+    services = await startDistributedServices({
+      name: "pg",
+      redis: false,
+      scenario: { turns: [text("The README has one heading."), text("Second answer, from node B.")] },
+    });
   }, 120_000);
 
   afterAll(async () => {
     for (const node of nodes) await node.close();
-    await sim?.close();
-    await database?.stop();
-    await rm(parent, { recursive: true, force: true });
+    await services?.stop();
   });
 
   it("runs a prompt on node A, lists and continues it on node B with the earlier history, and writes no JSONL files", async () => {
@@ -74,7 +50,7 @@ describe("distributed mode: transcripts and the session index in PostgreSQL", ()
 
     await clientB.session.send.mutate({ sessionId, prompt: "And on node B?" });
     await eventually(async () => expect((await clientB.session.get.query({ sessionId })).running).toBe(false), 30_000);
-    const requests = sim.requests.filter((request) => request.path === "/v1/messages");
+    const requests = services.sim.requests.filter((request) => request.path === "/v1/messages");
     const last = requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
     expect(last.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
     expect(JSON.stringify(last.messages[0])).toContain("What is in the README?");
@@ -91,18 +67,18 @@ describe("distributed mode: transcripts and the session index in PostgreSQL", ()
   }, 120_000);
 
   it("refuses to start when PostgreSQL cannot be reached, naming it without its password", async () => {
-    const home = join(parent, "home-unreachable");
+    const home = join(services.parent, "home-unreachable");
     await mkdir(home);
     const attempt = startServer({
-      workspace,
+      workspace: services.workspace,
       cairnHome: home,
       version: "0.0.0-test",
       apiKey: "test",
-      baseURL: sim.url,
+      baseURL: services.sim.url,
       port: 0,
       webDir: null,
       checkpoints: false,
-      managedSettingsPath: join(parent, "no-managed-settings.json"),
+      managedSettingsPath: join(services.parent, "no-managed-settings.json"),
       distributed: { databaseUrl: "postgres://cairn:secret@127.0.0.1:1/none", redisUrl: undefined, workerUrls: [], nodeId: "node-x" },
     });
     await expect(attempt).rejects.toThrow(/PostgreSQL at postgres:\/\/cairn:\*\*\*@127\.0\.0\.1:1\/none/);

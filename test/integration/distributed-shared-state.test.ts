@@ -1,12 +1,9 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPrivatePostgres, startPrivateRedis, type PrivateService } from "@cairn/api/distributed-testing";
-import { startModelSim, type ModelSim } from "@cairn/model-sim";
 import { startServeProcess, type ServeProcess } from "../support/serve-process.ts";
 import { apiClient, eventually, send } from "./api-harness.ts";
+import { type DistributedServices, startDistributedServices } from "./distributed-harness.ts";
 import { errorCode, shareViewClient, text } from "./share-support.ts";
 
 /**
@@ -14,21 +11,13 @@ import { errorCode, shareViewClient, text } from "./share-support.ts";
  * the rules written from the IDE are made on node A and hold on node B, and neither node keeps them in its own home.
  */
 describe("distributed mode: shares, trust and IDE settings shared through PostgreSQL", () => {
-  let database: PrivateService;
-  let redis: PrivateService;
-  let sim: ModelSim;
-  let parent: string;
-  let workspace: string;
+  let services: DistributedServices;
   let nodeA: ServeProcess;
   let nodeB: ServeProcess;
 
   beforeAll(async () => {
-    [database, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
-    sim = await startModelSim({ scenario: { turns: [text("The README has one heading.")] } });
-    parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-dist-shared-")));
-    workspace = join(parent, "ws");
-    await mkdir(workspace);
-    await writeFile(join(workspace, "README.md"), "# shared\n");
+    services = await startDistributedServices({ name: "shared", readme: "# shared\n", scenario: { turns: [text("The README has one heading.")] } });
+    const { parent, workspace, sim, database, redis } = services;
     const common = { parent, workspace, modelUrl: sim.url, databaseUrl: database.url, redisUrl: redis.url };
     // One after the other: the first migrates the schema.
     nodeA = await startServeProcess({ ...common, nodeId: "node-a" });
@@ -37,9 +26,7 @@ describe("distributed mode: shares, trust and IDE settings shared through Postgr
 
   afterAll(async () => {
     await Promise.all([nodeA?.stop(), nodeB?.stop()]);
-    await sim?.close();
-    await Promise.all([database?.stop(), redis?.stop()]);
-    await rm(parent, { recursive: true, force: true });
+    await services?.stop();
   });
 
   it("a share link made on node A opens on node B; revoked on B, it is dead on A", async () => {
@@ -106,6 +93,6 @@ describe("distributed mode: shares, trust and IDE settings shared through Postgr
     );
     expect(await clientB.settings.removeRule.mutate({ scope: "local", behavior: "deny", rule: "WebFetch" })).toEqual({ removed: true });
     await eventually(async () => expect((await clientA.settings.get.query()).rules).not.toContainEqual(expect.objectContaining({ rule: "WebFetch" })));
-    expect(existsSync(join(workspace, ".claude", "settings.local.json"))).toBe(false);
+    expect(existsSync(join(services.workspace, ".claude", "settings.local.json"))).toBe(false);
   });
 });

@@ -1,13 +1,11 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Redis } from "ioredis";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPrivatePostgres, startPrivateRedis, type PrivateService } from "@cairn/api/distributed-testing";
-import { startModelSim, type ModelSim, type Turn } from "@cairn/model-sim";
-import { startApiNode, type ApiNodeProcess } from "../support/api-node-process.ts";
-import { apiClient, eventually, EventsSubscriber } from "./api-harness.ts";
+import type { Turn } from "@cairn/model-sim";
+import type { ApiNodeProcess } from "../support/api-node-process.ts";
+import { apiClient, eventually } from "./api-harness.ts";
+import { type DistributedServices, type NodeProcesses, nodeProcesses, type StoreReader, startDistributedServices, storeReader } from "./distributed-harness.ts";
 
 const LEASE_TTL_MS = 3_000;
 
@@ -19,48 +17,23 @@ const LEASE_TTL_MS = 3_000;
  * owner; a paused owner that wakes after the takeover cannot append to the session's event stream.
  */
 describe("distributed mode: what a takeover carries over", () => {
-  let database: PrivateService;
-  let redis: PrivateService;
-  let sim: ModelSim;
-  let parent: string;
-  let workspace: string;
-  let sql: postgres.Sql;
+  let services: DistributedServices;
+  let nodes: NodeProcesses;
+  let store: StoreReader;
   let inspect: Redis;
   let nodeB: ApiNodeProcess;
-  const nodes: ApiNodeProcess[] = [];
-  const tabs: EventsSubscriber[] = [];
 
   const text = (match: string, answer: string): Turn => ({ match: { firstMessageIncludes: match }, content: [{ type: "text", text: answer }] });
-  const startNode = async (nodeId: string): Promise<ApiNodeProcess> => {
-    const node = await startApiNode({ nodeId, workspace, parent, simUrl: sim.url, databaseUrl: database.url, redisUrl: redis.url, leaseTtlMs: LEASE_TTL_MS });
-    nodes.push(node);
-    return node;
-  };
-  const follow = (node: ApiNodeProcess, sessionId: string): EventsSubscriber => {
-    const tab = new EventsSubscriber(node.url, node.token, sessionId);
-    tabs.push(tab);
-    return tab;
-  };
-  const lease = async (sessionId: string) =>
-    (await sql<{ owner: string | null; generation: string }[]>`select owner, generation from cairn_session_leases where session_id = ${sessionId}`)[0];
   const carried = async (sessionId: string) =>
     (
-      await sql<{ session_state: { permissionMode: string; model: string; waitingQuestions: Array<{ requestId: string }> } | null }[]>`
+      await store.sql<{ session_state: { permissionMode: string; model: string; waitingQuestions: Array<{ requestId: string }> } | null }[]>`
       select session_state from cairn_session_leases where session_id = ${sessionId}`
     )[0]?.session_state;
-  const lines = async (sessionId: string) =>
-    (await sql<{ line: string }[]>`select line from cairn_transcript_lines where session_id = ${sessionId} order by line_no`).map((row) => row.line);
 
   beforeAll(async () => {
-    [database, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
-    sql = postgres(database.url, { max: 2, onnotice: () => undefined });
-    inspect = new Redis(redis.url, { maxRetriesPerRequest: null });
-    parent = await realpath(await mkdtemp(join(tmpdir(), "cairn-dist-takeover-")));
-    workspace = join(parent, "ws");
-    await mkdir(workspace);
-    await writeFile(join(workspace, "README.md"), "# shared workspace\n");
-    sim = await startModelSim({
-      scenario: {
+    services = await startDistributedServices({
+      name: "takeover",
+      scenario: (workspace) => ({
         turns: [
           {
             match: { firstMessageIncludes: "PENDING" },
@@ -76,31 +49,28 @@ describe("distributed mode: what a takeover carries over", () => {
           { match: { firstMessageIncludes: "FENCE-EVENTS" }, content: [{ type: "text", text: "STALE-OWNER-TEXT ".repeat(2_000) }], chunkDelayMs: 2 },
           text("FENCE-EVENTS", "New owner here."),
         ],
-      },
+      }),
     });
-    nodeB = await startNode("node-b");
+    store = storeReader(services.database.url);
+    inspect = new Redis(services.redis.url, { maxRetriesPerRequest: null });
+    nodes = nodeProcesses(services, { leaseTtlMs: LEASE_TTL_MS });
+    nodeB = await nodes.start("node-b");
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(tabs.map((tab) => tab.stop()));
-    for (const node of nodes) {
-      if (node.child.signalCode === null && node.child.exitCode === null) node.child.kill("SIGCONT");
-      await node.kill();
-    }
+    await nodes?.stopAll();
     inspect?.disconnect();
-    await sql?.end();
-    await sim?.close();
-    await Promise.all([database?.stop(), redis?.stop()]);
-    await rm(parent, { recursive: true, force: true });
+    await store?.end();
+    await services?.stop();
   });
 
   it("a permission question pending when the owner is killed is asked again on the node that takes over, and answering it finishes the turn", async () => {
-    const nodeA = await startNode("node-a1");
+    const nodeA = await nodes.start("node-a1");
     const onA = apiClient(nodeA.url, nodeA.token);
     const onB = apiClient(nodeB.url, nodeB.token);
     const { sessionId } = await onA.session.create.mutate();
     await onA.session.send.mutate({ sessionId, prompt: "PENDING: write the file" });
-    const tab = follow(nodeB, sessionId);
+    const tab = nodes.follow(nodeB, sessionId);
     const asked = await eventually(() => {
       const found = tab.events().find((event) => event.type === "permission-request");
       if (found?.type !== "permission-request") throw new Error("no permission request yet");
@@ -110,7 +80,7 @@ describe("distributed mode: what a takeover carries over", () => {
     await eventually(async () => expect((await carried(sessionId))?.waitingQuestions.map((question) => question.requestId)).toEqual([asked.requestId]), 10_000);
 
     await nodeA.kill();
-    await eventually(async () => expect(await lease(sessionId)).toEqual({ owner: "node-b", generation: "2" }), 20_000);
+    await eventually(async () => expect(await store.lease(sessionId)).toEqual({ owner: "node-b", generation: "2" }), 20_000);
     await eventually(() => expect(tab.events().some((event) => event.type === "notice" && event.code === "turn_resumed")).toBe(true), 10_000);
     // The same question, under the same id, is waiting on node B now.
     const snapshot = await eventually(async () => {
@@ -119,7 +89,7 @@ describe("distributed mode: what a takeover carries over", () => {
       return state;
     }, 10_000);
     expect(snapshot.running).toBe(true);
-    const requestsBefore = sim.requests.length;
+    const requestsBefore = services.sim.requests.length;
     expect(await onB.permission.respond.mutate({ sessionId, requestId: asked.requestId, answer: { behavior: "allow", scope: "once" } })).toEqual({
       accepted: true,
     });
@@ -134,43 +104,43 @@ describe("distributed mode: what a takeover carries over", () => {
         ).toMatchObject({ terminal: { reason: "completed" } }),
       30_000,
     );
-    expect(await readFile(join(workspace, "asked-twice.txt"), "utf8")).toBe("written after the takeover\n");
+    expect(await readFile(join(services.workspace, "asked-twice.txt"), "utf8")).toBe("written after the takeover\n");
     expect(tab.events().some((event) => event.type === "notice" && event.code === "turn_interrupted")).toBe(false);
     // The model got the call's real result and went on with the same turn.
-    const next = sim.requests.slice(requestsBefore)[0];
+    const next = services.sim.requests.slice(requestsBefore)[0];
     if (!next) throw new Error("the simulator got no request after the answer");
     const messages = (next.body as { messages: Array<{ role: string; content: string | Array<Record<string, unknown>> }> }).messages;
     const last = messages.at(-1)?.content;
     expect(Array.isArray(last) && last.some((block) => block.type === "tool_result" && block.is_error !== true)).toBe(true);
-    expect((await lines(sessionId)).some((line) => line.includes("Written on the node that took over."))).toBe(true);
+    expect((await store.lines(sessionId)).some((line) => line.includes("Written on the node that took over."))).toBe(true);
     expect((await onB.session.get.query({ sessionId })).pendingPermissions).toEqual([]);
   }, 120_000);
 
   it("the permission mode and model carry over to the node that takes the session over", async () => {
-    const nodeA = await startNode("node-a2");
+    const nodeA = await nodes.start("node-a2");
     const onA = apiClient(nodeA.url, nodeA.token);
     const onB = apiClient(nodeB.url, nodeB.token);
     const { sessionId } = await onA.session.create.mutate();
     await onA.session.setMode.mutate({ sessionId, mode: "acceptEdits" });
     await onA.session.setModel.mutate({ sessionId, model: "sim-model-2" });
     await onA.session.send.mutate({ sessionId, prompt: "CARRY: hello" });
-    await eventually(async () => expect((await lines(sessionId)).some((line) => line.includes("First answer."))).toBe(true), 30_000);
+    await eventually(async () => expect((await store.lines(sessionId)).some((line) => line.includes("First answer."))).toBe(true), 30_000);
     await eventually(async () => expect(await carried(sessionId)).toMatchObject({ permissionMode: "acceptEdits", model: "sim-model-2" }), 10_000);
 
     await nodeA.kill();
-    const requestsBefore = sim.requests.length;
+    const requestsBefore = services.sim.requests.length;
     // The next command on B waits out A's lease, takes the session over and runs there.
     await onB.session.send.mutate({ sessionId, prompt: "CARRY: again" });
-    expect(await lease(sessionId)).toEqual({ owner: "node-b", generation: "2" });
+    expect(await store.lease(sessionId)).toEqual({ owner: "node-b", generation: "2" });
     expect(await onB.session.get.query({ sessionId })).toMatchObject({ permissionMode: "acceptEdits", model: "sim-model-2" });
-    await eventually(async () => expect((await lines(sessionId)).some((line) => line.includes("Answered by the new owner."))).toBe(true), 30_000);
-    const request = sim.requests.slice(requestsBefore).find((candidate) => JSON.stringify(candidate.body).includes("CARRY: again"));
+    await eventually(async () => expect((await store.lines(sessionId)).some((line) => line.includes("Answered by the new owner."))).toBe(true), 30_000);
+    const request = services.sim.requests.slice(requestsBefore).find((candidate) => JSON.stringify(candidate.body).includes("CARRY: again"));
     if (!request) throw new Error("the simulator got no request with the prompt sent to B");
     expect((request.body as { model?: string }).model).toBe("sim-model-2");
   }, 120_000);
 
   it("compaction, fork, rewind, /clear and session rules sent to a node that does not own the session run on the owner", async () => {
-    const nodeA = await startNode("node-a3");
+    const nodeA = await nodes.start("node-a3");
     const onA = apiClient(nodeA.url, nodeA.token);
     const onB = apiClient(nodeB.url, nodeB.token);
     const { sessionId } = await onA.session.create.mutate();
@@ -181,7 +151,7 @@ describe("distributed mode: what a takeover carries over", () => {
     if (!prompt || !answer) throw new Error("the session should hold a prompt and an answer");
 
     const forked = await onB.session.fork.mutate({ sessionId, messageUuid: answer.uuid });
-    expect((await lines(forked.sessionId)).some((line) => line.includes("An answer to route around."))).toBe(true);
+    expect((await store.lines(forked.sessionId)).some((line) => line.includes("An answer to route around."))).toBe(true);
     const rewound = await onB.session.rewind.mutate({ sessionId, messageUuid: answer.uuid, mode: "conversation" });
     expect(rewound.sessionId).not.toBeNull();
     expect(rewound.sessionId).not.toBe(sessionId);
@@ -193,29 +163,29 @@ describe("distributed mode: what a takeover carries over", () => {
 
     const compacted = await onB.session.compact.mutate({ sessionId, instructions: "keep it short" });
     expect(compacted.summarizedCount).toBeGreaterThan(0);
-    expect((await lines(sessionId)).some((line) => line.includes("compact_boundary"))).toBe(true);
+    expect((await store.lines(sessionId)).some((line) => line.includes("compact_boundary"))).toBe(true);
 
     const cleared = await onB.session.send.mutate({ sessionId, prompt: "/clear" });
     const clearedTo = cleared.command?.sessionId;
     expect(clearedTo).toBeDefined();
     // Every command ran on A: it kept the session throughout, and the session /clear started is A's too.
-    expect(await lease(sessionId)).toEqual({ owner: "node-a3", generation: "1" });
-    expect(await lease(clearedTo as string)).toMatchObject({ owner: "node-a3" });
+    expect(await store.lease(sessionId)).toEqual({ owner: "node-a3", generation: "1" });
+    expect(await store.lease(clearedTo as string)).toMatchObject({ owner: "node-a3" });
     expect(nodeB.stderr()).not.toContain(`refused a write to session ${sessionId}`);
   }, 120_000);
 
   it("a paused owner that wakes after the takeover cannot append to the session's event stream", async () => {
-    const nodeC = await startNode("node-c");
+    const nodeC = await nodes.start("node-c");
     const onC = apiClient(nodeC.url, nodeC.token);
     const onB = apiClient(nodeB.url, nodeB.token);
     const { sessionId } = await onC.session.create.mutate();
     await onC.session.send.mutate({ sessionId, prompt: "FENCE-EVENTS: stream slowly" });
-    const tab = follow(nodeB, sessionId);
+    const tab = nodes.follow(nodeB, sessionId);
     await eventually(() => expect(tab.events().filter((event) => event.type === "text-delta").length).toBeGreaterThan(3), 30_000);
 
     nodeC.child.kill("SIGSTOP");
     // The tab on B makes B take the session over once C's lease lapses; B publishes only a few events (the turn's end).
-    await eventually(async () => expect(await lease(sessionId)).toEqual({ owner: "node-b", generation: "2" }), 20_000);
+    await eventually(async () => expect(await store.lease(sessionId)).toEqual({ owner: "node-b", generation: "2" }), 20_000);
     await eventually(() => expect(tab.events().some((event) => event.type === "notice" && event.code === "turn_interrupted")).toBe(true), 10_000);
     const stream = `cairn:events:${sessionId}`;
     const takenOverAt = (await inspect.xrevrange(stream, "+", "-", "COUNT", 1))[0]?.[0];
@@ -248,6 +218,6 @@ describe("distributed mode: what a takeover carries over", () => {
         ).toMatchObject({ terminal: { reason: "completed" } }),
       30_000,
     );
-    expect((await lines(sessionId)).some((line) => line.includes("New owner here."))).toBe(true);
+    expect((await store.lines(sessionId)).some((line) => line.includes("New owner here."))).toBe(true);
   }, 120_000);
 });

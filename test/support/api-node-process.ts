@@ -37,11 +37,14 @@ export type ApiNodeProcess = {
 
 export async function startApiNode(options: ApiNodeOptions): Promise<ApiNodeProcess> {
   const cairnHome = join(options.parent, `home-${options.nodeId}`);
-  await mkdir(cairnHome, { recursive: true });
+  // Its temporary folders too go under the parent, which the test removes: a node killed with SIGKILL cleans up nothing.
+  const temporary = join(options.parent, `tmp-${options.nodeId}`);
+  await Promise.all([mkdir(cairnHome, { recursive: true }), mkdir(temporary, { recursive: true })]);
   const { parent: _parent, ...rest } = options;
   const childOptions: ApiNodeChildOptions = { ...rest, cairnHome };
   const child = spawn(process.execPath, ["--import", "tsx", join(here, "api-node.child.ts"), JSON.stringify(childOptions)], {
     cwd: here,
+    env: { ...process.env, TMPDIR: temporary },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";

@@ -1,58 +1,22 @@
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { SequencedEvent } from "../../router/context.ts";
+import { describe, expect, it, vi } from "vitest";
 import type { SessionEvent } from "../../router/types.ts";
-import { streamEvents } from "../../hub/event-stream.ts";
-import { startPrivateRedis, type PrivateService } from "../testing/private-services.ts";
-import { RedisEventBus } from "./redis-event-bus.ts";
+import { followBus, useRedisNodes } from "./redis-bus-testing.ts";
+import type { RedisEventBus } from "./redis-event-bus.ts";
 
 const notice = (index: number): SessionEvent => ({ type: "notice", level: "info", code: "step", message: `event ${index}` });
 const RESYNC: SessionEvent = { type: "notice", level: "info", code: "resync", message: "snapshot" };
-
-/** A tab: reads a session's events from one node from `afterSeq` until stopped, recording each (seq, event). */
-function follow(bus: RedisEventBus, sessionId: string, afterSeq: number) {
-  const controller = new AbortController();
-  const received: SequencedEvent[] = [];
-  const done = (async () => {
-    for await (const item of streamEvents({ bus, sessionId, afterSeq, signal: controller.signal, backfill: async () => [RESYNC] })) received.push(item);
-  })();
-  return {
-    received,
-    lastSeq: () => received.at(-1)?.seq ?? afterSeq,
-    async stop() {
-      controller.abort();
-      await done;
-    },
-  };
-}
+const follow = (bus: RedisEventBus, sessionId: string, afterSeq: number) => followBus(bus, sessionId, afterSeq, [RESYNC]);
 
 describe("Redis Streams event bus (private redis-server)", () => {
-  let redis: PrivateService;
-  const clients: Redis[] = [];
-  const buses: RedisEventBus[] = [];
-  const node = (maxLen?: number) => {
-    const client = new Redis(redis.url, { maxRetriesPerRequest: null });
-    clients.push(client);
-    const bus = new RedisEventBus({ redis: client, ...(maxLen ? { maxLen } : {}) });
-    buses.push(bus);
-    return bus;
-  };
-
-  beforeAll(async () => {
-    redis = await startPrivateRedis();
-  });
-  afterAll(async () => {
-    for (const bus of buses) await bus.close();
-    for (const client of clients) client.disconnect();
-    await redis.stop();
-  });
+  const redis = useRedisNodes();
+  const node = (maxLen?: number) => redis.node(maxLen ? { maxLen } : {});
 
   it("appends each event with XADD as <seq>-0 and trims with an approximate MAXLEN", async () => {
     const owner = node(100);
     await owner.prepare("trimmed");
     for (let index = 1; index <= 1_000; index++) expect(owner.publish("trimmed", notice(index))).toBe(index);
     await owner.flush();
-    const inspect = clients[0] as Redis;
+    const inspect = redis.inspector();
     const [first] = await inspect.xrange("cairn:events:trimmed", "-", "+", "COUNT", 1);
     const [last] = await inspect.xrevrange("cairn:events:trimmed", "+", "-", "COUNT", 1);
     expect(last?.[0]).toBe("1000-0");
@@ -131,7 +95,7 @@ describe("Redis Streams event bus (private redis-server)", () => {
     expect(second.lastSeq("handover")).toBe(10);
     expect(second.publish("handover", notice(11))).toBe(11);
     await second.flush();
-    const [last] = await (clients[0] as Redis).xrevrange("cairn:events:handover", "+", "-", "COUNT", 1);
+    const [last] = await redis.inspector().xrevrange("cairn:events:handover", "+", "-", "COUNT", 1);
     expect(last?.[0]).toBe("11-0");
   });
 
@@ -147,11 +111,11 @@ describe("Redis Streams event bus (private redis-server)", () => {
     expect(tabs.every((tab) => tab.received.map((item) => item.seq).join() === "1,2,3,4,5")).toBe(true);
     expect(watcher.listenerCount()).toBe(0);
     // The watcher node holds two connections in all: commands, and the one blocked reader.
-    const clientList = await (clients[0] as Redis).client("LIST");
+    const clientList = await redis.inspector().client("LIST");
     expect(
       String(clientList)
         .split("\n")
         .filter((line) => line.includes("cmd=xread")).length,
-    ).toBeLessThanOrEqual(buses.length);
+    ).toBeLessThanOrEqual(redis.count());
   });
 });

@@ -1,41 +1,22 @@
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { SequencedEvent } from "../../router/context.ts";
 import type { SessionEvent } from "../../router/types.ts";
-import { streamEvents } from "../../hub/event-stream.ts";
-import { startPrivateRedis, type PrivateService } from "../testing/private-services.ts";
-import { RedisEventBus } from "./redis-event-bus.ts";
+import { followBus, useRedisNodes } from "./redis-bus-testing.ts";
 import { eventOf } from "./stream-entries.ts";
 
 const said = (text: string): SessionEvent => ({ type: "notice", level: "info", code: "step", message: text });
 const textOf = (item: SequencedEvent) => (item.event.type === "notice" ? item.event.message : item.event.type);
 
 describe("fenced event streams: a stale owner cannot append (private redis-server)", () => {
-  let redis: PrivateService;
-  const clients: Redis[] = [];
-  const buses: RedisEventBus[] = [];
+  const redis = useRedisNodes();
   /** A node: its bus appends under the generation `leases` says it holds. */
-  const node = (leases: Map<string, number>, errors: string[]) => {
-    const client = new Redis(redis.url, { maxRetriesPerRequest: null });
-    clients.push(client);
-    const bus = new RedisEventBus({ redis: client, fence: (sessionId) => leases.get(sessionId), onError: (error) => errors.push(error.message) });
-    buses.push(bus);
-    return bus;
-  };
+  const node = (leases: Map<string, number>, errors: string[]) =>
+    redis.node({ fence: (sessionId) => leases.get(sessionId), onError: (error) => errors.push(error.message) });
   const entries = async (sessionId: string) =>
-    (await (clients[0] as Redis).xrange(`cairn:events:${sessionId}`, "-", "+")).map(([id, fields]) => {
+    (await redis.inspector().xrange(`cairn:events:${sessionId}`, "-", "+")).map(([id, fields]) => {
       const event = eventOf(fields);
       return `${id} ${event?.type === "notice" ? event.message : event?.type}`;
     });
-
-  beforeAll(async () => {
-    redis = await startPrivateRedis();
-  });
-  afterAll(async () => {
-    for (const bus of buses) await bus.close();
-    for (const client of clients) client.disconnect();
-    await redis.stop();
-  });
 
   it("refuses the appends of an owner whose lease was taken over, even numbered past the stream's end", async () => {
     const leasesA = new Map([["s1", 1]]);
@@ -48,12 +29,8 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
     await nodeA.flush();
 
     // A tab on node A (the owner until now) follows the session.
-    const controller = new AbortController();
-    const tab: SequencedEvent[] = [];
-    const following = (async () => {
-      for await (const item of streamEvents({ bus: nodeA, sessionId: "s1", afterSeq: 0, signal: controller.signal, backfill: async () => [said("snapshot")] }))
-        tab.push(item);
-    })();
+    const following = followBus(nodeA, "s1", 0, [said("snapshot")]);
+    const tab = following.received;
     await vi.waitFor(() => expect(tab.map(textOf)).toEqual(["a1", "a2", "a3"]));
 
     // Node B takes the session over (generation 2) and publishes one event.
@@ -106,8 +83,7 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
     expect(nodeA.publish("s1", said("a6"))).toBe(6);
     await nodeA.flush();
     expect((await entries("s1")).at(-1)).toBe("6-0 a6");
-    controller.abort();
-    await following;
+    await following.stop();
   });
 
   it("a node that holds no lease for a session publishes nothing to it", async () => {
@@ -132,14 +108,14 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
     owner.publish("s3", said("kept"));
     await owner.flush();
     expect(await entries("s3")).toEqual(["1-0 kept"]);
-    expect(await (clients[0] as Redis).get("cairn:events:s3:fence")).toBe("5");
+    expect(await redis.inspector().get("cairn:events:s3:fence")).toBe("5");
   });
 
   it("what one turn publishes goes in one fenced command, in order; an entry Redis refuses is reported and the rest still land", async () => {
     const errors: string[] = [];
     const leases = new Map([["s4", 1]]);
     const owner = node(leases, errors);
-    const inspect = clients[0] as Redis;
+    const inspect = redis.inspector();
     // Another writer (an earlier life of the session) already holds 1-0: the owner's first event collides with it.
     await inspect.xadd("cairn:events:s4", "1-0", "e", JSON.stringify(said("earlier")));
     // ioredis runs a script by EVALSHA, or by EVAL the first time on a connection.
