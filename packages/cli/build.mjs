@@ -93,8 +93,13 @@ const zodEnglishOnly = {
 rmSync(join(here, "dist"), { recursive: true, force: true });
 
 const result = await build({
-  // The timeline worker thread's code beside the bundle: @cairn/api's TimelineWorkerClient finds it there.
-  entryPoints: { cairn: join(here, "src", "main.ts"), "timeline-worker": join(here, "..", "api", "src", "timeline", "timeline-worker-main.ts") },
+  // The CLI; the local workspace worker on its own (a worker child loads the worker's code alone); the timeline worker
+  // thread's code, which @cairn/api's TimelineWorkerClient finds beside the bundle.
+  entryPoints: {
+    cairn: join(here, "src", "main.ts"),
+    worker: join(here, "src", "worker-entry.ts"),
+    "timeline-worker": join(here, "..", "api", "src", "timeline", "timeline-worker-main.ts"),
+  },
   outdir: join(here, "dist"),
   outExtension: { ".js": ".cjs" },
   bundle: true,
@@ -114,15 +119,17 @@ const result = await build({
   plugins: [openTelemetryEsm, externals, ownUrl, zodEnglishOnly],
   logLevel: "warning",
   // bin/load-bundle.js wraps the bundle in a function on this first line, so every line of code keeps its number.
-  banner: { js: "// Cairn CLI bundle (built by packages/cli/build.mjs)" },
+  banner: { js: "// Cairn bundle (built by packages/cli/build.mjs)" },
   metafile: true,
 });
 // esbuild escapes non-ASCII characters in strings, not in regular expression literals. One such character makes V8
 // hold the whole bundle as a two-byte string (twice the memory, slower to read and scan at every start).
-const bundleBytes = readFileSync(join(here, "dist", "cairn.cjs"));
-const nonAscii = bundleBytes.findIndex((byte) => byte > 0x7f);
-if (nonAscii !== -1) {
-  const around = bundleBytes.subarray(Math.max(0, nonAscii - 80), nonAscii + 20).toString("utf8");
-  throw new Error(`the CLI bundle must be ASCII (write \\u escapes in regular expressions); non-ASCII at byte ${nonAscii}: ${around}`);
+for (const bundle of ["cairn.cjs", "worker.cjs"]) {
+  const bundleBytes = readFileSync(join(here, "dist", bundle));
+  const nonAscii = bundleBytes.findIndex((byte) => byte > 0x7f);
+  if (nonAscii !== -1) {
+    const around = bundleBytes.subarray(Math.max(0, nonAscii - 80), nonAscii + 20).toString("utf8");
+    throw new Error(`the ${bundle} bundle must be ASCII (write \\u escapes in regular expressions); non-ASCII at byte ${nonAscii}: ${around}`);
+  }
 }
 if (process.env.CAIRN_METAFILE) writeFileSync(process.env.CAIRN_METAFILE, JSON.stringify(result.metafile));

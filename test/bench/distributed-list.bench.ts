@@ -13,6 +13,7 @@ import { startServer } from "@cairn/api";
 import { startPrivatePostgres } from "@cairn/api/distributed-testing";
 import postgres from "postgres";
 import { median, percentile, report } from "./report.ts";
+import { localWorkerScript } from "../support/cli.ts";
 
 const SESSIONS = 10_000;
 const RUNS = 15;
@@ -24,6 +25,7 @@ export default async function run(): Promise<void> {
   await mkdir(workspace);
   await mkdir(join(parent, "home"));
   const server = await startServer({
+    workerScript: localWorkerScript,
     workspace,
     cairnHome: join(parent, "home"),
     version: "bench",

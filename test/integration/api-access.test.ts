@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ServerConfigError, startServer } from "@cairn/api";
 import { send, startApiFixture } from "./api-harness.ts";
+import { localWorkerScript } from "../support/cli.ts";
 
 const infoPath = "/api/trpc/meta.info";
 const createPath = "/api/trpc/session.create";
@@ -170,6 +171,7 @@ describe("access to the server", () => {
     const parent = await mkdtemp(join(tmpdir(), "cairn-api-hosts-"));
     try {
       const attempt = startServer({
+        workerScript: localWorkerScript,
         workspace: parent,
         cairnHome: join(parent, "home"),
         version: "test",
@@ -189,6 +191,7 @@ describe("access to the server", () => {
     const parent = await mkdtemp(join(tmpdir(), "cairn-api-bind-"));
     try {
       const attempt = startServer({
+        workerScript: localWorkerScript,
         workspace: parent,
         cairnHome: join(parent, "home"),
         version: "test",

@@ -7,6 +7,7 @@ import { createTRPCClient, httpLink } from "@trpc/client";
 import { vi } from "vitest";
 import { MemoryEventBus, startServer, type AppRouter, type CairnServer, type SessionEvent, type ShareOptions } from "@cairn/api";
 import { startModelSim, type ModelSim, type Scenario } from "@cairn/model-sim";
+import { localWorkerScript } from "../support/cli.ts";
 
 /** Helpers for the api-*.test.ts integration tests: a real server over HTTP, the model simulator, SSE read with fetch. */
 
@@ -59,6 +60,7 @@ export async function startApiFixture(
   let server: CairnServer;
   try {
     server = await startServer({
+      workerScript: localWorkerScript,
       workspace: root,
       cairnHome,
       homeDir,

@@ -4,6 +4,7 @@ import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import { startServer, type SessionStateEvent } from "@cairn/api";
 import { apiClient, EventsSubscriber, startApiFixture, type ApiFixture, eventually } from "./api-harness.ts";
+import { localWorkerScript } from "../support/cli.ts";
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 
@@ -110,6 +111,7 @@ describe("session procedures", () => {
 
     // A second server over the same home and workspace finds both sessions on disk.
     const again = await startServer({
+      workerScript: localWorkerScript,
       workspace: fixture.root,
       cairnHome: fixture.cairnHome,
       version: "test",

@@ -6,6 +6,7 @@ import { TRPCClientError } from "@trpc/client";
 import { describe, expect, it } from "vitest";
 import { startServer, type AppRouter } from "@cairn/api";
 import { apiClient, eventually, startApiFixture, type ApiFixture } from "./api-harness.ts";
+import { localWorkerScript } from "../support/cli.ts";
 
 const ORIGINAL = "one\ntwo\nthree\n";
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
@@ -132,6 +133,7 @@ describe("worktree sessions", () => {
     await fixture.server.close();
 
     const again = await startServer({
+      workerScript: localWorkerScript,
       workspace: fixture.root,
       cairnHome: fixture.cairnHome,
       version: "test",

@@ -6,6 +6,7 @@ import { startServer, type CairnServer } from "@cairn/api";
 import { startPrivatePostgres, startPrivateRedis, type PrivateService } from "@cairn/api/distributed-testing";
 import { startModelSim, type ModelSim, type Scenario } from "@cairn/model-sim";
 import { startApiNode, type ApiNodeOptions, type ApiNodeProcess } from "../support/api-node-process.ts";
+import { localWorkerScript } from "../support/cli.ts";
 import { EventsSubscriber } from "./api-harness.ts";
 
 /**
@@ -63,6 +64,7 @@ export async function startInProcessNode(services: DistributedServices<PrivateSe
   const home = join(services.parent, `home-${nodeId}`);
   await mkdir(home);
   return startServer({
+    workerScript: localWorkerScript,
     workspace: services.workspace,
     cairnHome: home,
     version: "0.0.0-test",

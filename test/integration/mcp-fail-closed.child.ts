@@ -1,11 +1,13 @@
 // Child process for mcp-fail-closed.test.ts: starts a runtime with one stdio MCP server and prints its status as JSON.
 // Run with a PATH that lacks bubblewrap, the sandbox cannot start here (the sandbox is process-wide, so this needs its own process).
 import { createRuntime } from "@cairn/api";
+import { localWorkerScript } from "../support/cli.ts";
 
 const [root, cairnHome, serverEntry, settings] = process.argv.slice(2);
 if (!root || !cairnHome || !serverEntry || !settings) throw new Error("usage: mcp-fail-closed.child.ts <root> <cairnHome> <serverEntry> <settings>");
 
 const runtime = await createRuntime({
+  workerScript: localWorkerScript,
   workspaceRoot: root,
   cairnHome,
   version: "test",

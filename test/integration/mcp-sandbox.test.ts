@@ -7,6 +7,7 @@ import { createRuntime, type Runtime } from "@cairn/api";
 import type { AnyTool } from "@cairn/core";
 import { testContext } from "@cairn/core/testing";
 import { everythingServer, filesystemServer } from "./mcp-support.ts";
+import { localWorkerScript } from "../support/cli.ts";
 
 /**
  * Stdio MCP servers started by the runtime run in the worker's sandbox: they still work (list tools,
@@ -43,6 +44,7 @@ afterAll(async () => {
 
 async function startRuntime(servers: Record<string, unknown>, settings: object = {}): Promise<Runtime> {
   const runtime = await createRuntime({
+    workerScript: localWorkerScript,
     workspaceRoot: root,
     cairnHome: join(parent, "home"),
     version: "test",

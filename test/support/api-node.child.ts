@@ -2,11 +2,13 @@
 // Prints "READY <url> <token>" once it serves; SIGTERM closes it gracefully (draining its sessions), SIGKILL does not.
 import { startServer } from "@cairn/api";
 import type { ApiNodeChildOptions } from "./api-node-process.ts";
+import { localWorkerScript } from "./cli.ts";
 
 // Written by api-node-process.ts in the same test run.
 const options = JSON.parse(process.argv[2] ?? "{}") as ApiNodeChildOptions;
 
 const server = await startServer({
+  workerScript: localWorkerScript,
   workspace: options.workspace,
   cairnHome: options.cairnHome,
   homeDir: options.cairnHome,

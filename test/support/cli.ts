@@ -6,6 +6,8 @@ import { fileURLToPath } from "node:url";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const cairnBin = join(repoRoot, "packages", "cli", "bin", "cairn.js");
+/** The local worker process `cairn` starts (its bundle, built by the integration tests' global setup), for servers a test starts itself. */
+export const localWorkerScript = join(repoRoot, "packages", "cli", "bin", "worker.js");
 
 // Lines are parsed JSON from the child: loosely typed on purpose, the assertions check their shape.
 export type CliRun = { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; lines: Array<Record<string, any>> };

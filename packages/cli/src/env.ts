@@ -29,6 +29,8 @@ const envSchema = z.object({
   CAIRN_CONTEXT_WINDOW: z.coerce.number().int().min(1_000).optional(),
   CAIRN_AUTOCOMPACT_PCT: z.coerce.number().min(1).max(100).optional(),
   CAIRN_DISABLE_AUTOCOMPACT: z.enum(["0", "1", "true", "false"]).optional(),
+  /** bin/cairn.js runs the TypeScript sources (development): the local worker process then runs its sources too. */
+  CAIRN_DEV: z.string().optional(),
   // Distributed mode: validated with the matching flags by @cairn/api's resolveDistributedConfig.
   CAIRN_REDIS_URL: z.string().optional(),
   CAIRN_DATABASE_URL: z.string().optional(),
@@ -64,6 +66,8 @@ export type CliEnv = {
   autoCompactPct: number | undefined;
   /** False with `CAIRN_DISABLE_AUTOCOMPACT=1`: only /compact summarises, and an over-long conversation stops at the blocking limit. */
   autoCompact: boolean;
+  /** CAIRN_DEV=1: `cairn` runs from its TypeScript sources, not its bundle. */
+  dev: boolean;
   /** Distributed mode as the environment gives it (`CAIRN_REDIS_URL`, `CAIRN_DATABASE_URL`, `CAIRN_WORKER_URL`, `CAIRN_NODE_ID`). */
   distributed: { redisUrl: string | undefined; databaseUrl: string | undefined; workerUrls: string[]; nodeId: string | undefined };
 };
@@ -98,6 +102,7 @@ export function readEnv(source: Record<string, string | undefined> = process.env
     contextWindow: env.CAIRN_CONTEXT_WINDOW,
     autoCompactPct: env.CAIRN_AUTOCOMPACT_PCT,
     autoCompact: !(env.CAIRN_DISABLE_AUTOCOMPACT === "1" || env.CAIRN_DISABLE_AUTOCOMPACT === "true"),
+    dev: env.CAIRN_DEV === "1",
     distributed: {
       redisUrl: env.CAIRN_REDIS_URL,
       databaseUrl: env.CAIRN_DATABASE_URL,

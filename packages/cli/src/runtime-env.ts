@@ -1,5 +1,12 @@
+import { fileURLToPath } from "node:url";
 import type { RuntimeOptions } from "@cairn/api/runtime";
 import type { CliEnv } from "./env.ts";
+
+/** The local worker process `cairn` starts: its own bundle (dist/worker.cjs, built with the CLI's), or with CAIRN_DEV=1 the worker's sources. */
+function localWorkerScript(env: CliEnv): string | undefined {
+  // In the bundle `import.meta.url` is still this source file's (build.mjs keeps it), so this finds bin/ either way.
+  return env.dev ? undefined : fileURLToPath(new URL("../bin/worker.js", import.meta.url));
+}
 
 /** The runtime options the environment sets, the same for `cairn -p` and `cairn serve` (the model comes from flags too, so each command picks it). */
 export function runtimeOptionsFromEnv(env: CliEnv) {
@@ -15,6 +22,7 @@ export function runtimeOptionsFromEnv(env: CliEnv) {
     contextWindow: env.contextWindow,
     autoCompactPct: env.autoCompactPct,
     autoCompact: env.autoCompact,
+    workerScript: localWorkerScript(env),
   } satisfies Partial<RuntimeOptions>;
 }
 

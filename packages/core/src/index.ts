@@ -172,6 +172,7 @@ export { agentDefinitionSchema, GENERAL_PURPOSE_AGENT_TYPE, generalPurposeAgent,
 export type { AgentDefinition, AgentFileProblem } from "./agents/definition.ts";
 export { frontMatterList, frontMatterText, parseFrontMatter, type FrontMatter, type FrontMatterResult } from "./agents/front-matter.ts";
 export { loadAgentDefinitions } from "./agents/load.ts";
+export type { AgentFiles } from "./agents/load.ts";
 export { SUBAGENT_SERVICE, SubagentError, subagentErrorCodes, subagentServiceOf } from "./agents/service.ts";
 export type { SubagentErrorCode, SubagentProgress, SubagentRunRequest, SubagentRunResult, SubagentService } from "./agents/service.ts";
 export { AGENT_TOOL_NAMES, agentIdFrom, createSubagentService, defaultResolveModel, subagentTools } from "./agents/subagent-service.ts";

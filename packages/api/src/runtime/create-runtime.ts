@@ -29,7 +29,9 @@ import {
 } from "@cairn/core";
 import { createNodeMemoryFs, createNodeHookRunner, createNodeMcpManager, loadSettings } from "@cairn/core/node";
 // Subpaths, not the package root: its index would build every worker module's schemas at start.
-import { createLocalWorkspace } from "@cairn/worker/local";
+import type { LocalWorkspaceOptions, WorkerWorkspace } from "@cairn/worker";
+import { createWorkerProcessWorkspace } from "@cairn/worker/worker-process";
+import { diskAgentFiles } from "./disk-agent-files.ts";
 import { createWorkerMemoryFs } from "../workers/worker-memory-fs.ts";
 import { takeWorkerGitSnapshot } from "../workers/worker-git-snapshot.ts";
 import { createMcpSandboxLauncher } from "./mcp-sandbox.ts";
@@ -77,7 +79,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const sandbox = sandboxOptionsFromSettings(merged.sandbox, options.cairnHome);
   const workspace =
     options.remoteWorkspace === undefined
-      ? await createLocalWorkspace({
+      ? await openLocalWorkspace(options, {
           root: options.workspaceRoot,
           additionalDirectories: merged.permissions.additionalDirectories,
           ...(options.worktreeRepository ? { gitDirectories: [options.worktreeRepository] } : {}),
@@ -86,8 +88,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         })
       : await options.remoteWorkspace({ sandbox, env: merged.env });
   const store = createStore(createInitialAppState({ model: model.model, permissionMode: merged.permissions.defaultMode }));
-  // The MCP configuration, the agent definitions and the memory files are read side by side.
-  const agentsLoading = loadAgentDefinitions(workspace);
+  // The MCP configuration, the agent definitions and the memory files are read side by side. A local worker process
+  // shares this disk: its agent files are read here, so nothing before the first request waits for that process to start.
+  const localWorker = options.remoteWorkspace === undefined && options.inProcessWorkspace !== true;
+  const agentsLoading = loadAgentDefinitions(localWorker ? diskAgentFiles(workspace.root) : workspace);
   const mcp = await createNodeMcpManager({
     workspaceRoot: workspace.root,
     version: options.version,
@@ -282,6 +286,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await transcripts.close();
     },
   };
+}
+
+/**
+ * This machine's workspace: served by a local worker process (started now, in parallel with the rest of the start;
+ * nothing waits for it until the first workspace call), or in this process when asked (unit tests).
+ */
+async function openLocalWorkspace(options: RuntimeOptions, settings: LocalWorkspaceOptions): Promise<WorkerWorkspace> {
+  if (options.inProcessWorkspace === true) return (await import("@cairn/worker/local")).createLocalWorkspace(settings);
+  return createWorkerProcessWorkspace({ ...settings, ...(options.workerScript ? { workerScript: options.workerScript } : {}) });
 }
 
 /** The environment's budget beats the setting, as Claude Code's MAX_THINKING_TOKENS does. */

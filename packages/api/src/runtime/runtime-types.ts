@@ -74,6 +74,14 @@ export type RuntimeOptions = {
   /** A worktree session's runtime: the main checkout's repository directory, which its sandboxed git may write (hooks and config excepted). */
   worktreeRepository?: string | undefined;
   /**
+   * The script of the local worker process that serves this machine's workspace (the tools, files, search, git and
+   * terminal, over the worker protocol, as a remote worker would): `cairn` passes its bundled worker; default
+   * `@cairn/worker`'s bin/worker.js, which runs the TypeScript sources through tsx.
+   */
+  workerScript?: string | undefined;
+  /** Serve the workspace in this process instead of a local worker process (unit tests at the Workspace port). */
+  inProcessWorkspace?: boolean | undefined;
+  /**
    * Opens the workspace on a `cairn worker --listen` host instead of in this process (`cairn serve --worker-url`),
    * given the sandbox and environment the settings ask for; the runtime closes it.
    */

@@ -1,12 +1,15 @@
 import type { Workspace } from "../workspace/port.ts";
 import { mergeAgentDefinitions, parseAgentFile, type AgentDefinition, type AgentFileProblem } from "./definition.ts";
 
+/** What reading `.claude/agents` takes: the Workspace port's reads, or a reader of the same disk in this process. */
+export type AgentFiles = Pick<Workspace, "root" | "stat" | "list" | "readFile">;
+
 /**
  * The agents a workspace defines in `.claude/agents/*.md`, plus the built-in general-purpose agent.
- * Read through the Workspace port, so the same code serves a local and a remote workspace. A file
+ * Read through the Workspace port's reads, so the same code serves a local and a remote workspace. A file
  * that does not parse is reported and skipped.
  */
-export async function loadAgentDefinitions(workspace: Workspace): Promise<{ definitions: AgentDefinition[]; problems: AgentFileProblem[] }> {
+export async function loadAgentDefinitions(workspace: AgentFiles): Promise<{ definitions: AgentDefinition[]; problems: AgentFileProblem[] }> {
   const directory = `${workspace.root.replace(/\/$/, "")}/.claude/agents`;
   const problems: AgentFileProblem[] = [];
   const project: AgentDefinition[] = [];

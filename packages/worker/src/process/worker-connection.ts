@@ -18,6 +18,8 @@ export class WorkerConnection {
   private readonly closed: Promise<void>;
   private exited = false;
   private exitReason = "";
+  /** Whether a call was ever sent: a child nobody used (`cairn -p` without a tool call) is killed at close, not awaited. */
+  private used = false;
 
   constructor(options: ConnectionOptions) {
     // The child's private directories go in one of ours, so they are removed even when it is killed.
@@ -91,6 +93,9 @@ export class WorkerConnection {
   }
 
   async call<M extends MethodName>(method: M, params: MethodParams<M>, handlers: CallHandlers): Promise<unknown> {
+    // Nothing was asked of an unused child, so there is nothing to dispose of (close kills it and removes its directory).
+    if (method === "dispose" && !this.used) return null;
+    this.used = true;
     const { signal } = handlers;
     signal?.throwIfAborted();
     await this.ready;
@@ -100,9 +105,14 @@ export class WorkerConnection {
     return this.calls.start(method, params, handlers, (message) => this.send(message));
   }
 
-  /** Ends the child: closes its stdin (it disposes and exits), and kills it if it lingers. */
+  /** Ends the child: closes its stdin (it disposes and exits), and kills it if it lingers; an unused one at once. */
   async close(): Promise<void> {
     if (this.exited) return;
+    if (!this.used) {
+      this.child.kill("SIGKILL");
+      await this.closed;
+      return;
+    }
     this.child.stdin.end();
     const timer = setTimeout(() => this.child.kill("SIGKILL"), 5_000);
     await this.closed;
