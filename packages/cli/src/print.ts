@@ -59,6 +59,9 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
       permissionMode: args.permissionMode,
       toolNames: args.tools,
       trusted: true,
+      // In this process: a worker child's start and per-call round trips would cost more than the run's cold-start
+      // and 30-turn targets allow (figures in docs/scaling.md); `cairn serve` goes through its local worker process.
+      inProcessWorkspace: true,
       mcpConfig: args.mcpConfig,
       taskBudget: args.taskBudget,
     });

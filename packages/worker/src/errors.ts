@@ -1,5 +1,5 @@
-import { WorkspaceError } from "@cairn/core";
-import type { WorkspaceErrorCode } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
+import type { WorkspaceErrorCode } from "@cairn/core/workspace";
 
 type ErrnoLike = { code?: unknown; message?: unknown };
 

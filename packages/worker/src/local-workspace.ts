@@ -1,7 +1,7 @@
 import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { WorkspaceError } from "@cairn/core";
-import type { ExecOptions, Workspace } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
+import type { ExecOptions, Workspace } from "@cairn/core/workspace";
 import { readWorkerEnv, type WorkerEnv } from "./env.ts";
 import { BackgroundJobs } from "./exec/background-jobs.ts";
 import { SandboxedLauncher, UnsandboxedLauncher, shellQuote, type ShellLauncher } from "./exec/shell-launcher.ts";

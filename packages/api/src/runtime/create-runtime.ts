@@ -28,9 +28,7 @@ import {
   type ModelClient,
 } from "@cairn/core";
 import { createNodeMemoryFs, createNodeHookRunner, createNodeMcpManager, loadSettings } from "@cairn/core/node";
-// Subpaths, not the package root: its index would build every worker module's schemas at start.
 import type { LocalWorkspaceOptions, WorkerWorkspace } from "@cairn/worker";
-import { createWorkerProcessWorkspace } from "@cairn/worker/worker-process";
 import { diskAgentFiles } from "./disk-agent-files.ts";
 import { createWorkerMemoryFs } from "../workers/worker-memory-fs.ts";
 import { takeWorkerGitSnapshot } from "../workers/worker-git-snapshot.ts";
@@ -290,10 +288,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
 /**
  * This machine's workspace: served by a local worker process (started now, in parallel with the rest of the start;
- * nothing waits for it until the first workspace call), or in this process when asked (unit tests).
+ * nothing waits for it until the first workspace call), or in this process when asked (`cairn -p`). Each loads only
+ * its own modules, from a subpath: the package root's index would build every worker module's schemas at start.
  */
 async function openLocalWorkspace(options: RuntimeOptions, settings: LocalWorkspaceOptions): Promise<WorkerWorkspace> {
   if (options.inProcessWorkspace === true) return (await import("@cairn/worker/local")).createLocalWorkspace(settings);
+  const { createWorkerProcessWorkspace } = await import("@cairn/worker/worker-process");
   return createWorkerProcessWorkspace({ ...settings, ...(options.workerScript ? { workerScript: options.workerScript } : {}) });
 }
 

@@ -79,7 +79,7 @@ export type RuntimeOptions = {
    * `@cairn/worker`'s bin/worker.js, which runs the TypeScript sources through tsx.
    */
   workerScript?: string | undefined;
-  /** Serve the workspace in this process instead of a local worker process (unit tests at the Workspace port). */
+  /** Serve the workspace in this process instead of a local worker process (`cairn -p`, whose cold start is measured). */
   inProcessWorkspace?: boolean | undefined;
   /**
    * Opens the workspace on a `cairn worker --listen` host instead of in this process (`cairn serve --worker-url`),

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
-import { WorkspaceError } from "@cairn/core";
-import type { BackgroundJob, BackgroundOutput } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
+import type { BackgroundJob, BackgroundOutput } from "@cairn/core/workspace";
 import { killGroup, type LaunchedShell, type ShellLauncher } from "./shell-launcher.ts";
 
 /** Unread output kept per stream; older text is dropped first. */

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import type { SandboxFilesystemPolicy, SandboxHost } from "../sandbox/sandbox-host.ts";
 
 export type LaunchedShell = {

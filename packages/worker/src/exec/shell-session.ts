@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { WorkspaceError } from "@cairn/core";
-import type { ExecOptions, ExecResult, OutputChunk } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
+import type { ExecOptions, ExecResult, OutputChunk } from "@cairn/core/workspace";
 import { CappedText, EndMarkerScanner } from "./end-marker.ts";
 import { killGroup, shellQuote, type LaunchedShell, type ShellLauncher } from "./shell-launcher.ts";
 

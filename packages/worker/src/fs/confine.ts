@@ -1,6 +1,6 @@
 import { lstat, readlink, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import { isErrno, toWorkspaceError } from "../errors.ts";
 
 const MAX_NAME_BYTES = 255;

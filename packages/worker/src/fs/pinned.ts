@@ -1,6 +1,6 @@
 import { constants, existsSync } from "node:fs";
 import { open, readlink, type FileHandle } from "node:fs/promises";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import { toWorkspaceError } from "../errors.ts";
 import type { PathConfiner } from "./confine.ts";
 

@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { WatchEvent } from "@cairn/core";
+import type { WatchEvent } from "@cairn/core/workspace";
 
 const ignoredDirectoryNames = new Set([".git", "node_modules"]);
 

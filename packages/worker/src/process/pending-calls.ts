@@ -1,4 +1,4 @@
-import { type OutputChunk, type WatchEvent, WorkspaceError } from "@cairn/core";
+import { type OutputChunk, type WatchEvent, WorkspaceError } from "@cairn/core/workspace";
 import { abortError } from "../errors.ts";
 import { GitError } from "../git/git-runner.ts";
 import type { ChildMessage, MethodName, MethodParams, ParentMessage, WireError } from "./protocol.ts";

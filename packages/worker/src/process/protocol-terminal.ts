@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 
 /**
  * The web terminal in the worker protocol. A terminal lives as long as its `terminalOpen` call: the worker

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { workspaceErrorCodes } from "@cairn/core";
+import { workspaceErrorCodes } from "@cairn/core/workspace";
 import { gitErrorCodes, gitRequestSchema } from "../git/git-protocol.ts";
 import { localWorkspaceOptionsSchema } from "../settings.ts";
 import { terminalEventSchema, terminalMethodSchemas } from "./protocol-terminal.ts";

@@ -1,4 +1,4 @@
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import type WebSocket from "ws";
 import type { LocalWorkspaceOptions } from "../settings.ts";
 import { type CallHandlers, PendingCalls, wireError } from "./pending-calls.ts";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import type { TerminalListeners, WorkspaceTerminal, WorkspaceTerminals } from "../terminal/terminal-port.ts";
 import type { ProtocolConnection } from "./protocol-workspace.ts";
 import { terminalExitSchema, terminalMethodSchemas, terminalOpenOptionsSchema, type TerminalMethodName } from "./protocol-terminal.ts";

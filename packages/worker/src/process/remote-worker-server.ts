@@ -10,7 +10,7 @@ import type { WebSocket } from "ws";
 import { toWireError, serveWorkspace } from "./worker-server.ts";
 import { decodeLine, parentMessageSchema } from "./protocol.ts";
 import { remoteWorkspaceNameSchema } from "./remote-workspace.ts";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 
 export type RemoteWorkerServerOptions = {
   host: string;

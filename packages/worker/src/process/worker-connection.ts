@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import type { LocalWorkspaceOptions } from "../settings.ts";
 import { type CallHandlers, PendingCalls } from "./pending-calls.ts";
 import { childMessageSchema, decodeLine, encodeLine, type MethodName, type MethodParams, type ParentMessage } from "./protocol.ts";

@@ -87,6 +87,16 @@ describe("the workspace in a worker process", { timeout: 120_000 }, () => {
     expect(await readdir(temporaryDirectory)).toEqual([]);
   });
 
+  it("ends a worker no call reached at dispose (killed, not awaited), leaving no process and no directory behind", async () => {
+    const pid = workspace.pid;
+    expect(pid).toBeDefined();
+    await workspace.dispose();
+    // Gone and reaped: signal 0 finds no such process.
+    expect(() => process.kill(pid ?? 0, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
+    expect(await readdir(temporaryDirectory)).toEqual([]);
+    await expect(workspace.stat(".")).rejects.toMatchObject({ code: "worker_unavailable" });
+  });
+
   it("aborts a command in the worker and reports it interrupted", async () => {
     const sleeper = uniqueSleep();
     const controller = new AbortController();

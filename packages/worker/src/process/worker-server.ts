@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import { serveGitRequest } from "../git/git-protocol.ts";
 import { GitError } from "../git/git-runner.ts";
 import { createLocalWorkspace, type WorkerWorkspace } from "../local-workspace.ts";

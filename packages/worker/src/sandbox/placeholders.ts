@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 
 const stateSchema = z.object({
   /** Empty directories made in workspaces as mount points, known by identity (see identityOf) so nothing else is ever removed. */

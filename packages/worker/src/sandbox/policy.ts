@@ -1,6 +1,6 @@
 import { lstatSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import type { SandboxFilesystemPolicy } from "./sandbox-host.ts";
 
 export type PolicyInput = {

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
 import type { SandboxManager as SandboxManagerType } from "@anthropic-ai/sandbox-runtime";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import { WorkspacePlaceholders } from "./placeholders.ts";
 import { placeholdersNeeded, writeDenialsNow } from "./policy.ts";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { dirname, isAbsolute, join, sep } from "node:path";
 import { z } from "zod";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import { readWorkerEnv, type WorkerEnv } from "../env.ts";
 import { shellQuote } from "../exec/shell-launcher.ts";
 import { PathConfiner } from "../fs/confine.ts";

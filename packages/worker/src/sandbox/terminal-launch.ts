@@ -1,7 +1,7 @@
 import { chmod, mkdir, mkdtemp, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import { readWorkerEnv, type WorkerEnv } from "../env.ts";
 import { shellQuote } from "../exec/shell-launcher.ts";
 import { PathConfiner } from "../fs/confine.ts";

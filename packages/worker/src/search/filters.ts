@@ -1,5 +1,5 @@
 import picomatch from "picomatch";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import { GitignoreGlobSet, type GlobDecision } from "./gitignore-glob.ts";
 import { ripgrepFileTypes } from "./file-types.ts";
 

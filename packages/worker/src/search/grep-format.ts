@@ -1,4 +1,4 @@
-import type { GrepOutputMode, GrepResult } from "@cairn/core";
+import type { GrepOutputMode, GrepResult } from "@cairn/core/workspace";
 
 /**
  * What one engine found in one file. In content mode `lines` holds the file's output lines already

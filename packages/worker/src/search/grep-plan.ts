@@ -1,4 +1,4 @@
-import type { GrepQuery } from "@cairn/core";
+import type { GrepQuery } from "@cairn/core/workspace";
 import { splitGrepGlob, vcsDirectoryExcludes } from "./filters.ts";
 
 /** A GrepQuery with its defaults applied, shared by both engines. */

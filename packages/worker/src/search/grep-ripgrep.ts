@@ -1,6 +1,6 @@
 import { StringDecoder } from "node:string_decoder";
 import { dirname } from "node:path";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import { MAX_COLUMNS, groupSeparator, type GrepFileHits } from "./grep-format.ts";
 import type { GrepPlan } from "./grep-plan.ts";
 import { ripgrepBaseArgs, runRipgrep } from "./ripgrep.ts";

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
-import { WorkspaceError } from "@cairn/core";
-import type { GrepQuery, GrepResult } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
+import type { GrepQuery, GrepResult } from "@cairn/core/workspace";
 import { toWorkspaceError } from "../errors.ts";
 import type { PathConfiner } from "../fs/confine.ts";
 import { ripgrepFileTypes } from "./file-types.ts";

@@ -1,4 +1,4 @@
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 
 // Rust's classes are Unicode-aware; JavaScript's \w, \d and \s are not, even with the `u` flag.
 const wordClass = String.raw`\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}`;

@@ -1,5 +1,5 @@
 import type { IPty } from "node-pty";
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import type { WorkerEnv } from "../env.ts";
 import { terminalOpenOptionsSchema } from "../process/protocol-terminal.ts";
 import { prepareTerminalLaunch } from "../sandbox/terminal-launch.ts";

@@ -1,4 +1,4 @@
-import { WorkspaceError } from "@cairn/core";
+import { WorkspaceError } from "@cairn/core/workspace";
 import { parseTerminalParams, type TerminalEvent } from "../process/protocol-terminal.ts";
 import { TerminalOutputFlow } from "./terminal-output-flow.ts";
 import type { TerminalExit, WorkspaceTerminal, WorkspaceTerminals } from "./terminal-port.ts";

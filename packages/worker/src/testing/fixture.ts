@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Workspace } from "@cairn/core";
+import type { Workspace } from "@cairn/core/workspace";
 import { createLocalWorkspace } from "../local-workspace.ts";
 import type { LocalWorkspaceOptions } from "../settings.ts";
 
