@@ -9,13 +9,13 @@ import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { createServer, Socket, type Server } from "node:net";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { startModelSim, type ModelSim } from "@cairn/model-sim";
 import { cairnBin, repoRoot } from "../support/cli.ts";
 import { createTempDirs } from "../support/temp-dirs.ts";
 import { median, report } from "./report.ts";
+import { TcpTap } from "./tcp-tap.ts";
 
 const ROUNDS = 7;
 const WARMUP = 2;
@@ -122,29 +122,12 @@ process.stdout.write(text + "\\n", () => process.exit(0));
 
 /** A TCP pass-through in front of the simulator that notes, per client process, when its first request arrived. */
 class RequestTap {
-  private readonly server: Server;
-  private readonly sockets = new Set<Socket>();
   private readonly waiting = new Map<number, number>();
   private readonly seen = new Map<number, { atMs: number; cpuMs: number | null }>();
-  url = "";
+  private tap: TcpTap | undefined;
 
-  private constructor(target: URL) {
-    this.server = createServer((client) => {
-      const upstream = new Socket();
-      upstream.connect(Number(target.port), target.hostname);
-      this.sockets.add(client).add(upstream);
-      client.once("data", () => this.noteFirstRequest(performance.now()));
-      client.pipe(upstream);
-      upstream.pipe(client);
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-        this.sockets.delete(client);
-        this.sockets.delete(upstream);
-      };
-      upstream.on("error", drop).on("close", drop);
-      client.on("error", drop).on("close", drop);
-    });
+  get url(): string {
+    return this.tap?.url ?? "";
   }
 
   /** One child runs at a time: the first request after `expect` is its. */
@@ -167,14 +150,20 @@ class RequestTap {
   }
 
   static async start(sim: ModelSim): Promise<RequestTap> {
-    const tap = new RequestTap(new URL(sim.url));
-    await new Promise<void>((resolve) => tap.server.listen(0, "127.0.0.1", resolve));
-    tap.url = `http://127.0.0.1:${(tap.server.address() as { port: number }).port}`;
-    return tap;
+    const requests = new RequestTap();
+    requests.tap = await TcpTap.start(sim.url, () => {
+      let first = true;
+      return {
+        fromClient: () => {
+          if (first) requests.noteFirstRequest(performance.now());
+          first = false;
+        },
+      };
+    });
+    return requests;
   }
 
   async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.tap?.close();
   }
 }

@@ -4,8 +4,8 @@
 // benchmark compares them with the times its SSE readers receive the same ids.
 // IPC: sends {kind:"ready", url}; answers {kind:"scenario"} with {kind:"ok"} and {kind:"take"} with
 // {kind:"emitted", entries} (then forgets them).
-import { createServer, Socket } from "node:net";
 import { startModelSim } from "@cairn/model-sim";
+import { TcpTap } from "./tcp-tap.ts";
 import { DELTA_ID, monotonicMs } from "./timed-sim.ts";
 
 export type SimRequest = { kind: "scenario"; scenario: unknown } | { kind: "take" };
@@ -13,31 +13,21 @@ export type SimReply = { kind: "ready"; url: string } | { kind: "ok" } | { kind:
 
 async function main(): Promise<void> {
   const sim = await startModelSim({ scenario: { turns: [] }, textChunkSize: 16 });
-  const target = new URL(sim.url);
   let emitted = new Map<string, number>();
-  const tap = createServer((client) => {
-    const upstream = new Socket();
-    upstream.connect(Number(target.port), target.hostname);
-    client.pipe(upstream);
-    let tail = "";
-    upstream.on("data", (chunk: Buffer) => {
-      const at = monotonicMs();
-      client.write(chunk);
-      const text = tail + chunk.toString("latin1");
-      for (const id of text.match(DELTA_ID) ?? []) if (!emitted.has(id)) emitted.set(id, at);
-      tail = text.slice(-16);
-    });
-    const drop = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    upstream
-      .on("end", () => client.end())
-      .on("error", drop)
-      .on("close", drop);
-    client.on("error", drop).on("close", drop);
-  });
-  await new Promise<void>((resolve) => tap.listen(0, "127.0.0.1", resolve));
+  const tap = await TcpTap.start(
+    sim.url,
+    () => {
+      let tail = "";
+      return {
+        fromServer(chunk, atMs) {
+          const text = tail + chunk.toString("latin1");
+          for (const id of text.match(DELTA_ID) ?? []) if (!emitted.has(id)) emitted.set(id, atMs);
+          tail = text.slice(-16);
+        },
+      };
+    },
+    monotonicMs,
+  );
   const send = (reply: SimReply) => process.send!(reply);
   process.on("message", (request: SimRequest) => {
     if (request.kind === "scenario") {
@@ -50,7 +40,7 @@ async function main(): Promise<void> {
   });
   // The benchmark going away (its IPC channel closing) ends this process.
   process.on("disconnect", () => process.exit(0));
-  send({ kind: "ready", url: `http://127.0.0.1:${(tap.address() as { port: number }).port}` });
+  send({ kind: "ready", url: tap.url });
 }
 
 await main();
