@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CairnServer } from "@cairn/api";
-import { apiClient, eventually } from "./api-harness.ts";
+import { apiClient, eventually, EventsSubscriber } from "./api-harness.ts";
 import { type DistributedServices, startDistributedServices, startInProcessNode } from "./distributed-harness.ts";
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
@@ -34,15 +34,27 @@ describe("distributed mode: Redis and PostgreSQL restarts during a session", () 
       await eventually(async () => expect((await client.session.get.query({ sessionId })).running).toBe(false), 30_000);
     };
     const { sessionId } = await client.session.create.mutate();
+    // A tab follows the session throughout and is sent every answer, across both restarts.
+    const tab = new EventsSubscriber(server.url, server.token, sessionId);
+    const answers = () =>
+      tab
+        .events()
+        .flatMap((event) => (event.type === "text-delta" ? [event.text] : []))
+        .join("");
     await run("before the restarts");
+    await eventually(() => expect(answers()).toContain("first answer"), 30_000);
 
     await services.redis.restart({ downMs: 1_000 });
     await eventually(ready, 30_000);
     await run("after Redis came back");
+    await eventually(() => expect(answers()).toContain("second answer"), 30_000);
 
     await services.database.restart({ downMs: 1_000 });
     await eventually(ready, 30_000);
     await run("after PostgreSQL came back");
+    await eventually(() => expect(answers()).toContain("third answer"), 30_000);
+    await tab.stop();
+    expect(tab.errors).toEqual([]);
 
     const loaded = await server.runtime.transcripts.load(sessionId);
     expect(loaded?.messages.map((message) => message.type)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
