@@ -73,7 +73,10 @@ describe("cairn serve with its local worker process", { timeout: 240_000 }, () =
     await mkdir(home, { recursive: true });
     // Bash is allowed by the user's settings: no prompt waits for a person.
     await writeFile(join(home, "settings.json"), JSON.stringify({ permissions: { allow: ["Bash"] } }));
-    node = await startServeProcess({ parent, nodeId: "local", workspace, modelUrl: sim.url });
+    // The worker's directory goes under the test's folder: a server killed with SIGKILL cannot remove it itself.
+    const temporary = join(parent, "tmp");
+    await mkdir(temporary);
+    node = await startServeProcess({ parent, nodeId: "local", workspace, modelUrl: sim.url, env: { TMPDIR: temporary } });
     const serverPid = node.child.pid ?? 0;
     const client = apiClient(node.url, node.token);
 
