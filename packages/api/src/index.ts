@@ -42,7 +42,7 @@ export { generateAccessToken, isLoopbackHost, tokensEqual } from "./auth/access-
 export { AccessGuard } from "./auth/access-guard.ts";
 export type { AccessDecision } from "./auth/access-guard.ts";
 export { SessionHub } from "./hub/session-hub.ts";
-export type { SessionHubOptions } from "./hub/session-hub.ts";
+export type { SessionHubOptions } from "./hub/session-hub-options.ts";
 export { MemoryEventBus, DEFAULT_RING_SIZE } from "./hub/event-bus.ts";
 export type { EventBus, EventListener, Replay } from "./hub/event-bus.ts";
 export { streamEvents } from "./hub/event-stream.ts";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { parseSlashCommand, resolveSlashCommand, slashCommandList, type QueryDeps, type SessionMemory } from "@cairn/core";
+import { parseSlashCommand, resolveSlashCommand, slashCommandList, type SessionMemory } from "@cairn/core";
 import type { ConversationMessage, PermissionAnswer, PermissionBehavior, PermissionMode } from "@cairn/core/schema";
 import type { CheckpointStore, RestoreResult } from "@cairn/core/node";
 import type { Runtime } from "../runtime/runtime-types.ts";
@@ -26,34 +26,11 @@ import { restoreCheckpoint, rewindSession } from "./session-rewind.ts";
 import { SessionCheckpoints } from "./session-checkpoints.ts";
 import { addSessionRule, assertBypassAllowed, bypassAllowed, removeSessionRule } from "./session-rules.ts";
 import { carrySessionState } from "./session-state-carry.ts";
-import type { SessionCommand, SessionOwnership } from "./session-ownership.ts";
+import type { SessionCommand } from "./session-ownership.ts";
 import { ownershipHost } from "./session-takeover.ts";
 import { forkAt, loadSession, rewindFilesPreview } from "./session-files.ts";
-import type { WorktreeSessions } from "../worktree/worktree-sessions.ts";
 import type { WorktreeRecord } from "../worktree/worktree-registry.ts";
-
-export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
-const EMPTY_SESSION_IDLE_MS = 10 * 60_000;
-
-export type SessionHubOptions = {
-  runtime: Runtime;
-  bus?: EventBus;
-  /** Take a shadow-git checkpoint of the workspace at every prompt (for rewind). Default true. */
-  checkpoints?: boolean;
-  maxQueuedPrompts?: number;
-  /** Whether Bash runs sandboxed (bypassPermissions is refused to root otherwise). */
-  sandboxed?: boolean;
-  /** Sessions idle this long (not running, not watched, not requested) are let go; 0 keeps them. Default 30 min. */
-  idleTimeoutMs?: number;
-  /** Replaces the loop's side effects (tests). */
-  deps?: (runtime: Runtime) => QueryDeps;
-  /** Sessions in worktrees of their own: their runtime (tools, sandbox, git) is rooted there. */
-  worktrees?: WorktreeSessions;
-  /** Distributed mode: session leases, commands routed to the owner node, takeover. Embedded: none. */
-  ownership?: SessionOwnership;
-  /** At close, how long running prompts may go on before they are interrupted and handed over (ms). Default 30,000 with ownership. */
-  drainTimeoutMs?: number;
-};
+import { DEFAULT_IDLE_TIMEOUT_MS, EMPTY_SESSION_IDLE_MS, type SessionHubOptions } from "./session-hub-options.ts";
 
 /**
  * Every session of the server's workspace that a tab has touched, kept live: a session keeps
