@@ -107,8 +107,10 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
         const batch = [...pending];
         pending.clear();
         for (const [path, type] of batch) {
-          const stat = await this.workspace.stat(path).catch(() => null);
+          // A stat that fails (a worker restarting, a call cut short) says nothing about the file: only "not there" is a delete.
+          const stat = await this.workspace.stat(path).catch(() => undefined);
           if (signal.aborted) return;
+          if (stat === undefined) continue;
           if (!stat) yield { type: "delete", path };
           else yield { type: type === "rename" ? "create" : "change", path, mtimeMs: stat.mtimeMs };
         }
