@@ -21,7 +21,7 @@ import type { CompactResult, SessionEvent, SessionSnapshot, SessionStateEvent } 
 import type { EventBus } from "./event-bus.ts";
 import { PermissionBroker } from "./permission-broker.ts";
 import { runManualCompaction } from "./session-compaction.ts";
-import { lastContextTokens, metaNote, sameState, shorten, titleOf } from "./session-derive.ts";
+import { lastContextTokens, metaNote, NEW_SESSION_TITLE, sameState, shorten, titleOf } from "./session-derive.ts";
 import { SessionHooks } from "./session-hooks.ts";
 import { runSessionPrompt, type PendingPrompt, type PendingRun, type SessionRunState } from "./session-prompt-run.ts";
 import { SessionRunQueue } from "./session-run-queue.ts";
@@ -55,6 +55,7 @@ export class LiveSession {
   /** The error that ended the current run, if one did (the Notification hook says so). */
   private stoppedBy: string | undefined;
   private lastState: SessionStateEvent | undefined;
+  private readonly runningListeners = new Set<() => void>();
   private readonly unsubscribeStore: () => void;
   /** Agents started with `run_in_background`; they outlive the prompt that started them. */
   private readonly backgroundAgents = new BackgroundAgents();
@@ -69,7 +70,7 @@ export class LiveSession {
     this.runtime = options.runtime;
     this.bus = options.bus;
     this.history = [...(options.history ?? [])];
-    this.title = options.title ?? titleOf(this.history) ?? "New session";
+    this.title = options.title ?? titleOf(this.history) ?? NEW_SESSION_TITLE;
     this.updatedAt = options.updatedAt ?? new Date().toISOString();
     this.runs = new SessionRunQueue({
       maxQueued: options.maxQueuedPrompts,
@@ -117,6 +118,11 @@ export class LiveSession {
 
   get running(): boolean {
     return this.runs.running;
+  }
+
+  /** Calls `listener` each time a run starts or the session becomes idle (as its state events say). */
+  onRunningChange(listener: () => void): void {
+    this.runningListeners.add(listener);
   }
 
   get messageCount(): number {
@@ -296,7 +302,7 @@ export class LiveSession {
   }
 
   private start(prompt: PendingPrompt): void {
-    if (this.title === "New session") this.title = shorten(prompt.text);
+    if (this.title === NEW_SESSION_TITLE) this.title = shorten(prompt.text);
     void this.begin((signal) => this.run(prompt, signal));
   }
 
@@ -362,7 +368,9 @@ export class LiveSession {
   private publishStateIfChanged(): void {
     const next = this.state();
     if (this.lastState && sameState(this.lastState, next)) return;
+    const runningChanged = this.lastState?.running !== next.running;
     this.lastState = next;
     this.bus.publish(this.sessionId, next);
+    if (runningChanged) for (const listener of this.runningListeners) listener();
   }
 }

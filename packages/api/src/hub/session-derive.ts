@@ -88,3 +88,6 @@ export function promptText(message: ConversationMessage): string | null {
   if (content.some((block) => block.type === "tool_result")) return null;
   return content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n") || null;
 }
+
+/** A session's title before its first prompt. */
+export const NEW_SESSION_TITLE = "New session";

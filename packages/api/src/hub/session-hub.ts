@@ -100,6 +100,8 @@ export class SessionHub implements SessionsPort {
     if (options.permissionMode === "bypassPermissions") this.assertBypassAllowed();
     const session = this.adopt(randomUUID(), options);
     await this.options.ownership?.claimNew(session.sessionId);
+    // Listed on every node sharing the store from now on, not from its first line.
+    await this.runtime.transcripts.register?.(session.sessionId);
     this.carry(session);
     return { sessionId: session.sessionId };
   }
@@ -137,7 +139,10 @@ export class SessionHub implements SessionsPort {
   async list(): Promise<SessionSummary[]> {
     const stored = await this.runtime.transcripts.list();
     const worktrees = new Map((await this.options.worktrees?.all())?.map((record) => [record.sessionId, record]));
-    return sessionSummaries(stored, this.live.values(), worktrees);
+    // A session another node owns is listed as the shared store has it: this node's copy (a tab here follows it) may be behind.
+    const ownership = this.options.ownership;
+    const followed = ownership ? new Set([...this.live.keys()].filter((sessionId) => !ownership.holds(sessionId))) : undefined;
+    return sessionSummaries(stored, this.live.values(), worktrees, followed);
   }
 
   async get(sessionId: string): Promise<SessionSnapshot> {

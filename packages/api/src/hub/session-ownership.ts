@@ -38,6 +38,8 @@ export const carriedStateSchema = z.object({
   permissionMode: permissionModeSchema,
   model: z.string(),
   waitingQuestions: z.array(waitingQuestionSchema),
+  /** A prompt is running (shown as running in every node's session list while the lease is live). */
+  running: z.boolean().optional(),
 });
 export type CarriedState = z.infer<typeof carriedStateSchema>;
 

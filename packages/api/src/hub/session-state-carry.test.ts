@@ -50,4 +50,21 @@ describe("carrySessionState", () => {
     store.setState((state) => ({ ...state, permissionMode: "default" }));
     await vi.waitFor(() => expect(saved).toEqual(["plan", "default"]));
   });
+
+  it("carries whether a run is going, written at each start and end of a run", async () => {
+    const store = createStore(createInitialAppState({ model: "model-a", permissionMode: "default" }));
+    const broker = new PermissionBroker();
+    const listeners: Array<() => void> = [];
+    const session = { store, broker, running: false, onRunningChange: (listener: () => void) => void listeners.push(listener) };
+    const saved: Array<boolean | undefined> = [];
+    carrySessionState(session, async (state) => void saved.push(state.running));
+    const flip = (running: boolean) => {
+      session.running = running;
+      for (const listener of listeners) listener();
+    };
+    flip(true);
+    flip(true);
+    flip(false);
+    await vi.waitFor(() => expect(saved).toEqual([false, true, false]));
+  });
 });

@@ -42,4 +42,24 @@ describe("session list", () => {
       },
     ]);
   });
+
+  it("a session followed here that another node runs is listed as stored; a session not written yet is a new session", () => {
+    const summaries = sessionSummaries(
+      [
+        { ...stored("owned-elsewhere", "2026-12-02T10:00:00.000Z", "From the store"), running: true, messageCount: 4 },
+        { sessionId: "empty", title: undefined, firstPrompt: undefined, lastActivityAt: "2026-12-02T09:00:00.000Z", messageCount: 0 },
+      ],
+      [
+        { sessionId: "owned-elsewhere", title: "Behind", updatedAt: "2026-12-02T08:00:00.000Z", running: false, messageCount: 1 },
+        { sessionId: "followed-unstored", title: "Live copy", updatedAt: "2026-12-02T07:00:00.000Z", running: false, messageCount: 0 },
+      ],
+      new Map(),
+      new Set(["owned-elsewhere", "followed-unstored"]),
+    );
+    expect(summaries).toEqual([
+      { sessionId: "owned-elsewhere", title: "From the store", updatedAt: "2026-12-02T10:00:00.000Z", running: true, messageCount: 4 },
+      { sessionId: "empty", title: "New session", updatedAt: "2026-12-02T09:00:00.000Z", running: false, messageCount: 0 },
+      { sessionId: "followed-unstored", title: "Live copy", updatedAt: "2026-12-02T07:00:00.000Z", running: false, messageCount: 0 },
+    ]);
+  });
 });

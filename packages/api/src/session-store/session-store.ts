@@ -15,6 +15,8 @@ export type StoredSessionSummary = {
   lastActivityAt: string;
   /** Conversation lines written (an estimate of the messages: a response may span lines). */
   messageCount: number;
+  /** A prompt runs on the node that owns the session (known where the store is shared by several nodes). */
+  running?: boolean;
 };
 
 export type LoadOptions = { scope?: LoadScope; leafUuid?: string; signal?: AbortSignal };
@@ -27,6 +29,11 @@ export type LoadOptions = { scope?: LoadScope; leafUuid?: string; signal?: Abort
  */
 export interface SessionStore {
   readonly kind: "jsonl" | "postgres";
+  /**
+   * Records a new session before its first line, so the other nodes sharing the store list it from its creation
+   * (while its owner's lease is live). Only a store several nodes share has it; `load` still finds nothing until a line is written.
+   */
+  register?(sessionId: string): Promise<void>;
   /** The sink for a session's lines; the first line appended creates the session. */
   openTranscript(sessionId: string): SessionTranscriptSink;
   /** The session read back with the tolerant loader, or undefined when there is no such session. */

@@ -9,6 +9,7 @@ import { startPrivatePostgres, type PrivateService } from "../testing/private-se
 import { openDatabase, type Database } from "./database.ts";
 import { migrate, MIGRATIONS } from "./migrations.ts";
 import { createPostgresSessionStore } from "./postgres-session-store.ts";
+import { createSessionLeaseStore } from "./session-leases.ts";
 
 const workspaceRoot = "/work/project";
 const fixedNow = () => new Date("2026-12-01T10:00:00.000Z");
@@ -161,6 +162,38 @@ describe("PostgreSQL session store (private PostgreSQL)", () => {
       await sink.close();
     }
     expect((await store.list()).map((entry) => entry.sessionId)).toEqual(["newer", "middle", "older"]);
+  });
+
+  it("lists a registered session while its owner's lease is live, marked running from the lease, and writes its meta line first", async () => {
+    const store = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot: "/work/registered", version: "1" });
+    const leases = createSessionLeaseStore(sql, { ttlMs: 60_000 });
+    const acquired = await leases.acquire("registered", "node-a");
+    expect(acquired.acquired).toBe(true);
+    const generation = acquired.acquired ? acquired.generation : 0;
+    await store.register?.("registered");
+    await store.register?.("registered");
+    // Listed from its creation, with nothing stored: load still finds nothing.
+    expect(await store.list()).toEqual([
+      { sessionId: "registered", title: undefined, firstPrompt: undefined, lastActivityAt: expect.any(String), messageCount: 0 },
+    ]);
+    expect(await store.load("registered")).toBeUndefined();
+    await leases.saveState("registered", "node-a", generation, { permissionMode: "default", model: "m", waitingQuestions: [], running: true });
+    expect((await store.list())[0]).toMatchObject({ sessionId: "registered", running: true });
+    const sink = store.openTranscript("registered");
+    const [prompt] = conversation("registered");
+    if (prompt) await sink.appendMessage(prompt);
+    await sink.close();
+    const lines = await sql<{ line: string }[]>`select line from cairn_transcript_lines where session_id = 'registered' order by line_no`;
+    expect(lines.map((row) => (JSON.parse(row.line) as { type: string }).type)).toEqual(["cairn-session", "user"]);
+    expect((await store.list())[0]).toMatchObject({ title: "Fix the failing test in src/math.ts", messageCount: 1, running: true });
+    // The owner lets go: the running mark goes, and an empty registered session leaves the list.
+    await store.register?.("abandoned");
+    const other = await leases.acquire("abandoned", "node-a");
+    expect((await store.list()).map((entry) => entry.sessionId).sort()).toEqual(["abandoned", "registered"]);
+    await leases.release("registered", "node-a", generation);
+    if (other.acquired) await leases.release("abandoned", "node-a", other.generation);
+    expect(await store.list()).toEqual([expect.objectContaining({ sessionId: "registered", messageCount: 1 })]);
+    expect((await store.list())[0]?.running).toBeUndefined();
   });
 
   it("refuses an invalid message without writing anything", async () => {

@@ -38,10 +38,11 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
     let closed = false;
     const ensureSession = async (): Promise<void> => {
       if (created) return;
+      // New here, or registered at its creation with nothing written yet: the meta line comes first.
       const inserted = await sql`
         insert into cairn_sessions (session_id, workspace, updated_at)
         values (${sessionId}, ${workspaceRoot}, ${now()})
-        on conflict (session_id) do nothing
+        on conflict (session_id) do update set line_count = 0 where cairn_sessions.line_count = 0
         returning session_id`;
       if (inserted.length > 0) await appendLine(sql, sessionId, text.meta());
       created = true;
@@ -118,7 +119,8 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
   };
 
   const linesOf = async (sessionId: string): Promise<string[] | undefined> => {
-    const session = await sql`select 1 from cairn_sessions where session_id = ${sessionId} and workspace = ${workspaceRoot}`;
+    // A session registered at its creation holds no line yet: not stored, as in the JSONL store.
+    const session = await sql`select 1 from cairn_sessions where session_id = ${sessionId} and workspace = ${workspaceRoot} and line_count > 0`;
     if (session.length === 0) return undefined;
     const rows = await sql<{ line: string }[]>`select line from cairn_transcript_lines where session_id = ${sessionId} order by line_no`;
     return rows.map((row) => row.line);
@@ -134,21 +136,38 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
       loadOptions.signal?.throwIfAborted();
       return loadTranscriptLines(lines, { scope: loadOptions.scope ?? "all", ...(loadOptions.leafUuid ? { leafUuid: loadOptions.leafUuid } : {}) });
     },
+    async register(sessionId) {
+      assertSessionId(sessionId);
+      await sql`
+        insert into cairn_sessions (session_id, workspace, updated_at) values (${sessionId}, ${workspaceRoot}, ${now()})
+        on conflict (session_id) do nothing`;
+    },
     async list() {
       // Shaped in SQL (title fallback, ISO time as text) and read as rows of values: 10,000 rows come back as plain
       // strings and numbers put straight into the summaries, with no Date and no row object per session in between.
+      // A session with no line yet is listed while its owner's lease is live (it was registered at its creation and
+      // is gone from the list once its owner lets go of it, as from the owner's own list); a running one is marked so
+      // from what the owner keeps with its lease.
+      // Only the live leases are joined (found through the owner index: a few rows, not one per session ever owned).
       const rows = (await sql`
-        select session_id, coalesce(title, prompt_title) as title, first_prompt,
-               to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at, message_count
-        from cairn_sessions where workspace = ${workspaceRoot}
-        order by cairn_sessions.updated_at desc`.values()) as unknown as Array<[string, string | null, string | null, string, number]>;
+        with live as (
+          select session_id, (session_state ->> 'running')::boolean as running
+          from cairn_session_leases where owner is not null and expires_at > now()
+        )
+        select s.session_id, coalesce(s.title, s.prompt_title) as title, s.first_prompt,
+               to_char(s.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at, s.message_count,
+               coalesce(live.running, false) as running
+        from cairn_sessions s left join live on live.session_id = s.session_id
+        where s.workspace = ${workspaceRoot} and (s.line_count > 0 or live.session_id is not null)
+        order by s.updated_at desc`.values()) as unknown as Array<[string, string | null, string | null, string, number, boolean]>;
       return rows.map(
-        ([sessionId, title, firstPrompt, lastActivityAt, messageCount]): StoredSessionSummary => ({
+        ([sessionId, title, firstPrompt, lastActivityAt, messageCount, running]): StoredSessionSummary => ({
           sessionId,
           title: title ?? undefined,
           firstPrompt: firstPrompt ?? undefined,
           lastActivityAt,
           messageCount,
+          ...(running ? { running } : {}),
         }),
       );
     },

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CairnServer } from "@cairn/api";
+import { apiClient, eventually, EventsSubscriber } from "./api-harness.ts";
+import { type DistributedServices, startDistributedServices, startInProcessNode } from "./distributed-harness.ts";
+
+/** Two API nodes over one PostgreSQL and one Redis: each node's session list shows the sessions the other runs, as the other does. */
+describe("distributed mode: the session list on every node", () => {
+  let services: DistributedServices;
+  const nodes: CairnServer[] = [];
+
+  beforeAll(async () => {
+    // The answer stalls for 3 s mid-stream, so the session is seen running from the other node.
+    const answer = {
+      content: [{ type: "text" as const, text: "The answer, after a pause." }],
+      faults: [{ kind: "stall" as const, afterEvents: 3, ms: 3_000 }],
+    };
+    services = await startDistributedServices({ name: "list", scenario: { turns: [answer] } });
+    nodes.push(await startInProcessNode(services, "node-a"), await startInProcessNode(services, "node-b"));
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const node of nodes) await node.close();
+    await services?.stop();
+  });
+
+  it("a session created on node A is in node B's list at once, and its title, run and messages reach B's list as they change on A", async () => {
+    const [nodeA, nodeB] = nodes;
+    if (!nodeA || !nodeB) throw new Error("two nodes expected");
+    const clientA = apiClient(nodeA.url, nodeA.token);
+    const clientB = apiClient(nodeB.url, nodeB.token);
+    const entryOn = async (client: typeof clientA, sessionId: string) => (await client.session.list.query()).find((entry) => entry.sessionId === sessionId);
+
+    const { sessionId } = await clientA.session.create.mutate();
+    // Nothing is stored yet; B lists it as A does, right after the create returned.
+    expect(await nodeA.runtime.transcripts.load(sessionId)).toBeUndefined();
+    const onA = await entryOn(clientA, sessionId);
+    expect(onA).toMatchObject({ title: "New session", running: false, messageCount: 0 });
+    expect(await entryOn(clientB, sessionId)).toEqual({ ...onA, updatedAt: expect.any(String) });
+
+    // A tab on B follows it (B holds a follower's copy now); B's list still follows what A does.
+    const tab = new EventsSubscriber(nodeB.url, nodeB.token, sessionId);
+    await eventually(() => expect(nodeB.hub.bus.listenerCount(sessionId)).toBe(1), 30_000);
+    await clientA.session.send.mutate({ sessionId, prompt: "List me on every node" });
+    await eventually(async () => expect(await entryOn(clientB, sessionId)).toMatchObject({ title: "List me on every node", running: true }), 30_000);
+    expect(await entryOn(clientA, sessionId)).toMatchObject({ title: "List me on every node", running: true });
+
+    await eventually(() => expect(tab.events().some((event) => event.type === "result")).toBe(true), 60_000);
+    await eventually(async () => expect(await entryOn(clientB, sessionId)).toMatchObject({ running: false, messageCount: 2 }), 30_000);
+    expect(await entryOn(clientA, sessionId)).toMatchObject({ running: false, messageCount: 2 });
+    await tab.stop();
+    expect(tab.errors).toEqual([]);
+  }, 120_000);
+
+  it("a session nobody wrote to leaves every node's list when its owner lets go of it (here: the owner stops)", async () => {
+    const [nodeA, nodeB] = nodes;
+    if (!nodeA || !nodeB) throw new Error("two nodes expected");
+    const clientB = apiClient(nodeB.url, nodeB.token);
+    const { sessionId } = await apiClient(nodeA.url, nodeA.token).session.create.mutate();
+    expect((await clientB.session.list.query()).map((entry) => entry.sessionId)).toContain(sessionId);
+    nodes.shift();
+    await nodeA.close();
+    const listed = (await clientB.session.list.query()).map((entry) => entry.sessionId);
+    expect(listed).not.toContain(sessionId);
+    expect(listed.length).toBeGreaterThan(0);
+  }, 60_000);
+});
