@@ -1,4 +1,4 @@
-import { expect, screenshot, test, type ScriptedTurn } from "./support/fixtures.ts";
+import { expect, screenshot, type ScriptedTurn, startNewSession, test } from "./support/fixtures.ts";
 
 type Body = { messages: Array<{ role: string; content: unknown }> };
 
@@ -21,7 +21,7 @@ test("the session shows a background agent running, then done with its answer, w
     turnFor(prompt, [{ type: "text", text: "The survey runs in the background; I will report when it is done." }]),
     turnFor(prompt, [{ type: "text", text: "The survey found 3 TypeScript files." }]),
   ]);
-  await page.getByTestId("session-new").click();
+  await startNewSession(page);
   await page.getByTestId("chat-input").fill(prompt);
   await page.getByTestId("chat-input").press("Enter");
 

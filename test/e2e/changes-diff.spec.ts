@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
-import { expect, test } from "./support/fixtures.ts";
+import { expect, startNewSession, test } from "./support/fixtures.ts";
 
 const LINES = ["first line", "second line", "third line", "fourth line", "fifth line", ""].join("\n");
 
@@ -38,7 +38,7 @@ test("changes panel diff: one added line is one inserted line, not the whole fil
     },
     { content: [{ type: "text", text: "Added the lines." }] },
   ]);
-  await page.getByTestId("session-new").click();
+  await startNewSession(page);
   await page.getByTestId("chat-input").fill("Add a line to each file");
   await page.getByTestId("chat-input").press("Enter");
   // One prompt after the other, told apart by their file (both are Edit prompts).

@@ -1,6 +1,6 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { editorText, expect, screenshot, test } from "./support/fixtures.ts";
+import { editorText, expect, screenshot, startNewSession, test } from "./support/fixtures.ts";
 
 type Body = { messages: Array<{ role: string; content: unknown }> };
 
@@ -13,7 +13,7 @@ test("the memory panel lists CLAUDE.md files, and an edit saved in the IDE reach
   writeFileSync(localFile, "Local note: my editor is Monaco.\n");
   try {
     await sim.script([{ content: [{ type: "text", text: "First answer." }] }, { content: [{ type: "text", text: "Second answer." }] }]);
-    await page.getByTestId("session-new").click();
+    await startNewSession(page);
 
     const panel = page.getByTestId("memory-panel");
     await panel.getByTestId("memory-panel-toggle").click();

@@ -1,6 +1,7 @@
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
-import { expect, test } from "./support/fixtures.ts";
+import { expect, startNewSession, test } from "./support/fixtures.ts";
 
 type Shown = { title: string; body: string; tag: string };
 type Stubbed = { __notifications: Shown[]; __setHidden(hidden: boolean): void; __permissionAsked: number };
@@ -66,12 +67,13 @@ test("notifications: with the tab hidden, a waiting permission prompt, an ended 
   expect(await page.evaluate(() => (window as unknown as Stubbed).__permissionAsked)).toBe(1);
 
   const file = join(e2e.workspace, "notify-note.txt");
+  rmSync(file, { force: true }); // left by an earlier run: Write would refuse an existing file it has not read
   await sim.script([
     { content: [{ type: "tool_use", name: "Write", input: { file_path: file, content: "noted\n" } }] },
     { content: [{ type: "text", text: "Wrote the note." }] },
     { content: [], faults: [{ kind: "http", status: 400, message: "scripted failure for the notification test" }] },
   ]);
-  await page.getByTestId("session-new").click();
+  await startNewSession(page);
   await setHidden(page, true);
   await send(page, "Write a note");
 

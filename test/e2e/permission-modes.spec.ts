@@ -1,4 +1,4 @@
-import { expect, test } from "./support/fixtures.ts";
+import { expect, startNewSession, test } from "./support/fixtures.ts";
 
 type Body = { model: string; system?: Array<{ text: string }>; messages: Array<{ role: string; content: unknown }> };
 
@@ -12,7 +12,7 @@ test("after a denial the chat offers a rule; allowing it lets the same command r
     { content: [nodeCall("toolu_sugg_2", "suggested-rule-ran")] },
     { content: [{ type: "text", text: "It ran this time." }] },
   ]);
-  await page.getByTestId("session-new").click();
+  await startNewSession(page);
   await expect(page.getByTestId("mode-select")).toHaveValue("default");
   await page.getByTestId("chat-input").fill("Run the node one-liner");
   await page.getByTestId("chat-input").press("Enter");
@@ -50,7 +50,7 @@ test("choosing auto in the mode picker: the classifier decides with no prompt, a
     },
     { content: [{ type: "text", text: "Auto mode let it run." }] },
   ]);
-  await page.getByTestId("session-new").click();
+  await startNewSession(page);
   await page.getByTestId("mode-select").selectOption("auto");
   await expect(page.getByTestId("mode-select")).toHaveValue("auto");
   await page.getByTestId("chat-input").fill("Print the line");

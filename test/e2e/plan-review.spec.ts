@@ -1,4 +1,4 @@
-import { expect, screenshot, test } from "./support/fixtures.ts";
+import { expect, screenshot, startNewSession, test } from "./support/fixtures.ts";
 
 type Body = { model: string; messages: Array<{ role: string; content: unknown }> };
 
@@ -21,7 +21,7 @@ test("reviews the agent's plan: comments send it back to planning, then approve 
     },
     { content: [{ type: "text", text: "Plan approved; implementing it now." }] },
   ]);
-  await page.getByTestId("session-new").click();
+  await startNewSession(page);
   await page.getByTestId("mode-select").selectOption("plan");
   await page.getByTestId("chat-input").fill("Plan a rename of greet");
   await page.getByTestId("chat-input").press("Enter");
@@ -57,7 +57,7 @@ test("approves a plan into default mode", async ({ ide: page, sim }) => {
     { content: [{ type: "tool_use", id: "toolu_plan", name: "ExitPlanMode", input: { plan: "1. Do the thing" } }] },
     { content: [{ type: "text", text: "Doing the thing." }] },
   ]);
-  await page.getByTestId("session-new").click();
+  await startNewSession(page);
   await page.getByTestId("mode-select").selectOption("plan");
   await page.getByTestId("chat-input").fill("Plan the thing");
   await page.getByTestId("chat-input").press("Enter");

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { expect, screenshot, test } from "./support/fixtures.ts";
+import { expect, screenshot, startNewSession, test } from "./support/fixtures.ts";
 
 type Body = { messages: Array<{ role: string; content: unknown }> };
 
@@ -30,7 +30,7 @@ test.describe("slash commands in the chat", () => {
 
   test("the menu opens on /, picking a skill sends its text with the arguments to the model", async ({ ide: page, sim }) => {
     await sim.script([{ content: [{ type: "text", text: "Release notes for 2.1.0 are written." }] }]);
-    await page.getByTestId("session-new").click();
+    await startNewSession(page);
     const input = page.getByTestId("chat-input");
     await input.fill("/");
     const menu = page.getByTestId("slash-menu");
@@ -60,7 +60,7 @@ test.describe("slash commands in the chat", () => {
 
   test("a legacy command file runs with its positional argument", async ({ ide: page, sim }) => {
     await sim.script([{ content: [{ type: "text", text: "HELLO" }] }]);
-    await page.getByTestId("session-new").click();
+    await startNewSession(page);
     const input = page.getByTestId("chat-input");
     await input.fill("/sh");
     await page.locator('[data-testid="slash-item"][data-name="shout"]').click();
@@ -75,7 +75,7 @@ test.describe("slash commands in the chat", () => {
 
   test("an unknown command is a clear error and sends nothing to the model", async ({ ide: page, sim }) => {
     await sim.script([{ content: [{ type: "text", text: "This must not be requested." }] }]);
-    await page.getByTestId("session-new").click();
+    await startNewSession(page);
     const input = page.getByTestId("chat-input");
     await input.fill("/no-such-command");
     await expect(page.getByTestId("slash-menu")).toBeHidden();

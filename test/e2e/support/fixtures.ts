@@ -106,6 +106,19 @@ export async function dismissTrust(page: Page): Promise<void> {
   if (await decline.isVisible()) await decline.click();
 }
 
+/**
+ * Starts a new session and waits until its event stream is live. Until then the chat input is disabled, and a
+ * prompt typed in the moment between the click and that re-render would be dropped by its Enter.
+ */
+export async function startNewSession(page: Page): Promise<string> {
+  const chat = page.getByTestId("chat");
+  const before = (await chat.getAttribute("data-session-id")) ?? "";
+  await page.getByTestId("session-new").click();
+  await expect(chat).not.toHaveAttribute("data-session-id", before);
+  await expect(chat).toHaveAttribute("data-stream", "live");
+  return (await chat.getAttribute("data-session-id")) ?? "";
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(artifactsDir, { recursive: true });
   await page.screenshot({ path: join(artifactsDir, `${name}.png`), fullPage: false });

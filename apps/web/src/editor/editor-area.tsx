@@ -13,7 +13,8 @@ type Props = {
   root: string;
   state: TabsState;
   dispatch(action: TabsAction): void;
-  save(path: string): void;
+  /** `content` is the editor's own text when Monaco saves; without it the tab's last rendered text is saved. */
+  save(path: string, content?: string): void;
   notice: EditorNotice | null;
   dismissNotice(): void;
 };
@@ -62,7 +63,7 @@ export function EditorArea({ root, state, dispatch, save, notice, dismissNotice 
               revision={active.revision}
               readOnly={false}
               onChange={(content) => dispatch({ type: "edited", path: active.path, content })}
-              onSave={() => save(active.path)}
+              onSave={(content) => save(active.path, content)}
             />
           )
         ) : (

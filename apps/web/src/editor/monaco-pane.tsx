@@ -14,7 +14,8 @@ type Props = {
   revision: number;
   readOnly: boolean;
   onChange(value: string): void;
-  onSave(): void;
+  /** Ctrl/Cmd+S, with the text as Monaco holds it now (a render may not have caught up with the last keys yet). */
+  onSave(value: string): void;
 };
 
 /**
@@ -54,7 +55,7 @@ export default function MonacoPane({ path, value, revision, readOnly, onChange, 
   const onMount: OnMount = (instance, monaco) => {
     editorRef.current = instance;
     monacoRef.current = monaco;
-    instance.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => saveRef.current());
+    instance.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => saveRef.current(instance.getValue()));
     instance.onDidChangeModel(() => sync());
     sync();
     instance.focus();

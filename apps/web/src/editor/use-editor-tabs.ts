@@ -45,11 +45,13 @@ export function useEditorTabs() {
   const saving = useRef(new Set<string>());
 
   const save = useCallback(
-    async (path: string) => {
+    async (path: string, typed?: string) => {
       const tab = latest.current.tabs.find((candidate) => candidate.path === path);
       if (!tab || saving.current.has(path) || tab.binary) return;
       if (tab.conflict) return say("error", path, "Not saved: settle the conflict first (reload, or keep your version).");
-      const content = tab.content;
+      // What Monaco holds when it saves: keys typed just before Ctrl+S may not have been rendered into `tab` yet.
+      const content = typed ?? tab.content;
+      if (typed !== undefined && typed !== tab.content) dispatch({ type: "edited", path, content: typed });
       saving.current.add(path);
       dispatch({ type: "save-started", path });
       try {

@@ -150,7 +150,7 @@ export function IdeShell() {
               root={info.workspaceRoot}
               state={editor.state}
               dispatch={editor.dispatch}
-              save={(path) => void editor.save(path)}
+              save={(path, content) => void editor.save(path, content)}
               notice={editor.notice}
               dismissNotice={editor.dismissNotice}
             />
