@@ -7,7 +7,8 @@ import type { HostPolicy } from "./host-policy.ts";
 
 /** What to do with a request before it reaches tRPC or Next. */
 export type AccessDecision =
-  | { kind: "allow" }
+  /** `signIn`: the request rides on a browser's sign-in (its cookie), so a stream it opens ends when that browser is signed out. */
+  | { kind: "allow"; signIn?: { cookie: string } }
   /** `?token=` was right: set the session cookie and send the browser to the same URL without it, the key in the fragment. */
   | { kind: "login"; location: string; setCookie: string }
   | { kind: "unauthorized"; reason: string }
@@ -90,7 +91,7 @@ export class AccessGuard {
       const problem = crossSiteProblem(request, this.options.hosts);
       if (problem) return { kind: "forbidden", reason: problem };
     }
-    return { kind: "allow" };
+    return { kind: "allow", signIn: { cookie } };
   }
 
   private async login(url: URL, queryToken: string): Promise<AccessDecision> {

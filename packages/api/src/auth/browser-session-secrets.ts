@@ -28,6 +28,11 @@ export interface BrowserSessionRepository {
   check(cookie: string, key: string | undefined): Promise<BrowserSessionCheck>;
   /** Signs every browser out; returns how many sessions were live. */
   revokeAll(): Promise<number>;
+  /**
+   * Calls `listener` after a sign-out everywhere, made here or (where the sign-ins are shared) on another node,
+   * so streams opened by a browser signed out since are ended. Returns the unsubscribe.
+   */
+  onRevoked(listener: () => void): () => void;
 }
 
 /** The stored form of one sign-in. */

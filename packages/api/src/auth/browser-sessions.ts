@@ -42,6 +42,7 @@ export class BrowserSessionStore implements BrowserSessionRepository {
   private readonly db: Database.Database;
   private readonly now: () => number;
   private readonly ttlMs: number;
+  private readonly revokedListeners = new Set<() => void>();
 
   constructor(options: { path: string; now?: () => number; ttlMs?: number }) {
     this.now = options.now ?? Date.now;
@@ -77,7 +78,14 @@ export class BrowserSessionStore implements BrowserSessionRepository {
   /** Signs every browser out; returns how many sessions were live. */
   async revokeAll(): Promise<number> {
     const now = this.now();
-    return this.db.prepare("UPDATE browser_sessions SET revoked_at = ? WHERE revoked_at IS NULL AND expires_at > ?").run(now, now).changes;
+    const revoked = this.db.prepare("UPDATE browser_sessions SET revoked_at = ? WHERE revoked_at IS NULL AND expires_at > ?").run(now, now).changes;
+    for (const listener of [...this.revokedListeners]) listener();
+    return revoked;
+  }
+
+  onRevoked(listener: () => void): () => void {
+    this.revokedListeners.add(listener);
+    return () => this.revokedListeners.delete(listener);
   }
 
   /** A value made once and kept (the IDE's host name), so bookmarks and cookies survive a restart. */

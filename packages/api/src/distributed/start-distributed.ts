@@ -155,8 +155,8 @@ export async function startDistributedNode(config: DistributedConfig, options: {
     shares: shared ? (now) => createPostgresShareRepository({ ...shared, now }) : undefined,
     trust: shared ? createPostgresTrust({ ...shared, nodeId: config.nodeId }) : undefined,
     signIns:
-      database && cookieName !== undefined
-        ? { cookieName, sessions: (signInOptions) => createPostgresBrowserSessions({ sql: database, ...signInOptions }) }
+      shared && cookieName !== undefined
+        ? { cookieName, sessions: (signInOptions) => createPostgresBrowserSessions({ ...shared, ...signInOptions }) }
         : undefined,
     localSettings: shared ? (workspaceRoot) => createPostgresLocalSettings({ ...shared, workspaceRoot }) : undefined,
     workerAssignments: database ? createPostgresWorkerAssignments(database) : undefined,

@@ -150,4 +150,6 @@ export type ApiContext = {
   review?: ReviewPort;
   git?: GitPort;
   worktrees?: WorktreePort;
+  /** A subscription opened by a signed-in browser: aborted once that browser is signed out (the stream then ends). */
+  signedOut?: AbortSignal;
 };

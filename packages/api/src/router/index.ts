@@ -8,6 +8,7 @@ import { timelineRouter } from "./timeline.ts";
 import { changesRouter, reviewRouter } from "./review.ts";
 import { gitRouter } from "./git.ts";
 import { worktreeRouter } from "./worktree.ts";
+import { whileSignedIn } from "./signed-in-stream.ts";
 
 const sessionId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "not a session id");
 const messageUuid = z.string().min(1).max(200);
@@ -29,8 +30,6 @@ function quietOnAbort(signal: AbortSignal | undefined, error: unknown): void {
   if (signal?.aborted) return;
   throw error;
 }
-
-const neverAborted = new AbortController().signal;
 
 const meta = router({
   info: procedure.query(({ ctx }) => ctx.meta.info()),
@@ -80,9 +79,8 @@ const session = router({
    * is not guaranteed to be a `session-state`: call `session.get` for the starting state.
    */
   events: procedure.input(sessionEventsInput).subscription(async function* ({ ctx, input, signal }) {
-    const abort = signal ?? neverAborted;
     try {
-      for await (const { seq, event } of ctx.sessions.events(input.sessionId, afterSeq(input.lastEventId), abort)) {
+      for await (const { seq, event } of whileSignedIn(ctx, signal, (abort) => ctx.sessions.events(input.sessionId, afterSeq(input.lastEventId), abort))) {
         yield tracked(String(seq), event);
       }
     } catch (error) {
@@ -117,9 +115,8 @@ const workspace = router({
   delete: procedure.input(z.object({ path: workspacePath })).mutation(({ ctx, input }) => ctx.files.delete(input.path)),
   /** File changes in the workspace (from the editor, the agent or anything else). Not resumable: refetch the tree on reconnect. */
   watch: procedure.subscription(async function* ({ ctx, signal }) {
-    const abort = signal ?? neverAborted;
     try {
-      for await (const change of ctx.files.watch(abort)) yield change;
+      for await (const change of whileSignedIn(ctx, signal, (abort) => ctx.files.watch(abort))) yield change;
     } catch (error) {
       quietOnAbort(signal, error);
     }
@@ -171,9 +168,8 @@ const terminal = router({
   }),
   /** The shell's output, `tracked(String(seq), chunk)`; reconnects replay the retained output after `lastEventId`. */
   output: procedure.input(z.object({ terminalId, lastEventId })).subscription(async function* ({ ctx, input, signal }) {
-    const abort = signal ?? neverAborted;
     try {
-      for await (const { seq, output } of ctx.terminals.output(input.terminalId, afterSeq(input.lastEventId), abort)) {
+      for await (const { seq, output } of whileSignedIn(ctx, signal, (abort) => ctx.terminals.output(input.terminalId, afterSeq(input.lastEventId), abort))) {
         yield tracked(String(seq), output);
       }
     } catch (error) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { procedure, router } from "./trpc.ts";
+import { whileSignedIn } from "./signed-in-stream.ts";
 
 const neverAborted = new AbortController().signal;
 
@@ -15,11 +16,10 @@ export const mcpRouter = router({
     .input(z.object({ name: z.string().min(1).max(500) }))
     .mutation(({ ctx, input, signal }) => ctx.mcp.reconnect(input.name, signal ?? neverAborted)),
   changes: procedure.subscription(async function* ({ ctx, signal }) {
-    const abort = signal ?? neverAborted;
     try {
-      for await (const servers of ctx.mcp.changes(abort)) yield servers;
+      for await (const servers of whileSignedIn(ctx, signal, (abort) => ctx.mcp.changes(abort))) yield servers;
     } catch (error) {
-      if (!abort.aborted) throw error;
+      if (!signal?.aborted) throw error;
     }
   }),
 });

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHTTPHandler } from "@trpc/server/adapters/standalone";
 import type { AccessDecision, AccessGuard } from "../auth/access-guard.ts";
 import type { HostPolicy } from "../auth/host-policy.ts";
+import type { SignInStreams } from "../auth/sign-in-streams.ts";
 import type { ApiContext } from "../router/context.ts";
 import { appRouter } from "../router/index.ts";
 import { type ShareViewContext, shareViewRouter } from "../router/share-view.ts";
@@ -32,12 +33,36 @@ export type Routes = {
   sharePage: (token: string, client: string) => Promise<"available" | "not_found" | "rate_limited">;
   /** A place for one more live-share stream; undefined when the token opens no live share. */
   admitShareStream: (token: string, client: string) => Promise<StreamAdmission | undefined>;
+  /** The streams signed-in browsers hold open, ended when the browser is signed out. */
+  signIns?: SignInStreams;
 };
 
-/** The two tRPC handlers: the IDE's router with the full context, and the read-only share router whose context holds the share view alone. */
-export function createTrpcHandlers(context: ApiContext, shareView: ShareViewService): { trpc: HttpHandler; shareTrpc: HttpHandler } {
-  const trpcHandler = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: () => context, maxBodySize: MAX_BODY_BYTES });
-  const sessionEvents = createSessionEventsRoute(context, trpcHandler);
+/**
+ * The IDE router's subscriptions (`session.events`, `workspace.watch`, …): the requests that stay open. tRPC keeps
+ * every procedure by its dotted path in `_def.procedures` (typed as the nested routers, hence the cast).
+ */
+const SUBSCRIPTIONS: ReadonlySet<string> = new Set(
+  Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>).flatMap(([path, procedure]) =>
+    procedure._def.type === "subscription" ? [path] : [],
+  ),
+);
+
+/**
+ * The two tRPC handlers: the IDE's router with the full context, and the read-only share router whose context holds the
+ * share view alone. A subscription a signed-in browser opened gets the context with its `signedOut` signal.
+ */
+export function createTrpcHandlers(
+  context: ApiContext,
+  shareView: ShareViewService,
+  signIns?: Pick<SignInStreams, "signalOf">,
+): { trpc: HttpHandler; shareTrpc: HttpHandler } {
+  const signedOutOf = (request: IncomingMessage) => signIns?.signalOf(request);
+  const contextOf = (request: IncomingMessage): ApiContext => {
+    const signedOut = signedOutOf(request);
+    return signedOut ? { ...context, signedOut } : context;
+  };
+  const trpcHandler = createHTTPHandler({ router: appRouter, basePath: TRPC_PREFIX, createContext: ({ req }) => contextOf(req), maxBodySize: MAX_BODY_BYTES });
+  const sessionEvents = createSessionEventsRoute(context, trpcHandler, signedOutOf);
   // The IDE's live event streams are written directly (session-events-route.ts); every other call goes to tRPC.
   const trpc: HttpHandler = (request, response) => (request.url?.startsWith(`${SESSION_EVENTS_PATH}?`) ? sessionEvents : trpcHandler)(request, response);
   const shareTrpc = createHTTPHandler({
@@ -74,7 +99,7 @@ export function route(request: IncomingMessage, response: ServerResponse, routes
     .check(request)
     .then(
       (decision) => {
-        if (admitted(decision, response)) serve(request, response, routes, shareRoute);
+        if (admitted(decision, response)) serve(request, response, routes, shareRoute, decision.kind === "allow" ? decision.signIn : undefined);
       },
       () => {
         // The database is away (it is retried by its client): say so without its details, the client tries again.
@@ -107,7 +132,13 @@ function admitted(decision: AccessDecision, response: ServerResponse): boolean {
 }
 
 /** An admitted request: the share API, the IDE's tRPC router, a share page or the web app. */
-function serve(request: IncomingMessage, response: ServerResponse, routes: Routes, shareRoute: ReturnType<typeof shareRouteOf>): void {
+function serve(
+  request: IncomingMessage,
+  response: ServerResponse,
+  routes: Routes,
+  shareRoute: ReturnType<typeof shareRouteOf>,
+  signIn: { cookie: string } | undefined,
+): void {
   const path = (request.url ?? "/").split("?")[0] ?? "/";
   if (shareRoute === "api") {
     routeShareApi(request, response, routes, path);
@@ -115,6 +146,8 @@ function serve(request: IncomingMessage, response: ServerResponse, routes: Route
   }
   if (path.startsWith(TRPC_PREFIX)) {
     response.setHeader("Cache-Control", "no-store");
+    if (signIn && routes.signIns && request.method === "GET" && SUBSCRIPTIONS.has(path.slice(TRPC_PREFIX.length)))
+      routes.signIns.watch(request, response, signIn.cookie);
     // tRPC's non-batched JSON parser fails on an empty body (httpLink sends none for an undefined
     // input); every procedure that may omit its input accepts {}.
     if (request.method === "POST" && request.headers["content-length"] === "0") (request as IncomingMessage & { body?: string }).body = "{}";

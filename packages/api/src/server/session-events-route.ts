@@ -3,7 +3,8 @@ import { getErrorShape, getTRPCErrorFromUnknown } from "@trpc/server";
 import type { ApiContext } from "../router/context.ts";
 import { afterSeq, appRouter, sessionEventsInput } from "../router/index.ts";
 import { SSE_OPTIONS } from "../router/trpc.ts";
-import { EventStreamResponse } from "./event-stream-response.ts";
+import { type BatchedEventSource, EventStreamResponse } from "./event-stream-response.ts";
+import { signedOutError } from "../router/signed-in-stream.ts";
 
 type HttpHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -19,7 +20,11 @@ const PROCEDURE_PATH = "session.events";
  * would refuse, or a session that cannot be opened (tRPC then reports the same failure in its own format).
  * The access check has already passed (request-router.ts).
  */
-export function createSessionEventsRoute(context: ApiContext, trpc: HttpHandler): HttpHandler {
+export function createSessionEventsRoute(
+  context: ApiContext,
+  trpc: HttpHandler,
+  signedOutOf: (request: IncomingMessage) => AbortSignal | undefined = () => undefined,
+): HttpHandler {
   const config = appRouter._def._config;
   const serialize = (value: unknown): unknown => config.transformer.output.serialize(value);
   const deserialize = (value: unknown): unknown => config.transformer.input.deserialize(value);
@@ -30,10 +35,11 @@ export function createSessionEventsRoute(context: ApiContext, trpc: HttpHandler)
       return;
     }
     context.sessions.eventFeed(input.sessionId, afterSeq(input.lastEventId)).then(
-      (source) => {
+      (feed) => {
+        const signedOut = signedOutOf(request);
         new EventStreamResponse({
           response,
-          source,
+          source: signedOut ? untilSignedOut(feed, signedOut) : feed,
           client: SSE_OPTIONS.client,
           pingIntervalMs: SSE_OPTIONS.ping.intervalMs,
           serialize,
@@ -87,4 +93,22 @@ function tRpcAcceptsConnectionParams(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The feed, until the browser that opened the stream is signed out: then its next read fails with UNAUTHORIZED, which ends the response. */
+function untilSignedOut(feed: BatchedEventSource, signedOut: AbortSignal): BatchedEventSource {
+  return {
+    listen(onPublished) {
+      const unlisten = feed.listen(onPublished);
+      signedOut.addEventListener("abort", onPublished);
+      return () => {
+        unlisten();
+        signedOut.removeEventListener("abort", onPublished);
+      };
+    },
+    take() {
+      if (signedOut.aborted) return Promise.reject(signedOutError());
+      return feed.take();
+    },
+  };
 }

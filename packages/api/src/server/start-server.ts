@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { AccessGuard } from "../auth/access-guard.ts";
 import { isLoopbackHost } from "../auth/access-token.ts";
 import { BrowserSessionStore } from "../auth/browser-sessions.ts";
+import { SignInStreams } from "../auth/sign-in-streams.ts";
 import { HostPolicy } from "../auth/host-policy.ts";
 import { ideHostName } from "../auth/ide-host.ts";
 import type { DistributedNode } from "../distributed/start-distributed.ts";
@@ -158,7 +159,8 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       shareOptions,
       now,
     });
-    const { trpc, shareTrpc } = createTrpcHandlers(context, shareView);
+    const signInStreams = new SignInStreams({ sessions: sessionStore });
+    const { trpc, shareTrpc } = createTrpcHandlers(context, shareView, signInStreams);
 
     // Attached before the port opens: until the server is ready every request is answered "starting" (503).
     const gate = new StartupGate();
@@ -183,6 +185,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
         web: webHandler,
         sharePage: (shareToken, client) => shareView.pageState(shareToken, client),
         admitShareStream: (shareToken, client) => shareView.admitStream(shareToken, client),
+        signIns: signInStreams,
       });
     });
 
@@ -210,6 +213,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       connectionCount: () => connections.count(),
       close() {
         accepting = false;
+        signInStreams.close();
         closing ??= shutdown({
           server: openServer,
           hub: openHub,

@@ -6,6 +6,7 @@ export const sharedChangeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("share"), shareId: z.string(), change: z.enum(["rotated", "revoked"]) }),
   z.object({ kind: z.literal("trust"), workspaceRoot: z.string() }),
   z.object({ kind: z.literal("local-settings"), workspaceRoot: z.string() }),
+  z.object({ kind: z.literal("sign-out") }),
 ]);
 export type SharedChange = z.infer<typeof sharedChangeSchema>;
 

@@ -7,22 +7,28 @@ import {
   newBrowserSession,
   type BrowserSessionRepository,
 } from "../../auth/browser-session-secrets.ts";
+import type { ChangeChannel } from "./change-channel.ts";
 import type { Database } from "./database.ts";
 
 /** bigint columns come back as strings: epoch milliseconds fit a double exactly. */
 const epoch = z.coerce.number().int();
 const rowSchema = z.object({ session_id: z.string(), key_hash: z.string(), expires_at: epoch, revoked_at: epoch.nullable() });
 
-type PostgresBrowserSessionsOptions = { sql: Database; now?: () => number; ttlMs?: number };
+type PostgresBrowserSessionsOptions = { sql: Database; changes: ChangeChannel; now?: () => number; ttlMs?: number };
 
 /**
  * Browser sign-ins in PostgreSQL (`cairn_browser_sessions`), the same rows as the embedded `auth.db`:
  * SHA-256 hashes of the cookie and the key, never the secrets. Every node checks every request against
  * the table, so a browser signed in through one node is signed in on all of them (no sticky sessions),
- * and "sign out everywhere" on one node holds on every node from the next request on.
+ * and "sign out everywhere" on one node holds on every node from the next request on; it is told to every node
+ * (a `sign-out` change notice), so the streams open there for a browser signed out end too.
  */
 export function createPostgresBrowserSessions(options: PostgresBrowserSessionsOptions): BrowserSessionRepository {
-  const { sql } = options;
+  const { sql, changes } = options;
+  const listeners = new Set<() => void>();
+  const emit = () => {
+    for (const listener of [...listeners]) listener();
+  };
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlMs ?? DEFAULT_BROWSER_SESSION_TTL_MS;
   return {
@@ -50,7 +56,20 @@ export function createPostgresBrowserSessions(options: PostgresBrowserSessionsOp
     async revokeAll() {
       const at = now();
       const revoked = await sql`update cairn_browser_sessions set revoked_at = ${at} where revoked_at is null and expires_at > ${at}`;
+      // This node's streams first; the notice reaches the others (and comes back here, a harmless second re-check).
+      emit();
+      await changes.publish({ kind: "sign-out" }).catch(() => undefined);
       return revoked.count;
+    },
+    onRevoked(listener) {
+      listeners.add(listener);
+      const stop = changes.subscribe((change) => {
+        if (change.kind === "sign-out") listener();
+      });
+      return () => {
+        listeners.delete(listener);
+        stop();
+      };
     },
   };
 }
