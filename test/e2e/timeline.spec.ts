@@ -114,7 +114,7 @@ test("timeline: an uploaded Claude Code transcript opens with the no-durations n
 });
 
 test("timeline: a large session shows its first events at once, then adds the rest in pages until it is whole", async ({ ide: page, e2e }) => {
-  // 6,000 events: more than the first part (2,000), so the rest comes as a page.
+  // 6,000 events: more than the first part (500), so the rest comes as a page.
   const source = syntheticTimelineSource({ events: 6_000, sidechains: 0 });
   const jsonl = source.lines.map((line) => JSON.stringify(line)).join("\n");
   await page.goto(`${e2e.url}/timeline/import`);
@@ -144,4 +144,45 @@ test("timeline: a large session shows its first events at once, then adds the re
   const detail = page.locator('[data-testid="timeline-detail"][data-loaded="true"]');
   await expect(detail).toBeVisible();
   expect(Number(await detail.getAttribute("data-index"))).toBeGreaterThan(2_000);
+});
+
+test("timeline: the page's first request leaves while its scripts still load, and the page uses its answer", async ({ ide: page, e2e }) => {
+  await page.goto(`${e2e.url}/timeline/import`);
+  await page.getByTestId("timeline-upload-input").setInputFiles(claudeCodeFixture);
+  await page.waitForURL(/\/sessions\/[^/]+\/timeline/);
+  await expect(page.getByTestId("timeline")).toHaveAttribute("data-timing-known", "false");
+  // The page's scripts are held until the timeline is asked for (or 10 s): only the inline script can ask meanwhile.
+  const firstLooks: string[] = [];
+  let viewAsked: () => void = () => undefined;
+  const asked = new Promise<void>((resolve) => {
+    viewAsked = resolve;
+  });
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (url.pathname !== "/api/trpc/timeline.view" || url.searchParams.get("input")?.includes("knownVersion")) return;
+    firstLooks.push(request.url());
+    viewAsked();
+  });
+  let heldUntilAsked = true;
+  await page.route("**/_next/static/chunks/*.js", async (route) => {
+    const timedOut = await Promise.race([asked.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 10_000))]);
+    if (timedOut) heldUntilAsked = false;
+    await route.continue();
+  });
+  await page.reload();
+  await expect(page.getByTestId("timeline")).toHaveAttribute("data-timing-known", "false");
+  await expect(page.getByTestId("timeline-event")).not.toHaveCount(0);
+  expect(heldUntilAsked).toBe(true);
+  // One first look: the page took the inline request's answer instead of asking again.
+  expect(firstLooks).toHaveLength(1);
+  // The IDE's own page is not fetched ahead from here (its scripts would compete with the timeline's first moves).
+  await page.unrouteAll({ behavior: "wait" });
+  const prefetched: string[] = [];
+  page.on("request", (request) => {
+    if (new URL(request.url()).searchParams.has("_rsc")) prefetched.push(request.url());
+  });
+  await page.reload();
+  await expect(page.getByTestId("timeline-event")).not.toHaveCount(0);
+  await page.waitForTimeout(1_000);
+  expect(prefetched).toEqual([]);
 });

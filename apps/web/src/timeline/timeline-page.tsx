@@ -51,7 +51,13 @@ export function TimelinePage({ sessionId }: { sessionId: string }) {
       <div className="splash" data-testid="timeline-error">
         <p>{missing ? `There is no session ${sessionId} in this workspace.` : `The timeline could not be loaded: ${errorMessage(live.error)}`}</p>
         <p>
-          <Link href="/">Back to the IDE</Link> · <Link href="/timeline/import">Open a Claude Code transcript</Link>
+          <Link href="/" prefetch={false}>
+            Back to the IDE
+          </Link>{" "}
+          ·{" "}
+          <Link href="/timeline/import" prefetch={false}>
+            Open a Claude Code transcript
+          </Link>
         </p>
       </div>
     );
@@ -77,7 +83,9 @@ export function TimelinePage({ sessionId }: { sessionId: string }) {
             )}
             <ExportHtmlButton sessionId={sessionId} loadSource={loadSource} />
             <TimelineUpload compact />
-            <Link href="/">IDE</Link>
+            <Link href="/" prefetch={false}>
+              IDE
+            </Link>
           </>
         }
       />

@@ -1,8 +1,9 @@
 "use client";
 
 import { appendCompactPages, expandCompactTimeline, type CompactTimeline, type CompactTimelinePage, type TimelineRows } from "@cairn/core/timeline";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { cairnErrorCode } from "@/lib/errors";
+import { takeEarlyView } from "./early-view";
 import { QuietMoments } from "./quiet-moments";
 import { useTRPCClient } from "@/trpc/client";
 
@@ -41,6 +42,13 @@ type Rest = { version: string; from: number; total: number };
 export function useLiveTimeline(sessionId: string): LiveTimeline {
   const client = useTRPCClient();
   const [state, setState] = useState<LiveTimeline>({ kind: "loading" });
+  const quietRef = useRef<QuietMoments | null>(null);
+  // The quiet moment the rest waits for counts from when the first part is on screen (this effect runs once it is
+  // committed), not from when it was handed to React: on a busy machine its drawing alone can take longer than that.
+  const firstShown = state.kind === "ready";
+  useEffect(() => {
+    if (firstShown) quietRef.current?.touch();
+  }, [firstShown]);
   useEffect(() => {
     const controller = new AbortController();
     const { signal } = controller;
@@ -49,6 +57,7 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
     let shown = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const quiet = new QuietMoments(QUIET_MS, QUIET_WAIT_MAX_MS);
+    quietRef.current = quiet;
     setState({ kind: "loading" });
     /** The rest of a large timeline, page by page after `first`; false when it changed meanwhile (start over). */
     const loadRest = async (first: TimelineRows & { version: string }, rest: Rest): Promise<boolean> => {
@@ -89,16 +98,20 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
     const poll = async (): Promise<void> => {
       let complete = true;
       try {
-        const started = performance.now();
-        const answer = await client.timeline.view.query({ sessionId, ...(version ? { knownVersion: version } : {}) }, { signal });
+        let started = performance.now();
+        // The first look: the answer to the request the page's inline script sent while the page loaded, if any.
+        const early = shown ? undefined : await takeEarlyView(sessionId);
+        if (early) started = early.sent;
+        const answer = early?.answer ?? (await client.timeline.view.query({ sessionId, ...(version ? { knownVersion: version } : {}) }, { signal }));
         if (signal.aborted) return;
         if (answer.changed) {
-          const fetched = performance.now();
+          const expanding = performance.now();
+          const fetched = early?.received ?? expanding;
           // The server sends a CompactTimeline as JSON text (serialized once per version there).
           const timeline = expandCompactTimeline(JSON.parse(answer.timelineJson) as CompactTimeline);
           if (version === undefined) {
             performance.measure("timeline-fetch", { start: started, end: fetched });
-            performance.measure("timeline-expand", { start: fetched, end: performance.now() });
+            performance.measure("timeline-expand", { start: expanding, end: performance.now() });
           }
           if (answer.rest) {
             if (!shownWhole) show(timeline, false);
@@ -130,6 +143,7 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
       controller.abort();
       clearTimeout(timer);
       quiet.stop();
+      if (quietRef.current === quiet) quietRef.current = null;
     };
   }, [client, sessionId]);
   return state;

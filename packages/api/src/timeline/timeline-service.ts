@@ -7,8 +7,8 @@ import type { ImportedTranscript, TimelinePageAnswer, TimelinePort, TimelineView
 
 type Where = TimelineStoreLocation & { version: string };
 
-/** A first look at a timeline larger than this gets its first events at once, then the rest in pages. */
-const DEFAULT_HEAD_EVENTS = 2_000;
+/** A first look at a timeline larger than this gets its first events at once (a screenful and more: some 70 KB to send, parse and draw), then the rest in pages. */
+const DEFAULT_HEAD_EVENTS = 500;
 /** How long a built timeline stays current before its search index is made in the background. */
 const DEFAULT_INDEX_DELAY_MS = 1_000;
 /** Events per page of the rest: some 1.4 MB of JSON, parsed by the page in a few tens of milliseconds between two keys. */
