@@ -1,6 +1,6 @@
 import type { TimelineRow } from "@cairn/core/timeline";
 import { describe, expect, it } from "vitest";
-import { BAR_ROW_HEIGHT, barColour, DIM_OPACITY, drawMarks, markAt, type MarksContext } from "./bar-canvas";
+import { BAR_ROW_HEIGHT, barColour, DIM_OPACITY, drawMarks, markAt, selectedMarkBox, type MarksContext } from "./bar-canvas";
 import type { Bar } from "./viewport";
 
 function event(index: number, kind: TimelineRow["kind"], status: TimelineRow["status"] = "ok"): TimelineRow {
@@ -35,7 +35,7 @@ const bar = (index: number, x0: number, x1: number, row = 0, extra: Partial<Bar>
 /** A context that records what is drawn: each fill with its colour and opacity at the time. */
 function recorder() {
   const fills: Array<{ box: number[]; fill: string; alpha: number }> = [];
-  const strokes: number[][] = [];
+  const points: Array<[number, number]> = [];
   const context = {
     fillStyle: "",
     strokeStyle: "",
@@ -44,19 +44,16 @@ function recorder() {
     fillRect(...box: number[]) {
       fills.push({ box, fill: String(this.fillStyle), alpha: this.globalAlpha });
     },
-    strokeRect(...box: number[]) {
-      strokes.push(box);
-    },
     beginPath() {},
-    moveTo() {},
-    lineTo() {},
+    moveTo(x: number, y: number) {
+      points.push([x, y]);
+    },
+    lineTo(x: number, y: number) {
+      points.push([x, y]);
+    },
     stroke() {},
-    save() {},
-    restore() {},
-    rect() {},
-    clip() {},
   };
-  return { context: context as unknown as MarksContext, fills, strokes };
+  return { context: context as unknown as MarksContext, fills, points };
 }
 
 describe("barColour", () => {
@@ -74,13 +71,12 @@ describe("drawMarks", () => {
     { top: 30, rows: 2 },
   ];
 
-  it("fills each mark in its lane and row, dims what the filters leave out, outlines the selected one", () => {
-    const { context, fills, strokes } = recorder();
+  it("fills each mark in its lane and row and dims what the filters leave out", () => {
+    const { context, fills } = recorder();
     const drawn = drawMarks(context, {
       lanes,
       bars: [[bar(0, 0, 50)], [bar(1, 10, 20), bar(2, 30, 40, 1)]],
       events,
-      selected: 2,
       matchMask: Uint8Array.from([1, 0, 1]),
     });
     expect(drawn).toBe(3);
@@ -89,7 +85,6 @@ describe("drawMarks", () => {
       { box: [10, 31, 10, BAR_ROW_HEIGHT - 2], fill: "#5fd38d", alpha: DIM_OPACITY },
       { box: [30, 31 + BAR_ROW_HEIGHT, 10, BAR_ROW_HEIGHT - 2], fill: "#ff6b6b", alpha: 1 },
     ]);
-    expect(strokes).toEqual([[30, 31 + BAR_ROW_HEIGHT, 10, BAR_ROW_HEIGHT - 2]]);
   });
 
   it("draws a permission wait inside its bar, not inside a mark that stands for several events", () => {
@@ -98,7 +93,6 @@ describe("drawMarks", () => {
       lanes,
       bars: [[], [bar(1, 10, 40, 0, { wait: { x0: 10, x1: 25 } }), bar(2, 50, 60, 0, { count: 3, wait: { x0: 50, x1: 55 } })]],
       events,
-      selected: null,
       matchMask: null,
     });
     expect(fills.map((fill) => fill.box)).toEqual([
@@ -106,6 +100,45 @@ describe("drawMarks", () => {
       [10, 31, 15, BAR_ROW_HEIGHT - 2],
       [50, 31, 10, BAR_ROW_HEIGHT - 2],
     ]);
+  });
+});
+
+describe("drawMarks' hatching", () => {
+  it("keeps every stripe of a wait inside its box, narrow or wide", () => {
+    for (const width of [1, 4, 15, 80]) {
+      const { context, points } = recorder();
+      drawMarks(context, {
+        lanes: [{ top: 0, rows: 1 }],
+        bars: [[bar(0, 10, 10 + width + 5, 0, { wait: { x0: 10, x1: 10 + width } })]],
+        events: [event(0, "tool")],
+        matchMask: null,
+      });
+      expect(points.length).toBeGreaterThan(0);
+      for (const [x, y] of points) {
+        expect(x).toBeGreaterThanOrEqual(10);
+        expect(x).toBeLessThanOrEqual(10 + width);
+        expect(y).toBeGreaterThanOrEqual(1);
+        expect(y).toBeLessThanOrEqual(1 + BAR_ROW_HEIGHT - 2);
+      }
+    }
+  });
+});
+
+describe("selectedMarkBox", () => {
+  const lanes = [
+    { top: 0, rows: 1 },
+    { top: 30, rows: 2 },
+  ];
+  const bars = [[bar(0, 0, 50)], [bar(1, 10, 20), bar(2, 30, 40, 1)]];
+
+  it("is the box of the selected event's mark, in its lane and row", () => {
+    expect(selectedMarkBox(lanes, bars, 2)).toEqual([30, 31 + BAR_ROW_HEIGHT, 10, BAR_ROW_HEIGHT - 2]);
+    expect(selectedMarkBox(lanes, bars, 0)).toEqual([0, 1, 50, BAR_ROW_HEIGHT - 2]);
+  });
+
+  it("is null with nothing selected or when the selected event has no mark in the window", () => {
+    expect(selectedMarkBox(lanes, bars, null)).toBeNull();
+    expect(selectedMarkBox(lanes, bars, 7)).toBeNull();
   });
 });
 

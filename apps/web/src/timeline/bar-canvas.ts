@@ -32,7 +32,6 @@ const STATUS_COLOURS: Readonly<Record<string, string>> = {
 };
 const WAIT_COLOUR = "#f5c451";
 const WAIT_STRIPE = "#15171c";
-const SELECTED_STROKE = "#ffffff";
 /** The opacity of a mark the filters leave out. */
 export const DIM_OPACITY = 0.22;
 
@@ -47,20 +46,7 @@ export type LaneBox = { top: number; rows: number };
 /** The parts of a 2D context the marks need (a test hands in a recorder). */
 export type MarksContext = Pick<
   CanvasRenderingContext2D,
-  | "fillStyle"
-  | "strokeStyle"
-  | "lineWidth"
-  | "globalAlpha"
-  | "fillRect"
-  | "strokeRect"
-  | "beginPath"
-  | "moveTo"
-  | "lineTo"
-  | "stroke"
-  | "save"
-  | "restore"
-  | "rect"
-  | "clip"
+  "fillStyle" | "strokeStyle" | "lineWidth" | "globalAlpha" | "fillRect" | "beginPath" | "moveTo" | "lineTo" | "stroke" | "save" | "restore" | "rect" | "clip"
 >;
 
 export type MarksToDraw = {
@@ -68,34 +54,50 @@ export type MarksToDraw = {
   /** Per lane (in the order of `lanes`), its marks in the window. */
   bars: readonly (readonly Bar[])[];
   events: readonly TimelineEvent[];
-  selected: number | null;
   matchMask: Uint8Array | null;
 };
 
-/** Draws every lane's marks (px from the marks area's top left), a permission wait hatched inside its bar. */
+/**
+ * Draws every lane's marks (px from the marks area's top left), a permission wait hatched inside its bar. The
+ * selection is not drawn here (see `selectedMarkBox`): moving it does not draw every mark again.
+ */
 export function drawMarks(context: MarksContext, marks: MarksToDraw): number {
   let drawn = 0;
-  let selectedBox: [number, number, number, number] | null = null;
+  // The context's state is set only when it changes: each colour string set is parsed again.
+  let alpha = Number.NaN;
+  let fill = "";
   marks.lanes.forEach((lane, position) => {
     for (const bar of marks.bars[position] ?? []) {
       const event = marks.events[bar.index];
       if (!event) continue;
       const box = barBox(lane, bar);
-      context.globalAlpha = marks.matchMask !== null && marks.matchMask[bar.index] !== 1 ? DIM_OPACITY : 1;
-      context.fillStyle = barColour(event);
+      const barAlpha = marks.matchMask !== null && marks.matchMask[bar.index] !== 1 ? DIM_OPACITY : 1;
+      if (barAlpha !== alpha) context.globalAlpha = alpha = barAlpha;
+      const colour = barColour(event);
+      if (colour !== fill) context.fillStyle = fill = colour;
       context.fillRect(...box);
-      if (bar.wait && bar.count === 1) drawWait(context, bar.wait.x0, box[1], Math.max(1, bar.wait.x1 - bar.wait.x0), BAR_ROW_HEIGHT - 2);
-      if (bar.index === marks.selected) selectedBox = box;
+      if (bar.wait && bar.count === 1) {
+        drawWait(context, bar.wait.x0, box[1], Math.max(1, bar.wait.x1 - bar.wait.x0), BAR_ROW_HEIGHT - 2);
+        fill = WAIT_COLOUR;
+      }
       drawn++;
     }
   });
   context.globalAlpha = 1;
-  if (selectedBox) {
-    context.strokeStyle = SELECTED_STROKE;
-    context.lineWidth = 1.5;
-    context.strokeRect(...(selectedBox as [number, number, number, number]));
-  }
   return drawn;
+}
+
+/** The box [x, y, width, height] of the mark drawn for event `selected` (px from the marks area's top left), or null. */
+export function selectedMarkBox(
+  lanes: readonly LaneBox[],
+  bars: readonly (readonly Bar[])[],
+  selected: number | null,
+): [number, number, number, number] | null {
+  if (selected === null) return null;
+  for (const [position, lane] of lanes.entries()) {
+    for (const bar of bars[position] ?? []) if (bar.index === selected) return barBox(lane, bar);
+  }
+  return null;
 }
 
 /** The mark at (x, y) of the marks area (the last drawn, on top, where two touch), or null. */
@@ -118,21 +120,23 @@ function barBox(lane: LaneBox, bar: Bar): [number, number, number, number] {
   return [bar.x0, bar.point ? y + 2 : y, Math.max(1, bar.x1 - bar.x0), bar.point ? BAR_ROW_HEIGHT - 6 : BAR_ROW_HEIGHT - 2];
 }
 
-/** A hatched box (the SVG draws the same with a pattern). */
+/**
+ * A hatched box (the SVG draws the same with a pattern): each stripe is cut to the box by arithmetic. A clip
+ * region per box (save, clip, restore) cost more than every other mark together on a software canvas.
+ */
 function drawWait(context: MarksContext, x: number, y: number, width: number, height: number): void {
   context.fillStyle = WAIT_COLOUR;
   context.fillRect(x, y, width, height);
-  context.save();
-  context.beginPath();
-  context.rect(x, y, width, height);
-  context.clip();
   context.strokeStyle = WAIT_STRIPE;
   context.lineWidth = 2;
   context.beginPath();
+  // A stripe rises from (x + offset, y + height) to (x + offset + height, y); the part inside the box is kept.
   for (let offset = -height; offset < width; offset += 6) {
-    context.moveTo(x + offset, y + height);
-    context.lineTo(x + offset + height, y);
+    const from = Math.max(0, -offset);
+    const to = Math.min(height, width - offset);
+    if (to <= from) continue;
+    context.moveTo(x + offset + from, y + height - from);
+    context.lineTo(x + offset + to, y + height - to);
   }
   context.stroke();
-  context.restore();
 }

@@ -3,7 +3,7 @@
 import { editDiff, type TimelineDetail, type TimelineRow, type TimelineRows } from "@cairn/core/timeline";
 import type { DecisionReason } from "@cairn/core/schema";
 import { useState, type ReactNode } from "react";
-import { formatCost, formatDuration, formatOffset, formatTokens } from "./format";
+import { formatCost, formatCount, formatDuration, formatOffset, formatTokens } from "./format";
 import styles from "./timeline.module.css";
 
 /** Text longer than this is cut until the reader asks for all of it. */
@@ -235,7 +235,7 @@ function TextBlock({ label, text, testId }: { label: string; text: string; testI
       </pre>
       {cut ? (
         <button type="button" onClick={() => setAll(true)}>
-          Show all {text.length.toLocaleString()} characters
+          Show all {formatCount(text.length)} characters
         </button>
       ) : null}
     </>

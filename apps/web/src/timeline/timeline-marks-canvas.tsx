@@ -2,7 +2,7 @@
 
 import type { TimelineRow as TimelineEvent } from "@cairn/core/timeline";
 import { useLayoutEffect, useRef, type MouseEvent as ReactMouseEvent } from "react";
-import { drawMarks, markAt, type LaneBox } from "./bar-canvas";
+import { drawMarks, markAt, selectedMarkBox, type LaneBox } from "./bar-canvas";
 import { markTitle } from "./timeline-lane-bars";
 import type { Bar } from "./viewport";
 import styles from "./timeline.module.css";
@@ -24,8 +24,9 @@ export type TimelineMarksCanvasProps = {
 
 /**
  * Every lane's marks on one canvas, for a window with too many marks to make an element of each: drawn
- * again when the marks, the selection or the filters change, a click finds its mark by arithmetic on the
- * lanes' rows, and the canvas's tooltip follows the mark under the pointer.
+ * again when the marks or the filters change, a click finds its mark by arithmetic on the lanes' rows, and
+ * the canvas's tooltip follows the mark under the pointer. The selected mark's outline is an element over the
+ * canvas, so a selection (a key press) moves one box instead of drawing every mark again.
  */
 export function TimelineMarksCanvas({ left, top, width, height, lanes, bars, events, selected, matchMask, onSelect }: TimelineMarksCanvasProps) {
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -36,31 +37,41 @@ export function TimelineMarksCanvas({ left, top, width, height, lanes, bars, eve
     if (!element || !context) return;
     context.setTransform(ratio, 0, 0, ratio, 0, 0);
     context.clearRect(0, 0, width, height);
-    const drawn = drawMarks(context, { lanes, bars, events, selected, matchMask });
+    const drawn = drawMarks(context, { lanes, bars, events, matchMask });
     element.dataset.marks = String(drawn);
     element.dataset.drawn = "true";
-  }, [lanes, bars, events, selected, matchMask, width, height, ratio]);
+  }, [lanes, bars, events, matchMask, width, height, ratio]);
+  const outline = selectedMarkBox(lanes, bars, selected);
 
   const markUnder = (event: ReactMouseEvent<HTMLCanvasElement>) => {
     const box = event.currentTarget.getBoundingClientRect();
     return markAt(lanes, bars, event.clientX - box.left, event.clientY - box.top);
   };
   return (
-    <canvas
-      ref={canvas}
-      className={styles.marksCanvas}
-      data-testid="timeline-canvas"
-      style={{ left, top, width, height }}
-      width={Math.round(width * ratio)}
-      height={Math.round(height * ratio)}
-      onPointerMove={(event) => {
-        const mark = markUnder(event);
-        event.currentTarget.title = (mark && markTitle(mark, events)) ?? "";
-      }}
-      onClick={(event) => {
-        const mark = markUnder(event);
-        if (mark) onSelect(mark.index);
-      }}
-    />
+    <>
+      <canvas
+        ref={canvas}
+        className={styles.marksCanvas}
+        data-testid="timeline-canvas"
+        style={{ left, top, width, height }}
+        width={Math.round(width * ratio)}
+        height={Math.round(height * ratio)}
+        onPointerMove={(event) => {
+          const mark = markUnder(event);
+          event.currentTarget.title = (mark && markTitle(mark, events)) ?? "";
+        }}
+        onClick={(event) => {
+          const mark = markUnder(event);
+          if (mark) onSelect(mark.index);
+        }}
+      />
+      {outline ? (
+        <div
+          className={styles.marksSelected}
+          data-testid="timeline-canvas-selected"
+          style={{ left: left + outline[0] - 1, top: top + outline[1] - 1, width: outline[2] + 2, height: outline[3] + 2 }}
+        />
+      ) : null}
+    </>
   );
 }

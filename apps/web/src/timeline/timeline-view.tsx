@@ -3,7 +3,7 @@
 import { buildTimeline, type TimelineDetail, type TimelineRow, type TimelineRows, type TimelineSource } from "@cairn/core/timeline";
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { filterEvents, isFiltered, noFilters, positionsOf, type TimelineFilters } from "./filter";
-import { formatCost, formatDuration, formatTokens } from "./format";
+import { formatCost, formatCount, formatDuration, formatTokens } from "./format";
 import { selectedIndexIn, type Selection } from "./selection";
 import { fitViewport, revealTime, zoomViewport, type Viewport } from "./viewport";
 import { TimelineAxis } from "./timeline-axis";
@@ -212,7 +212,7 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
           {timeline.title ?? firstPrompt(timeline) ?? "Untitled session"}
         </h1>
         <div className={styles.stats} data-testid="timeline-summary">
-          <span>{timeline.events.length.toLocaleString()} events</span>
+          <span>{formatCount(timeline.events.length)} events</span>
           <span>{summary.modelCalls} model calls</span>
           <span>{summary.toolCalls} tool calls</span>
           {summary.errors > 0 ? <span className={styles.badError}>{summary.errors} errors</span> : null}
@@ -259,8 +259,8 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
               {searching
                 ? "Searching…"
                 : matches
-                  ? `${matches.length.toLocaleString()} of ${timeline.events.length.toLocaleString()} events`
-                  : `${timeline.events.length.toLocaleString()} events`}
+                  ? `${formatCount(matches.length)} of ${formatCount(timeline.events.length)} events`
+                  : `${formatCount(timeline.events.length)} events`}
             </span>
             <span>↑/↓ move · Enter details · Esc close · / search</span>
           </div>
