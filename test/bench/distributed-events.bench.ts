@@ -6,12 +6,16 @@
 // both timestamps on CLOCK_MONOTONIC (as events.bench.ts). Throughput: sessions owned and followed on one node, the
 // simulator streaming as fast as it goes; events are the entries of the sessions' streams (the loop may join deltas
 // that arrive together into one event), deltas the simulator's text chunks delivered. The load average is printed
-// with the figures: on a busy machine they measure the machine.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+// with the figures: on a busy machine they measure the machine. Counts that do not depend on the load come with them:
+// the nodes' CPU and read/write system calls per delta while the deltas stream (from the prompts that start them to the
+// last one received), and Redis commands per delta.
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startPrivatePostgres, startPrivateRedis } from "@cairn/api/distributed-testing";
+import { Redis } from "ioredis";
 import { startServeProcess, type ServeProcess } from "../support/serve-process.ts";
+import { processCpuMs, processSyscalls } from "./process-stats.ts";
 import { median, percentile, report } from "./report.ts";
 import { readSessionEvents } from "./sse-reader.ts";
 import { deltaSegment, TimedSim } from "./timed-sim.ts";
@@ -31,6 +35,7 @@ export default async function run(): Promise<void> {
   await writeFile(join(workspace, "README.md"), "# bench\n");
   const sim = await TimedSim.start();
   const nodes: ServeProcess[] = [];
+  const inspector = new Redis(redis.url, { lazyConnect: true });
   try {
     for (const nodeId of ["bench-a", "bench-b"])
       nodes.push(await startServeProcess({ parent, nodeId, workspace, modelUrl: sim.url, databaseUrl: database.url, redisUrl: redis.url }));
@@ -38,11 +43,15 @@ export default async function run(): Promise<void> {
     let round = 0;
     for (const sessions of CONCURRENCY) {
       const cpuBefore = await Promise.all(nodes.map(cpuMs));
-      const latencies = await latencyRound(nodes, sim, sessions, ++round);
+      const { latencies, streaming } = await latencyRound(nodes, sim, sessions, ++round, () => redisCommands(inspector));
       const cpu = (await Promise.all(nodes.map(cpuMs))).reduce((sum, after, index) => sum + after - cpuBefore[index]!, 0);
       report(`distributed.latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
       report(`distributed.latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
+      // Both nodes over the whole round: the sessions' creation and warm-up prompts included.
       report(`distributed.nodes_cpu_per_delta_at_${sessions}`, cpu / latencies.length, "ms");
+      report(`distributed.nodes_streaming_cpu_per_delta_at_${sessions}`, streaming.cpuMs / latencies.length, "ms");
+      report(`distributed.nodes_syscalls_per_delta_at_${sessions}`, streaming.syscalls / latencies.length, "syscalls");
+      report(`distributed.redis_commands_per_delta_at_${sessions}`, streaming.redisCommands / latencies.length, "commands");
     }
     const throughput = await throughputRound(nodes[0]!, sim, ++round);
     report("distributed.events_per_second_one_node", throughput.eventsPerSecond, "events/s");
@@ -50,6 +59,7 @@ export default async function run(): Promise<void> {
     report("distributed.node_cpu_per_event", throughput.cpuPerEventMs, "ms");
     report("distributed.load_average_at_end", loadavg()[0]!, "load");
   } finally {
+    inspector.disconnect();
     for (const node of nodes) await node.stop();
     await sim.close();
     await Promise.all([database.stop(), redis.stop()]);
@@ -57,7 +67,23 @@ export default async function run(): Promise<void> {
   }
 }
 
-async function latencyRound(nodes: ServeProcess[], sim: TimedSim, sessions: number, round: number): Promise<number[]> {
+type Counts = { cpuMs: number; syscalls: number; redisCommands: number };
+
+async function latencyRound(
+  nodes: ServeProcess[],
+  sim: TimedSim,
+  sessions: number,
+  round: number,
+  redisCommands: () => Promise<number>,
+): Promise<{ latencies: number[]; streaming: Counts }> {
+  const counts = async (): Promise<Counts> => {
+    const [cpu, syscalls, commands] = await Promise.all([
+      Promise.all(nodes.map(cpuMs)),
+      Promise.all(nodes.map((node) => processSyscalls(node.child.pid))),
+      redisCommands(),
+    ]);
+    return { cpuMs: cpu.reduce((sum, value) => sum + value, 0), syscalls: syscalls.reduce((sum, value) => sum + value, 0), redisCommands: commands };
+  };
   // Each session first answers a short prompt: another node finds a session once its first line is stored.
   const warmUp = Array.from({ length: sessions }, () => ({ content: [{ type: "text" as const, text: "ready" }] }));
   await sim.setScenario({ turns: [...warmUp, ...scriptedTurns(round, sessions, DELTAS_PER_SESSION, DELTA_INTERVAL_MS)] });
@@ -75,14 +101,23 @@ async function latencyRound(nodes: ServeProcess[], sim: TimedSim, sessions: numb
   const received = new Map<string, number>();
   const expected = sessions * DELTAS_PER_SESSION;
   const readers = ids.map(({ sessionId }, index) => readSessionEvents(nodes[(index + 1) % 2]!, sessionId, received));
+  let streaming: Counts;
   try {
     await Promise.all(readers.map((reader) => reader.connected));
+    const before = await counts();
     await Promise.all(ids.map(({ sessionId }, index) => call(owners[index]!, "session.send", { sessionId, prompt: "go" })));
     await waitUntil(
       () => received.size >= expected,
       180_000,
       () => `received ${received.size} of ${expected} deltas`,
     );
+    const after = await counts();
+    // The counting itself (one INFO) is one of the commands.
+    streaming = {
+      cpuMs: after.cpuMs - before.cpuMs,
+      syscalls: after.syscalls - before.syscalls,
+      redisCommands: after.redisCommands - before.redisCommands - 1,
+    };
   } finally {
     for (const reader of readers) reader.close();
   }
@@ -96,7 +131,15 @@ async function latencyRound(nodes: ServeProcess[], sim: TimedSim, sessions: numb
   console.log(
     `# ${sessions} sessions over 2 nodes: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms (load average ${loadavg()[0]!.toFixed(2)})`,
   );
-  return latencies;
+  return { latencies, streaming };
+}
+
+/** Commands Redis has run since it started (INFO commandstats, every command counted). */
+async function redisCommands(redis: Redis): Promise<number> {
+  const stats = await redis.info("commandstats");
+  let total = 0;
+  for (const match of stats.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) total += Number(match[1]);
+  return total;
 }
 
 /** Sessions owned and followed on one node, the simulator streaming as fast as it can: stream entries per second. */
@@ -142,10 +185,8 @@ function scriptedTurns(round: number, sessions: number, deltas: number, chunkDel
   }));
 }
 
-/** User + system CPU time of a node's process, from /proc (clock ticks of 10 ms). */
-async function cpuMs(node: ServeProcess): Promise<number> {
-  const fields = (await readFile(`/proc/${node.child.pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+function cpuMs(node: ServeProcess): Promise<number> {
+  return processCpuMs(node.child.pid);
 }
 
 async function call<T = unknown>(node: ServeProcess, path: string, input: unknown, method: "GET" | "POST" = "POST"): Promise<T> {

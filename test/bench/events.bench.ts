@@ -6,12 +6,15 @@
 // which the processes share. Server CPU is counted while the deltas stream (after the sessions exist).
 // With CAIRN_BENCH_EVENTS_BASELINE=<path to another build's bin/cairn.js>, every round runs on that build
 // too, right before the same round on this one, and its figures are reported as events.baseline_*.
-// CAIRN_BENCH_EVENTS_CPU_PROF=<dir> has each server write a CPU profile there.
+// CAIRN_BENCH_EVENTS_CPU_PROF=<dir> has each server write a CPU profile there. CAIRN_BENCH_EVENTS_ROUNDS=100,200 runs
+// only those rounds (and no idle-memory round), for an A/B or a profile of one round. Counts that do not depend on the
+// machine's load come with the latencies: the server's CPU and read/write system calls per delta.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { processCpuMs, processSyscalls } from "./process-stats.ts";
 import { median, percentile, report } from "./report.ts";
 import { readSessionEvents } from "./sse-reader.ts";
 import { deltaSegment, TimedSim } from "./timed-sim.ts";
@@ -19,6 +22,7 @@ import { deltaSegment, TimedSim } from "./timed-sim.ts";
 const DELTAS_PER_SESSION = 120;
 const DELTA_INTERVAL_MS = 10; // ~100 deltas/s per session, a fast model
 const CONCURRENCY = [1, 20, 100, 200];
+const ROUNDS = process.env.CAIRN_BENCH_EVENTS_ROUNDS?.split(",").map(Number);
 const IDLE_SESSIONS = 900;
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -34,17 +38,18 @@ export default async function run(): Promise<void> {
       prefix: "events.",
       server: await startServerProcess(join(parent, "current"), sim.url, join(here, "..", "..", "packages", "cli", "bin", "cairn.js")),
     });
-    for (const sessions of CONCURRENCY) {
+    for (const sessions of ROUNDS ?? CONCURRENCY) {
       for (const { prefix, server } of servers) {
-        const { latencies, serverCpuMs } = await streamingRound(server, sim, sessions);
+        const { latencies, serverCpuMs, serverSyscalls } = await streamingRound(server, sim, sessions);
         // The server's own CPU per delta: whether it, or a busy machine, makes the latency.
         report(`${prefix}server_cpu_per_delta_at_${sessions}`, serverCpuMs / latencies.length, "ms");
+        report(`${prefix}server_syscalls_per_delta_at_${sessions}`, serverSyscalls / latencies.length, "syscalls");
         report(`${prefix}latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
         report(`${prefix}latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
         report(`${prefix}deltas_measured_at_${sessions}`, latencies.length, "deltas");
       }
     }
-    for (const { prefix, server } of servers) {
+    for (const { prefix, server } of ROUNDS ? [] : servers) {
       const perSession = await idleSessionMemory(server);
       report(`${prefix}rss_per_idle_session`, perSession / 1024, "KiB");
       report(`${prefix}server_rss_total`, (await rss(server.child)) / 1024 / 1024, "MiB");
@@ -59,7 +64,11 @@ export default async function run(): Promise<void> {
 
 type ServerProcess = { url: string; token: string; child: ChildProcess; close(): Promise<void> };
 
-async function streamingRound(server: ServerProcess, sim: TimedSim, sessions: number): Promise<{ latencies: number[]; serverCpuMs: number }> {
+async function streamingRound(
+  server: ServerProcess,
+  sim: TimedSim,
+  sessions: number,
+): Promise<{ latencies: number[]; serverCpuMs: number; serverSyscalls: number }> {
   const round = sessions;
   const turns = Array.from({ length: sessions }, (_, session) => ({
     content: [{ type: "text" as const, text: Array.from({ length: DELTAS_PER_SESSION }, (_, index) => segment(round, session, index)).join("") }],
@@ -72,7 +81,8 @@ async function streamingRound(server: ServerProcess, sim: TimedSim, sessions: nu
   const readers = ids.map(({ sessionId }) => readSessionEvents(server, sessionId, received));
   try {
     await Promise.all(readers.map((reader) => reader.connected));
-    const cpuBefore = await cpuMs(server.child);
+    const cpuBefore = await processCpuMs(server.child.pid);
+    const syscallsBefore = await processSyscalls(server.child.pid);
     await Promise.all(ids.map(({ sessionId }) => call(server, "session.send", { sessionId, prompt: "go" })));
     const expected = sessions * DELTAS_PER_SESSION;
     await waitUntil(
@@ -80,7 +90,8 @@ async function streamingRound(server: ServerProcess, sim: TimedSim, sessions: nu
       120_000,
       () => `received ${received.size} of ${expected} deltas`,
     );
-    const serverCpuMs = (await cpuMs(server.child)) - cpuBefore;
+    const serverCpuMs = (await processCpuMs(server.child.pid)) - cpuBefore;
+    const serverSyscalls = (await processSyscalls(server.child.pid)) - syscallsBefore;
     const emitted = await sim.takeEmitted();
     const latencies: number[] = [];
     // Where the tail is: the first tenth of each session's deltas (while the other sessions still start) or the rest.
@@ -96,7 +107,7 @@ async function streamingRound(server: ServerProcess, sim: TimedSim, sessions: nu
     console.log(
       `# ${sessions} sessions: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms; p99 of each session's first tenth ${percentile(early, 99).toFixed(1)} ms, of the rest ${percentile(rest, 99).toFixed(1)} ms`,
     );
-    return { latencies, serverCpuMs };
+    return { latencies, serverCpuMs, serverSyscalls };
   } finally {
     for (const reader of readers) reader.close();
   }
@@ -128,12 +139,6 @@ async function idleSessionMemory(server: ServerProcess): Promise<number> {
   const covariance = points.reduce((sum, [x, y]) => sum + (x - meanX) * (y - meanY), 0);
   const variance = points.reduce((sum, [x]) => sum + (x - meanX) ** 2, 0);
   return covariance / variance;
-}
-
-/** User + system CPU time of a process, from /proc (clock ticks of 10 ms). */
-async function cpuMs(child: ChildProcess): Promise<number> {
-  const fields = (await readFile(`/proc/${child.pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 async function rss(child: ChildProcess): Promise<number> {

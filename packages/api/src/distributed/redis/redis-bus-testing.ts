@@ -14,6 +14,8 @@ export type RedisNodes = {
   inspector(): Redis;
   /** How many nodes were made so far. */
   count(): number;
+  /** A node's command connection (the one it appends with). */
+  connectionOf(bus: RedisEventBus): Redis;
 };
 
 /** For a test file, called at its top level: a private redis-server for its tests, and every node closed after the last. */
@@ -22,6 +24,7 @@ export function useRedisNodes(): RedisNodes {
   let inspector: Redis | undefined;
   const clients: Redis[] = [];
   const buses: RedisEventBus[] = [];
+  const connections = new Map<RedisEventBus, Redis>();
   const started = () => {
     if (!redis) throw new Error("the private redis-server starts in beforeAll: make nodes inside a test");
     return redis;
@@ -41,6 +44,7 @@ export function useRedisNodes(): RedisNodes {
       clients.push(client);
       const bus = new RedisEventBus({ redis: client, ...options });
       buses.push(bus);
+      connections.set(bus, client);
       return bus;
     },
     inspector() {
@@ -48,6 +52,11 @@ export function useRedisNodes(): RedisNodes {
       return inspector;
     },
     count: () => buses.length,
+    connectionOf(bus) {
+      const connection = connections.get(bus);
+      if (!connection) throw new Error("not a node of this file");
+      return connection;
+    },
   };
 }
 

@@ -9,7 +9,7 @@ import { StreamReader } from "./stream-reader.ts";
 export const DEFAULT_STREAM_MAXLEN = 10_000;
 /** Events kept in memory per session for fast replays; older ones come from the stream. */
 const LOCAL_WINDOW = 2_000;
-/** At most this many entries go to Redis in one command. */
+/** At most this many entries of a session go to Redis in one command. */
 const MAX_APPEND_BATCH = 256;
 
 export type RedisEventBusOptions = {
@@ -29,6 +29,11 @@ export type RedisEventBusOptions = {
   onError?: (error: Error, context: string) => void;
 };
 
+type UnsentEntry = StreamEntry & { seq: number; generation: number | undefined };
+
+/** Consecutive unsent entries of one session published under one generation: one command. */
+type Append = { sessionId: string; channel: Channel; generation: number | undefined; entries: UnsentEntry[] };
+
 type Channel = {
   /** The highest seq this node knows of the session (published here or read from the stream). */
   seq: number;
@@ -36,10 +41,7 @@ type Channel = {
   recent: Map<number, SequencedEvent>;
   listeners: Set<EventListener>;
   /** Events published here and not yet sent to the stream, in seq order, each with the lease generation it was published under. */
-  unsent: Array<StreamEntry & { seq: number; generation: number | undefined }>;
-  /** Sending `unsent` to the stream (one command at a time, each with everything published meanwhile); resolves when nothing is left. */
-  writes: Promise<void>;
-  sending: boolean;
+  unsent: UnsentEntry[];
   /** The newest lease generation whose appends the stream's fence refused: this node publishes nothing under it or older. */
   fencedAt: number;
   /** The generation (0: none) of the last refusal logged, so a refused run logs once, not per event. */
@@ -64,6 +66,10 @@ export class RedisEventBus implements EventBus {
   private readonly onError: (error: Error, context: string) => void;
   private readonly fence: ((sessionId: string) => number | undefined) | undefined;
   private readonly streamFence: StreamFence;
+  /** The sessions with unsent events, in the order they published their first since the last send. */
+  private readonly unsent = new Map<string, Channel>();
+  /** Sending the unsent events (one pipeline at a time, each with everything published meanwhile); resolves when nothing is left. */
+  private sending: Promise<void> | undefined;
 
   constructor(options: RedisEventBusOptions) {
     this.redis = options.redis;
@@ -101,52 +107,75 @@ export class RedisEventBus implements EventBus {
     const item: SequencedEvent = { seq: channel.seq, event };
     this.remember(channel, item);
     channel.unsent.push({ id: `${item.seq}-0`, payload: JSON.stringify(event), seq: item.seq, generation });
-    if (!channel.sending) {
-      channel.sending = true;
-      channel.writes = this.send(sessionId, channel);
-    }
+    this.unsent.set(sessionId, channel);
+    this.sending ??= this.send();
     for (const listener of [...channel.listeners]) listener(item);
     return item.seq;
   }
 
   /**
-   * Sends a session's unsent events to its stream, in seq order, one command at a time: the first waits for
-   * the end of the current turn of the event loop, and each next one carries everything published while the
-   * last was on its way. At a hundred deltas a second per session this is a command per batch of deltas
-   * instead of one per delta, with no added wait when the session is quiet.
+   * Sends the unsent events of every session to the streams, one pipeline at a time (one socket write and one
+   * round trip for all of them): the first waits for the end of the current turn of the event loop, and each
+   * next one carries everything published while the last was on its way. Each session's entries are one
+   * command (fenced: one script call). At a hundred sessions each streaming a hundred deltas a second this is
+   * one write per turn of the loop instead of one per session and delta, with no added wait when all is quiet.
    */
-  private async send(sessionId: string, channel: Channel): Promise<void> {
+  private async send(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     try {
-      while (channel.unsent.length > 0) {
-        const generation = channel.unsent[0]!.generation;
-        let count = 1;
-        while (count < channel.unsent.length && count < MAX_APPEND_BATCH && channel.unsent[count]!.generation === generation) count++;
-        const batch = channel.unsent.splice(0, count);
-        // Published under a generation the stream has refused since: the fence would refuse these too.
-        if (generation !== undefined && generation <= channel.fencedAt) continue;
-        await this.append(sessionId, channel, generation, batch);
+      while (this.unsent.size > 0) {
+        const appends: Append[] = [];
+        for (const [sessionId, channel] of this.unsent) appends.push(...this.batches(sessionId, channel));
+        this.unsent.clear();
+        if (appends.length > 0) await this.appendAll(appends);
       }
     } finally {
-      channel.sending = false;
+      this.sending = undefined;
     }
   }
 
-  private async append(sessionId: string, channel: Channel, generation: number | undefined, batch: Array<StreamEntry & { seq: number }>): Promise<void> {
-    const key = this.key(sessionId);
-    const what = `XADD ${key} ${batch[0]!.id}${batch.length > 1 ? `..${batch.at(-1)!.id}` : ""}`;
+  /** A session's unsent events as commands: split where the generation changes or a batch is full; those of a refused generation dropped. */
+  private batches(sessionId: string, channel: Channel): Append[] {
+    const appends: Append[] = [];
+    const unsent = channel.unsent;
+    channel.unsent = [];
+    for (let start = 0; start < unsent.length; ) {
+      const generation = unsent[start]!.generation;
+      let end = start + 1;
+      while (end < unsent.length && end - start < MAX_APPEND_BATCH && unsent[end]!.generation === generation) end++;
+      // Published under a generation the stream has refused since: the fence would refuse these too.
+      if (generation === undefined || generation > channel.fencedAt) appends.push({ sessionId, channel, generation, entries: unsent.slice(start, end) });
+      start = end;
+    }
+    return appends;
+  }
+
+  private async appendAll(appends: readonly Append[]): Promise<void> {
+    const pipeline = this.redis.pipeline();
+    for (const { sessionId, generation, entries } of appends) {
+      const key = this.key(sessionId);
+      if (generation === undefined) for (const { id, payload } of entries) pipeline.xadd(key, "MAXLEN", "~", this.maxLen, id, "e", payload);
+      else this.streamFence.appendTo(pipeline, key, this.fenceKey(sessionId), generation, this.maxLen, entries);
+    }
+    let answers: Array<[Error | null, unknown]>;
     try {
-      if (generation === undefined) {
-        const pipeline = this.redis.pipeline();
-        for (const { id, payload } of batch) pipeline.xadd(key, "MAXLEN", "~", this.maxLen, id, "e", payload);
-        for (const [error] of (await pipeline.exec()) ?? []) if (error) this.onError(error, what);
-        return;
-      }
-      const added = await this.streamFence.append(key, this.fenceKey(sessionId), generation, this.maxLen, batch);
-      if ("fence" in added) await this.fenced(sessionId, channel, generation, batch[0]!.seq, added.fence);
-      else for (const refusal of added.refused) this.onError(new Error(refusal), what);
+      answers = (await pipeline.exec()) ?? [];
     } catch (error) {
-      this.onError(error as Error, what);
+      for (const append of appends) this.onError(error as Error, what(this.key(append.sessionId), append.entries));
+      return;
+    }
+    let next = 0;
+    // In order: a refusal is handled before the session's next command is looked at.
+    for (const append of appends) {
+      const { sessionId, channel, generation, entries } = append;
+      const context = what(this.key(sessionId), entries);
+      const replies = answers.slice(next, (next += generation === undefined ? entries.length : 1));
+      for (const [error] of replies) if (error) this.onError(error, context);
+      const answer = replies[0];
+      if (generation === undefined || !answer || answer[0]) continue;
+      const added = StreamFence.result(answer[1]);
+      if ("fence" in added) await this.fenced(sessionId, channel, generation, entries[0]!.seq, added.fence);
+      else for (const refusal of added.refused) this.onError(new Error(refusal), context);
     }
   }
 
@@ -205,7 +234,7 @@ export class RedisEventBus implements EventBus {
 
   /** Waits for every append queued so far (tests, graceful shutdown). */
   async flush(): Promise<void> {
-    await Promise.all([...this.channels.values()].map((channel) => channel.writes));
+    while (this.sending) await this.sending;
   }
 
   async close(): Promise<void> {
@@ -280,7 +309,7 @@ export class RedisEventBus implements EventBus {
   private channel(sessionId: string): Channel {
     let channel = this.channels.get(sessionId);
     if (!channel) {
-      channel = { seq: 0, recent: new Map(), listeners: new Set(), unsent: [], writes: Promise.resolve(), sending: false, fencedAt: 0, refusalSaid: undefined };
+      channel = { seq: 0, recent: new Map(), listeners: new Set(), unsent: [], fencedAt: 0, refusalSaid: undefined };
       this.channels.set(sessionId, channel);
     }
     return channel;
@@ -293,4 +322,9 @@ export class RedisEventBus implements EventBus {
   private fenceKey(sessionId: string): string {
     return `${this.prefix}${sessionId}:fence`;
   }
+}
+
+/** How a failed append is named in the log: `XADD <key> <first id>[..<last id>]`. */
+function what(key: string, entries: readonly StreamEntry[]): string {
+  return `XADD ${key} ${entries[0]!.id}${entries.length > 1 ? `..${entries.at(-1)!.id}` : ""}`;
 }

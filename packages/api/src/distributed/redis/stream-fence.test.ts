@@ -131,4 +131,23 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^1-0: ERR .*equal or smaller than the target stream top item/);
   });
+
+  it("what many sessions publish in one turn goes to Redis in one socket write, one fenced command per session", async () => {
+    const sessions = Array.from({ length: 20 }, (_, index) => `many-${index}`);
+    const owner = node(new Map(sessions.map((sessionId) => [sessionId, 1])), []);
+    const inspect = redis.inspector();
+    const scriptCalls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await inspect.info("commandstats"))?.[1] ?? 0);
+    // The first event of each opens the connections (ioredis's ready check, the script's first EVAL).
+    for (const sessionId of sessions) owner.publish(sessionId, said("first"));
+    await owner.flush();
+    const scriptsBefore = await scriptCalls();
+    const socket = redis.connectionOf(owner).stream;
+    const write = vi.spyOn(socket, "write");
+    for (const sessionId of sessions) for (const text of ["second", "third"]) owner.publish(sessionId, said(text));
+    await owner.flush();
+    expect(write).toHaveBeenCalledTimes(1);
+    write.mockRestore();
+    expect((await scriptCalls()) - scriptsBefore).toBe(sessions.length);
+    for (const sessionId of sessions) expect(await entries(sessionId)).toEqual(["1-0 first", "2-0 second", "3-0 third"]);
+  });
 });

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { ChainableCommander, Redis } from "ioredis";
 
 /**
  * XADDs behind the session's fence, in one script so nothing comes between the check and the appends:
@@ -29,9 +29,15 @@ return 1`;
 export type StreamEntry = { id: string; payload: string };
 
 type FencedCommands = {
-  cairnFencedXadd(stream: string, fence: string, generation: number, maxLen: number, ...entries: string[]): Promise<string[] | number>;
   cairnRaiseFence(fence: string, generation: number): Promise<number>;
 };
+
+type FencedPipeline = ChainableCommander & {
+  cairnFencedXadd(stream: string, fence: string, generation: number, maxLen: number, ...entries: string[]): ChainableCommander;
+};
+
+/** What a fenced append answered: the entries Redis refused (usually none), or the fence that refused them all. */
+export type FencedAppendResult = { refused: string[] } | { fence: number };
 
 /**
  * Each session's stream has a fence next to it: the newest lease generation that has published to it
@@ -50,21 +56,23 @@ export class StreamFence {
   }
 
   /**
-   * Appends the entries in order, in one round trip, unless the fence has passed `generation` (`{ fence }`:
-   * none was added); otherwise the entries Redis refused, each as `<id>: <reason>` (usually none).
+   * Queues on a pipeline (made from this fence's connection) the append of the entries in order, in one script
+   * call, refused whole if the fence has passed `generation`; `result` reads its answer.
    */
-  async append(
-    stream: string,
-    fence: string,
-    generation: number,
-    maxLen: number,
-    entries: readonly StreamEntry[],
-  ): Promise<{ refused: string[] } | { fence: number }> {
-    const answer = await this.redis.cairnFencedXadd(stream, fence, generation, maxLen, ...entries.flatMap((entry) => [entry.id, entry.payload]));
-    return typeof answer === "number" ? { fence: answer } : { refused: answer };
+  appendTo(pipeline: ChainableCommander, stream: string, fence: string, generation: number, maxLen: number, entries: readonly StreamEntry[]): void {
+    (pipeline as FencedPipeline).cairnFencedXadd(stream, fence, generation, maxLen, ...entryArguments(entries));
+  }
+
+  /** A fenced append's answer: `{ fence }` when it was refused (nothing added), else the entries Redis refused, each as `<id>: <reason>`. */
+  static result(answer: unknown): FencedAppendResult {
+    return typeof answer === "number" ? { fence: answer } : { refused: Array.isArray(answer) ? answer.map(String) : [] };
   }
 
   async raise(fence: string, generation: number): Promise<void> {
     await this.redis.cairnRaiseFence(fence, generation);
   }
+}
+
+function entryArguments(entries: readonly StreamEntry[]): string[] {
+  return entries.flatMap((entry) => [entry.id, entry.payload]);
 }
