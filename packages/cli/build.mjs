@@ -89,6 +89,22 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * The Anthropic SDK's modules get `Headers` and `FormData` from src/sdk-globals.ts instead of Node's globals, whose
+ * first touch loads all of undici (see that file). On the first line, so the SDK's source maps stay right below it.
+ */
+const sdkGlobals = {
+  name: "sdk-globals",
+  setup(builder) {
+    const shim = JSON.stringify(join(here, "src", "sdk-globals.ts"));
+    builder.onLoad({ filter: /[\\/]node_modules[\\/]@anthropic-ai[\\/]sdk[\\/].*\.m?js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      if (!/\b(Headers|FormData)\b/.test(source)) return undefined;
+      return { contents: `import { Headers, FormData } from ${shim};${source}`, loader: "js", resolveDir: dirname(args.path) };
+    });
+  },
+};
+
 // A fresh build drops the old bundle's code caches with it.
 rmSync(join(here, "dist"), { recursive: true, force: true });
 
@@ -116,7 +132,7 @@ const result = await build({
   // Less to read and compile at every start; names stay (error classes and stack traces keep them).
   minify: true,
   keepNames: true,
-  plugins: [openTelemetryEsm, externals, ownUrl, zodEnglishOnly],
+  plugins: [openTelemetryEsm, externals, ownUrl, zodEnglishOnly, sdkGlobals],
   logLevel: "warning",
   // bin/load-bundle.js wraps the bundle in a function on this first line, so every line of code keeps its number.
   banner: { js: "// Cairn bundle (built by packages/cli/build.mjs)" },

@@ -1,6 +1,7 @@
 import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAnthropicModelClient, query, type AgentEvent, type ModelClient, type QueryDeps, type Terminal, type Tool } from "@cairn/core";
+import { httpFetch } from "@cairn/core/node";
 import { createTestTool, testContext } from "@cairn/core/testing";
 import { startModelSim, type ModelSim, type Scenario } from "@cairn/model-sim";
 
@@ -17,48 +18,56 @@ type RequestBody = {
   max_tokens: number;
 };
 
-async function run(scenario: Scenario, tools: Tool[] = [], overrides: Partial<QueryDeps> = {}) {
-  sim = await startModelSim({ scenario });
-  const client: ModelClient = createAnthropicModelClient({ apiKey: "test", baseURL: sim.url });
-  const sleeps: number[] = [];
-  const deps: QueryDeps = {
-    model: client,
-    uuid: () => crypto.randomUUID(),
-    now: () => Date.now(),
-    random: () => 0,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20)));
-    },
-    compactor: { snip: async () => null, microcompact: async () => null, autocompact: async () => null, reactive: async () => null },
-    ...overrides,
-  };
-  const events: AgentEvent[] = [];
-  const generator = query({
-    messages: [{ type: "user", uuid: "p1", parentUuid: null, timestamp: new Date().toISOString(), message: { role: "user", content: "Do the thing." } }],
-    systemPrompt: ["Stable prefix.", "Working directory: /workspace"],
-    tools,
-    model: "claude-test",
-    signal: new AbortController().signal,
-    context: testContext(),
-    deps,
-  });
-  let terminal: Terminal;
-  while (true) {
-    const step = await generator.next();
-    if (step.done) {
-      terminal = step.value;
-      break;
+const runWith =
+  (modelFetch: typeof fetch | undefined) =>
+  async (scenario: Scenario, tools: Tool[] = [], overrides: Partial<QueryDeps> = {}) => {
+    sim = await startModelSim({ scenario });
+    const client: ModelClient = createAnthropicModelClient({ apiKey: "test", baseURL: sim.url, ...(modelFetch ? { fetch: modelFetch } : {}) });
+    const sleeps: number[] = [];
+    const deps: QueryDeps = {
+      model: client,
+      uuid: () => crypto.randomUUID(),
+      now: () => Date.now(),
+      random: () => 0,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20)));
+      },
+      compactor: { snip: async () => null, microcompact: async () => null, autocompact: async () => null, reactive: async () => null },
+      ...overrides,
+    };
+    const events: AgentEvent[] = [];
+    const generator = query({
+      messages: [{ type: "user", uuid: "p1", parentUuid: null, timestamp: new Date().toISOString(), message: { role: "user", content: "Do the thing." } }],
+      systemPrompt: ["Stable prefix.", "Working directory: /workspace"],
+      tools,
+      model: "claude-test",
+      signal: new AbortController().signal,
+      context: testContext(),
+      deps,
+    });
+    let terminal: Terminal;
+    while (true) {
+      const step = await generator.next();
+      if (step.done) {
+        terminal = step.value;
+        break;
+      }
+      events.push(step.value);
     }
-    events.push(step.value);
-  }
-  const bodies = sim.requests.filter((request) => request.path === "/v1/messages").map((request) => request.body as RequestBody);
-  return { events, terminal, bodies, sleeps, requests: sim.requests };
-}
+    const bodies = sim.requests.filter((request) => request.path === "/v1/messages").map((request) => request.body as RequestBody);
+    return { events, terminal, bodies, sleeps, requests: sim.requests };
+  };
 
 const textTurn = (text: string) => ({ content: [{ type: "text" as const, text }] });
 
-describe("the loop over the real SDK and HTTP, against model-sim", () => {
+// Node's fetch (undici), and httpFetch over node:http, which `cairn -p` uses so that undici never loads.
+describe.each([
+  ["Node's fetch", undefined],
+  ["httpFetch", httpFetch],
+])("the loop over the real SDK and HTTP (%s), against model-sim", (_name, modelFetch) => {
+  const run = runWith(modelFetch);
+
   it("assembles thinking, text and a tool call whose JSON arrives in chunks", async () => {
     const read = createTestTool({ name: "Read", safe: true, run: (input) => `contents of ${input.value}` });
     const { events, terminal, bodies } = await run(
@@ -182,7 +191,7 @@ describe("the loop over the real SDK and HTTP, against model-sim", () => {
 
   it("leaves no abort listener on the caller's signal after each request, however many turns", async () => {
     sim = await startModelSim({ scenario: { turns: Array.from({ length: 15 }, (_, index) => textTurn(`turn ${index}`)) } });
-    const client = createAnthropicModelClient({ apiKey: "test", baseURL: sim.url });
+    const client = createAnthropicModelClient({ apiKey: "test", baseURL: sim.url, ...(modelFetch ? { fetch: modelFetch } : {}) });
     const session = new AbortController();
     const request = { model: "claude-test", max_tokens: 100, system: [], messages: [{ role: "user" as const, content: "hi" }] };
     for (let turn = 0; turn < 15; turn++) {
@@ -195,5 +204,40 @@ describe("the loop over the real SDK and HTTP, against model-sim", () => {
     const stream = client.stream(request as never, { signal: session.signal })[Symbol.asyncIterator]();
     session.abort();
     await expect(stream.next()).rejects.toMatchObject({ code: "aborted" });
+  });
+
+  it("aborts a stream that stalls mid-body, and the next request on the client still works", async () => {
+    sim = await startModelSim({
+      scenario: {
+        turns: [{ content: [{ type: "text", text: "a long answer that stalls" }], faults: [{ kind: "stall", afterEvents: 3, ms: 30_000 }] }, textTurn("next")],
+      },
+    });
+    const client = createAnthropicModelClient({ apiKey: "test", baseURL: sim.url, ...(modelFetch ? { fetch: modelFetch } : {}) });
+    const request = { model: "claude-test", max_tokens: 100, system: [], messages: [{ role: "user" as const, content: "hi" }] };
+    const session = new AbortController();
+    const parts: string[] = [];
+    const reading = (async () => {
+      for await (const part of client.stream(request as never, { signal: session.signal })) {
+        parts.push(part.type);
+        if (part.type === "block-start") session.abort();
+      }
+    })();
+    await expect(reading).rejects.toMatchObject({ code: "aborted" });
+    // What the stalled stream had sent, and nothing after it.
+    expect(parts.slice(0, 2)).toEqual(["message-start", "block-start"]);
+    expect(parts).not.toContain("message-stop");
+    const next: string[] = [];
+    for await (const part of client.stream(request as never, { signal: new AbortController().signal })) next.push(part.type);
+    expect(next.at(-1)).toBe("message-stop");
+  });
+
+  it("reports a 4xx answer as the API's error with its message and request id", async () => {
+    sim = await startModelSim({
+      scenario: { turns: [{ content: [], faults: [{ kind: "http", status: 400, errorType: "invalid_request_error", message: "max_tokens: too large" }] }] },
+    });
+    const client = createAnthropicModelClient({ apiKey: "test", baseURL: sim.url, ...(modelFetch ? { fetch: modelFetch } : {}) });
+    const request = { model: "claude-test", max_tokens: 100, system: [], messages: [{ role: "user" as const, content: "hi" }] };
+    const stream = client.stream(request as never, { signal: new AbortController().signal })[Symbol.asyncIterator]();
+    await expect(stream.next()).rejects.toMatchObject({ code: "invalid_request", status: 400, message: "max_tokens: too large" });
   });
 });

@@ -39,15 +39,15 @@ async function start() {
 }
 
 /**
- * A one-shot `cairn -p` run keeps WebAssembly (fetch's HTTP parser, the Bash grammar) on V8's baseline compiler. Left
- * to tier up, V8 compiles the parser's hot functions with TurboFan on a background thread, and the process cannot
- * exit until that is done: about as long again as the whole run, spent after its answer is printed. The flag is set
- * here, not on the #! line (see above), and after fetch's modules are loaded: a flag changed at run time also makes V8
- * reject Node's code cache for every module loaded after it. The bundle's own code cache is made and used under the
- * flag, so it stays valid from one `cairn -p` to the next.
+ * A one-shot `cairn -p` run keeps WebAssembly (the Bash grammar) on V8's baseline compiler. Left to tier up, V8
+ * compiles the parser's hot functions with TurboFan on a background thread, and the process cannot exit until that is
+ * done: about as long again as the whole run, spent after its answer is printed. The flag is set here, not on the #!
+ * line (see above), and after the HTTP client's modules are loaded (model requests go over node:http, see
+ * httpFetch): a flag changed at run time also makes V8 reject Node's code cache for every module loaded after it. The
+ * bundle's own code cache is made and used under the flag, so it stays valid from one `cairn -p` to the next.
  */
 function liftoffOnly() {
-  void globalThis.Headers;
+  require("node:http");
   require("node:v8").setFlagsFromString("--liftoff-only");
 }
 

@@ -58,15 +58,15 @@ describe("bin/cairn.js", () => {
     expect(run(launcherCopy({ bundle: true }), { CAIRN_DEV: "1" })).toEqual({ code: 3, stdout: "sources -p --flag\n", stderr: "" });
   });
 
-  it("a -p start loads fetch before the bundle (then keeps WebAssembly on V8's baseline compiler); other starts do not", () => {
+  it("a -p start loads node:http, never undici, before the bundle (then keeps WebAssembly on V8's baseline compiler); other starts do not", () => {
     const bin = launcherCopy({ bundle: true });
     writeFileSync(
       join(root!, "dist", "cairn.cjs"),
-      `// stand-in bundle\n"use strict";\nexports.main = async function main(args) {\n  console.log(args.join(" "), process.moduleLoadList.includes("NativeModule internal/deps/undici/undici"));\n  return 0;\n};\n`,
+      `// stand-in bundle\n"use strict";\nexports.main = async function main(args) {\n  const loaded = process.moduleLoadList;\n  console.log(args.join(" "), loaded.includes("NativeModule http"), loaded.includes("NativeModule internal/deps/undici/undici"));\n  return 0;\n};\n`,
     );
-    expect(run(bin)).toEqual({ code: 0, stdout: "-p --flag true\n", stderr: "" });
+    expect(run(bin)).toEqual({ code: 0, stdout: "-p --flag true false\n", stderr: "" });
     const version = spawnSync(process.execPath, [bin, "--version"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, encoding: "utf8" });
-    expect(version.stdout).toBe("--version false\n");
+    expect(version.stdout).toBe("--version false false\n");
     expect(
       caches()
         .map((name) => name.split(".")[2]!.split("-")[0])

@@ -11,7 +11,7 @@ import {
   runPrompt,
   type AgentEvent,
 } from "@cairn/core";
-import { createCheckpointStore } from "@cairn/core/node";
+import { createCheckpointStore, httpFetch } from "@cairn/core/node";
 import { checkpointingGate, createRuntime, type Runtime } from "@cairn/api/runtime";
 import type { PrintArgs } from "./args.ts";
 import type { TurnTelemetry } from "@cairn/api/telemetry";
@@ -50,6 +50,8 @@ async function runWithRuntime(args: PrintArgs, env: CliEnv, io: CliIo, version: 
       ...runtimeOptionsFromEnv(env),
       workspaceRoot: io.cwd,
       version,
+      // Over node:http: Node's fetch would load undici, the largest cost before the first request.
+      modelFetch: httpFetch,
       model: args.model ?? env.model,
       planModel: args.planModel,
       fallbackModel: args.fallbackModel ?? env.fallbackModel,

@@ -72,7 +72,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   let trusted = options.trusted;
   const merged = settings.merged;
-  const model = await resolveModelSource({ apiKey: options.apiKey, baseURL: options.baseURL, model: options.model ?? merged.model });
+  const model = await resolveModelSource({ apiKey: options.apiKey, baseURL: options.baseURL, model: options.model ?? merged.model, fetch: options.modelFetch });
   // One sandbox policy for the agent's Bash and the stdio MCP servers.
   const sandbox = sandboxOptionsFromSettings(merged.sandbox, options.cairnHome);
   const workspace =
@@ -190,7 +190,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       }),
     });
   const modelClient = (sessionId: string, agentId?: string): ModelClient =>
-    options.dumpPrompts ? model.clientWithFetch(createPromptDumpFetch(promptDumpPath(options.cairnHome, sessionId, agentId))) : model.client;
+    options.dumpPrompts
+      ? model.clientWithFetch(createPromptDumpFetch(promptDumpPath(options.cairnHome, sessionId, agentId), options.modelFetch))
+      : model.client;
   await mcpStarted;
   const transcripts = (options.sessionStore ?? createJsonlSessionStore)({
     cairnHome: options.cairnHome,

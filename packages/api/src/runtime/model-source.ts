@@ -24,9 +24,12 @@ export async function resolveModelSource(options: {
   apiKey: string | undefined;
   baseURL: string | undefined;
   model: string | undefined;
+  /** The `fetch` the clients send through (default: Node's). */
+  fetch?: typeof globalThis.fetch | undefined;
 }): Promise<ModelSource> {
+  const baseFetch = options.fetch ? { fetch: options.fetch } : {};
   if (options.apiKey || options.baseURL) {
-    const clientOptions = { apiKey: options.apiKey ?? "cairn-no-key", baseURL: options.baseURL ?? null };
+    const clientOptions = { apiKey: options.apiKey ?? "cairn-no-key", baseURL: options.baseURL ?? null, ...baseFetch };
     return {
       client: createAnthropicModelClient(clientOptions),
       clientWithFetch: (fetch) => createAnthropicModelClient({ ...clientOptions, fetch }),
@@ -38,7 +41,7 @@ export async function resolveModelSource(options: {
   }
   const { startDemoModel } = await import("@cairn/model-sim/demo");
   const sim = await startDemoModel();
-  const demoOptions = { apiKey: "cairn-demo", baseURL: sim.url };
+  const demoOptions = { apiKey: "cairn-demo", baseURL: sim.url, ...baseFetch };
   return {
     client: createAnthropicModelClient(demoOptions),
     clientWithFetch: (fetch) => createAnthropicModelClient({ ...demoOptions, fetch }),

@@ -34,6 +34,8 @@ export type RuntimeOptions = {
   version: string;
   apiKey?: string | undefined;
   baseURL?: string | undefined;
+  /** The `fetch` model requests go through (default: Node's). `cairn -p` gives `httpFetch`, which does not load undici. */
+  modelFetch?: typeof fetch | undefined;
   model?: string | undefined;
   /** `--plan-model`: the model while in plan mode (alias or id); default: the `planModel` setting. */
   planModel?: string | undefined;

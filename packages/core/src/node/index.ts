@@ -39,6 +39,8 @@ export { createNodeMcpTransportFactory } from "./mcp-transport.ts";
 export type { NodeMcpTransportFactory, NodeMcpTransportOptions, StdioLaunch, StdioLauncher, StdioLaunchRequest } from "./mcp-transport.ts";
 export { createNodeMcpManager } from "./mcp-manager.ts";
 export type { NodeMcpManagerOptions } from "./mcp-manager.ts";
+// Model requests without undici (cairn -p).
+export { httpFetch } from "./http-fetch.ts";
 // Memory files and skills (Node).
 export { createNodeMemoryFs } from "./memory-fs.ts";
 export { createToolResultFiles, toolResultsDirectory } from "./tool-result-files.ts";
