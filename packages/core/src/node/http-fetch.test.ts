@@ -1,5 +1,10 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { httpFetch } from "./http-fetch.ts";
@@ -152,5 +157,26 @@ describe("httpFetch", () => {
     const response = await httpFetch(url);
     const copy = response.clone();
     expect([await response.text(), await copy.text()]).toEqual(["twice", "twice"]);
+  });
+
+  it("speaks HTTPS with the certificate checked: an untrusted one fails, a trusted one (NODE_EXTRA_CA_CERTS) answers", async () => {
+    const certificate = fileURLToPath(new URL("__fixtures__/tls/localhost-cert.pem", import.meta.url));
+    const server = createTlsServer(
+      { cert: readFileSync(certificate), key: readFileSync(fileURLToPath(new URL("__fixtures__/tls/localhost-key.pem", import.meta.url))) },
+      (request, response) => response.end(`secure ${request.method}`),
+    );
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    await expect(httpFetch(url)).rejects.toMatchObject({ message: "fetch failed", cause: { code: "DEPTH_ZERO_SELF_SIGNED_CERT" } });
+    // Node reads NODE_EXTRA_CA_CERTS at start only: a child process trusts the test's certificate.
+    const script = `import(${JSON.stringify(new URL("http-fetch.ts", import.meta.url).href)}).then(async ({ httpFetch }) => {
+      const response = await httpFetch(${JSON.stringify(url)}, { method: "POST", body: "x" });
+      process.stdout.write(response.status + " " + (await response.text()));
+    });`;
+    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "-e", script], {
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: certificate },
+    });
+    expect(stdout).toBe("200 secure POST");
   });
 });
