@@ -174,7 +174,8 @@ export class RedisEventBus implements EventBus {
       const answer = replies[0];
       if (generation === undefined || !answer || answer[0]) continue;
       const added = StreamFence.result(answer[1]);
-      if ("fence" in added) await this.fenced(sessionId, channel, generation, entries[0]!.seq, added.fence);
+      if ("fence" in added)
+        await this.fenced(sessionId, channel, generation, entries[0]!.seq, added.fence).catch((error: Error) => this.onError(error, context));
       else for (const refusal of added.refused) this.onError(new Error(refusal), context);
     }
   }
