@@ -120,4 +120,40 @@ describe("the workspace in a worker process", { timeout: 120_000 }, () => {
     );
     controller.abort();
   });
+
+  it("a file saved over and over (a temporary file renamed over it) is found by every stat made meanwhile, of it and of each path the watch names", async () => {
+    // What the IDE's workspace.watch does: stat each changed path through the worker. A save never makes the
+    // file missing or a stat fail (the "deleted on disk" once seen in memory-panel.spec was the test's own cleanup).
+    const file = join(fixture.root, "CLAUDE.md");
+    await workspace.writeFile(file, "# rules\n");
+    const changed: string[] = [];
+    const named = new Set<string>();
+    const controller = new AbortController();
+    workspace.watch((event) => {
+      changed.push(event.path);
+      named.add(event.path);
+    }, controller.signal);
+    const failures: string[] = [];
+    let stats = 0;
+    let saving = true;
+    const statLoop = (async () => {
+      while (saving || changed.length > 0) {
+        const path = changed.shift() ?? file;
+        stats++;
+        const found = await workspace.stat(path).catch((error: unknown) => {
+          failures.push(`${path}: ${String(error)}`);
+          return undefined;
+        });
+        if (path === file && found === null) failures.push(`${path}: missing`);
+      }
+    })();
+    for (let save = 0; save < 150; save++) await workspace.writeFile(file, `# rules, version ${save}\n`);
+    await vi.waitFor(() => expect(named.has(file)).toBe(true), { timeout: 10_000 });
+    saving = false;
+    await statLoop;
+    controller.abort();
+    expect(failures).toEqual([]);
+    expect(stats).toBeGreaterThan(150);
+    expect(await readFile(file, "utf8")).toBe("# rules, version 149\n");
+  });
 });
