@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CairnServer } from "@cairn/api";
 import { apiClient, eventually, EventsSubscriber } from "./api-harness.ts";
 import { type DistributedServices, startDistributedServices, startInProcessNode } from "./distributed-harness.ts";
+import { errorOf } from "./share-support.ts";
 
 /** Two API nodes over one PostgreSQL and one Redis: each node's session list shows the sessions the other runs, as the other does. */
 describe("distributed mode: the session list on every node", () => {
@@ -14,7 +15,11 @@ describe("distributed mode: the session list on every node", () => {
       content: [{ type: "text" as const, text: "The answer, after a pause." }],
       faults: [{ kind: "stall" as const, afterEvents: 3, ms: 3_000 }],
     };
-    services = await startDistributedServices({ name: "list", scenario: { turns: [answer] } });
+    const plain = (words: string) => ({ content: [{ type: "text" as const, text: words }] });
+    services = await startDistributedServices({
+      name: "list",
+      scenario: { turns: [answer, plain("First timeline answer."), plain("Second timeline answer.")] },
+    });
     nodes.push(await startInProcessNode(services, "node-a"), await startInProcessNode(services, "node-b"));
   }, 120_000);
 
@@ -49,6 +54,36 @@ describe("distributed mode: the session list on every node", () => {
     expect(await entryOn(clientA, sessionId)).toMatchObject({ running: false, messageCount: 2 });
     await tab.stop();
     expect(tab.errors).toEqual([]);
+  }, 120_000);
+
+  it("a session's timeline on node B is built from PostgreSQL, current after each of node A's turns and not rebuilt in between", async () => {
+    const [nodeA, nodeB] = nodes;
+    if (!nodeA || !nodeB) throw new Error("two nodes expected");
+    const clientA = apiClient(nodeA.url, nodeA.token);
+    const clientB = apiClient(nodeB.url, nodeB.token);
+    const finished = async (sessionId: string) => eventually(async () => expect((await clientA.session.get.query({ sessionId })).running).toBe(false), 30_000);
+    const { sessionId } = await clientA.session.create.mutate();
+    await clientA.session.send.mutate({ sessionId, prompt: "The first timeline prompt" });
+    await finished(sessionId);
+    const versionOf = (answer: Awaited<ReturnType<typeof clientB.timeline.view.query>>) => {
+      if (!answer.changed) throw new Error("a timeline was expected");
+      return (JSON.parse(answer.timelineJson) as { version: string }).version;
+    };
+    const first = await clientB.timeline.view.query({ sessionId });
+    expect(first.changed && first.timelineJson).toContain("First timeline answer.");
+    const version = versionOf(first);
+    // Nothing written since: the same version, not sent again; node A, from the same rows, has the same version.
+    expect(await clientB.timeline.view.query({ sessionId, knownVersion: version })).toEqual({ changed: false, version });
+    expect(await clientA.timeline.view.query({ sessionId, knownVersion: version })).toEqual({ changed: false, version });
+
+    await clientA.session.send.mutate({ sessionId, prompt: "The second timeline prompt" });
+    await finished(sessionId);
+    const second = await clientB.timeline.view.query({ sessionId, knownVersion: version });
+    expect(second.changed && second.timelineJson).toContain("Second timeline answer.");
+    expect(versionOf(second)).not.toBe(version);
+    // The HTML export's source comes from the same rows.
+    expect(JSON.stringify(await clientB.timeline.source.query({ sessionId }))).toContain("The second timeline prompt");
+    expect(await errorOf(clientB.timeline.view.query({ sessionId: "00000000-0000-4000-8000-000000000000" }))).toMatchObject({ code: "NOT_FOUND" });
   }, 120_000);
 
   it("a session nobody wrote to leaves every node's list when its owner lets go of it (here: the owner stops)", async () => {

@@ -17,6 +17,8 @@ import { DEFAULT_STREAM_LIMITS, ShareStreamGate } from "../share/stream-gate.ts"
 import type { TerminalManager } from "../terminal/terminal-manager.ts";
 import { loadTimelineSource } from "../timeline/source.ts";
 import { TimelineWorkerClient } from "../timeline/timeline-worker-client.ts";
+import { TimelineService } from "../timeline/timeline-service.ts";
+import { type LineStore, storeTimelineSource } from "../timeline/store-timeline-cache.ts";
 import { McpService } from "./mcp-service.ts";
 import { MetaService } from "./meta-service.ts";
 import type { ShareOptions } from "./server-options.ts";
@@ -46,6 +48,9 @@ export type ApiServicesInput = {
 /** The services the two routers serve: the IDE's context, and the share view that anonymous share links read through. */
 export function createApiServices(input: ApiServicesInput): { context: ApiContext; shareView: ShareViewService } {
   const { runtime, hub, shareStore, shareOptions, now } = input;
+  const { lineTexts } = runtime.transcripts;
+  // A store of rows (PostgreSQL): timelines are built from it, since no node has the transcript on its disk.
+  const rows: LineStore | undefined = lineTexts ? { lineTexts: lineTexts.bind(runtime.transcripts) } : undefined;
   const redactor = createRedactor({
     extraSecrets: [
       { kind: "cairn-access-token", value: input.token },
@@ -71,11 +76,15 @@ export function createApiServices(input: ApiServicesInput): { context: ApiContex
     // A shared timeline shows what the share shows: the lines of its (possibly pinned) messages.
     timeline:
       shareOptions?.timeline ??
-      ((timelineInput) =>
-        loadTimelineSource(runtime, timelineInput.sessionId, {
+      ((timelineInput) => {
+        const options = {
           messageUuids: new Set(timelineInput.messages.map((message) => message.uuid)),
           ...(timelineInput.signal ? { signal: timelineInput.signal } : {}),
-        })),
+        };
+        return rows
+          ? storeTimelineSource(rows, runtime.workspaceRoot, timelineInput.sessionId, options)
+          : loadTimelineSource(runtime, timelineInput.sessionId, options);
+      }),
   });
   const context: ApiContext = {
     meta: new MetaService(runtime, input.trustStore),
@@ -85,7 +94,8 @@ export function createApiServices(input: ApiServicesInput): { context: ApiContex
     terminals: input.terminals,
     shares: new ShareService({ store: shareStore, sessions: hub, redactor, workspaceRoot: runtime.workspaceRoot, now }),
     mcp: new McpService(runtime.mcp),
-    timeline: new TimelineWorkerClient(runtime),
+    // Transcripts kept as rows (PostgreSQL) are read by this node from the store; files are read and built in a worker thread.
+    timeline: rows ? new TimelineService(runtime, { rows }) : new TimelineWorkerClient(runtime),
     review: createReviewPort(hub),
     git: new GitService({
       // Git runs where the workspace lives (in the worker, when it is a separate process), never here.

@@ -38,6 +38,12 @@ export interface SessionStore {
   openTranscript(sessionId: string): SessionTranscriptSink;
   /** The session read back with the tolerant loader, or undefined when there is no such session. */
   load(sessionId: string, options?: LoadOptions): Promise<TranscriptContents | undefined>;
+  /**
+   * The session's lines as written (the exact JSONL text) after its first `afterLine`, and how many it has in all, or
+   * undefined when there is no such session; what a timeline is built from where the lines are not files. Lines are
+   * only ever appended, so the count is the transcript's version. Only a store without files (PostgreSQL) has it.
+   */
+  lineTexts?(sessionId: string, afterLine: number): Promise<{ texts: string[]; total: number } | undefined>;
   /** The workspace's sessions, most recently active first. */
   list(options?: { signal?: AbortSignal }): Promise<StoredSessionSummary[]>;
   /** A new session holding the conversation up to `atUuid` (inclusive), with its checkpoints; the meta line records `forkedFrom`. */

@@ -39,6 +39,9 @@ export type CachedTimeline = {
 
 type Entry = CachedTimeline & { main: TrackedFile; sidechains: Map<string, SidechainFile> };
 
+/** What the timeline service asks of a cache of built timelines (files here; rows in `StoreTimelineCache`). */
+export type TimelineCachePort = Pick<TimelineCache, "get" | "first" | "isCurrent" | "holding">;
+
 /** A refresh under way: its end, and the first part of the timeline once that is built (undefined when there is none). */
 class Refresh {
   readonly done: Promise<Entry>;
@@ -250,7 +253,7 @@ function extends_(before: TrackedFile | undefined, now: { size: number }): befor
 }
 
 /** `promise`, or a rejection when `signal` aborts first (the work itself goes on for other callers). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {

@@ -1,8 +1,9 @@
 import { compactHead, compactPage, runningEndOffsets, type TimelineDetail, type TimelineSearchIndex, type TimelineSource } from "@cairn/core/timeline";
 import { importTranscriptText } from "./import-transcript.ts";
 import { loadTimelineSource, type TimelineStoreLocation } from "./source.ts";
-import { TimelineCache, type CachedTimeline } from "./timeline-cache.ts";
+import { TimelineCache, type CachedTimeline, type TimelineCachePort } from "./timeline-cache.ts";
 import { buildSearchIndex } from "./search-index-build.ts";
+import { type LineStore, StoreTimelineCache, storeTimelineSource } from "./store-timeline-cache.ts";
 import type { ImportedTranscript, TimelinePageAnswer, TimelinePort, TimelineViewAnswer } from "./timeline-port.ts";
 
 type Where = TimelineStoreLocation & { version: string };
@@ -21,21 +22,27 @@ const DEFAULT_PAGE_EVENTS = 10_000;
  */
 export class TimelineService implements TimelinePort {
   private readonly runtime: Where;
-  private readonly cache: TimelineCache;
+  private readonly cache: TimelineCachePort;
+  private readonly loadSource: (sessionId: string, signal?: AbortSignal) => Promise<TimelineSource>;
   private readonly headEvents: number;
   private readonly pageEvents: number;
   private readonly indexDelayMs: number;
 
-  constructor(runtime: Where, options: { partialBytes?: number; headEvents?: number; pageEvents?: number; indexDelayMs?: number } = {}) {
+  /** `rows`: the timelines of a store of rows (distributed mode), built from it instead of the transcript files. */
+  constructor(runtime: Where, options: { partialBytes?: number; headEvents?: number; pageEvents?: number; indexDelayMs?: number; rows?: LineStore } = {}) {
     this.runtime = runtime;
-    this.cache = new TimelineCache(runtime, options);
+    const rows = options.rows;
+    this.cache = rows ? new StoreTimelineCache(rows, runtime.workspaceRoot) : new TimelineCache(runtime, options);
+    this.loadSource = rows
+      ? (sessionId, signal) => storeTimelineSource(rows, runtime.workspaceRoot, sessionId, signal ? { signal } : {})
+      : (sessionId, signal) => loadTimelineSource(this.runtime, sessionId, signal ? { signal } : {});
     this.headEvents = options.headEvents ?? DEFAULT_HEAD_EVENTS;
     this.pageEvents = options.pageEvents ?? DEFAULT_PAGE_EVENTS;
     this.indexDelayMs = options.indexDelayMs ?? DEFAULT_INDEX_DELAY_MS;
   }
 
   source(sessionId: string, signal?: AbortSignal): Promise<TimelineSource> {
-    return loadTimelineSource(this.runtime, sessionId, signal ? { signal } : {});
+    return this.loadSource(sessionId, signal);
   }
 
   async view(sessionId: string, knownVersion: string | undefined, signal?: AbortSignal): Promise<TimelineViewAnswer> {

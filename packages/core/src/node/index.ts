@@ -18,7 +18,7 @@ export { TranscriptStoreError, assertSessionId, createJsonlTranscriptStore, sess
 export type { FsyncPolicy, JsonlTranscriptStore, JsonlTranscriptStoreOptions, TranscriptStoreErrorCode } from "./transcript-store.ts";
 export { indexTranscriptFile, loadTranscript } from "./transcript-reader.ts";
 export type { LoadTranscriptOptions, LoadedTranscript } from "./transcript-reader.ts";
-export { readTranscriptLines } from "./transcript-lines.ts";
+export { addTranscriptLine, readTranscriptLines } from "./transcript-lines.ts";
 export type { TranscriptLinesReport } from "./transcript-lines.ts";
 export { readHeadAndTail } from "./transcript-head-tail.ts";
 export type { HeadAndTailOptions, SessionFileSummary } from "./transcript-head-tail.ts";

@@ -51,26 +51,8 @@ export async function readTranscriptLines(
     from,
   );
   function visitLine(text: string): void {
-    if (text.trim() === "") return;
-    report.lines++;
-    lastWasBad = false;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      report.malformedLines++;
-      lastWasBad = true;
-      return;
-    }
-    const type = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as { type?: unknown }).type : undefined;
-    if (typeof type === "string" && !KNOWN_TYPES.has(type)) {
-      report.unknownLines++;
-      return;
-    }
-    const record = value as Record<string, unknown>;
-    const parsed = transcriptLineSchema.safeParse(typeof record.sessionId === "string" ? record : { ...record, sessionId });
-    if (parsed.success) lines.push(parsed.data);
-    else report.malformedLines++;
+    const outcome = addTranscriptLine(text, sessionId, lines, report);
+    if (outcome !== "blank") lastWasBad = outcome === "not-json";
   }
   // A bad last line with no newline after it is a write cut short by a crash, not a malformed line.
   if (lastWasBad && !endsWithNewline && !stoppedEarly) {
@@ -78,4 +60,38 @@ export async function readTranscriptLines(
     report.tornTail = true;
   }
   return { lines, report, size, endOffset };
+}
+
+/**
+ * One line's text (a JSONL line, or a row of a database-kept transcript) added to `lines` when it is a line Cairn
+ * models, counted in `report` either way, as `readTranscriptLines` counts it. Says what the text was.
+ */
+export function addTranscriptLine(
+  text: string,
+  sessionId: string,
+  lines: TranscriptLine[],
+  report: TranscriptLinesReport,
+): "blank" | "not-json" | "unknown" | "malformed" | "added" {
+  if (text.trim() === "") return "blank";
+  report.lines++;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    report.malformedLines++;
+    return "not-json";
+  }
+  const type = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as { type?: unknown }).type : undefined;
+  if (typeof type === "string" && !KNOWN_TYPES.has(type)) {
+    report.unknownLines++;
+    return "unknown";
+  }
+  const record = value as Record<string, unknown>;
+  const parsed = transcriptLineSchema.safeParse(typeof record.sessionId === "string" ? record : { ...record, sessionId });
+  if (!parsed.success) {
+    report.malformedLines++;
+    return "malformed";
+  }
+  lines.push(parsed.data);
+  return "added";
 }

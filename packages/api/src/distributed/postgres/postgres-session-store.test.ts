@@ -196,6 +196,23 @@ describe("PostgreSQL session store (private PostgreSQL)", () => {
     expect((await store.list())[0]?.running).toBeUndefined();
   });
 
+  it("hands out a session's line texts after a count, with the count in all (what a timeline is built from)", async () => {
+    const store = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot: "/work/rows", version: "1" });
+    expect(await store.lineTexts?.("rows", 0)).toBeUndefined();
+    await store.register?.("rows");
+    expect(await store.lineTexts?.("rows", 0)).toBeUndefined();
+    const sink = store.openTranscript("rows");
+    for (const message of conversation("rows")) await sink.appendMessage(message);
+    await sink.close();
+    const all = await store.lineTexts?.("rows", 0);
+    expect(all?.total).toBe(4);
+    expect(all?.texts.map((text) => (JSON.parse(text) as { type: string }).type)).toEqual(["cairn-session", "user", "assistant", "user"]);
+    expect(await store.lineTexts?.("rows", 2)).toEqual({ texts: all?.texts.slice(2), total: 4 });
+    expect(await store.lineTexts?.("rows", 4)).toEqual({ texts: [], total: 4 });
+    const elsewhere = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot: "/work/other-rows", version: "1" });
+    expect(await elsewhere.lineTexts?.("rows", 0)).toBeUndefined();
+  });
+
   it("refuses an invalid message without writing anything", async () => {
     const store = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot: "/work/invalid", version: "1" });
     const sink = store.openTranscript("invalid");

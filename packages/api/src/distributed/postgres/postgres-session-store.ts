@@ -136,6 +136,20 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
       loadOptions.signal?.throwIfAborted();
       return loadTranscriptLines(lines, { scope: loadOptions.scope ?? "all", ...(loadOptions.leafUuid ? { leafUuid: loadOptions.leafUuid } : {}) });
     },
+    async lineTexts(sessionId, afterLine) {
+      assertSessionId(sessionId);
+      // The count and the rows after it in one snapshot, so the count always matches the rows read.
+      return sql.begin("isolation level repeatable read read only", async (transaction) => {
+        const [session] = await transaction<{ line_count: string }[]>`
+          select line_count from cairn_sessions where session_id = ${sessionId} and workspace = ${workspaceRoot} and line_count > 0`;
+        if (!session) return undefined;
+        const total = Number(session.line_count);
+        if (total <= afterLine) return { texts: [], total };
+        const rows = await transaction<{ line: string }[]>`
+          select line from cairn_transcript_lines where session_id = ${sessionId} and line_no > ${afterLine} and line_no <= ${total} order by line_no`;
+        return { texts: rows.map((row) => row.line), total };
+      });
+    },
     async register(sessionId) {
       assertSessionId(sessionId);
       await sql`

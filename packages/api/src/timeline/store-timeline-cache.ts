@@ -1,0 +1,122 @@
+import { addTranscriptLine, type TranscriptLinesReport } from "@cairn/core/node";
+import type { TranscriptLine } from "@cairn/core/schema";
+import { buildTimeline, compactTimeline, type TimelineSource } from "@cairn/core/timeline";
+import { ApiError } from "../router/errors.ts";
+import type { SessionStore } from "../session-store/session-store.ts";
+import { assembleTimelineSource, type LoadTimelineSourceOptions } from "./source.ts";
+import { type CachedTimeline, type TimelineCachePort, untilAborted } from "./timeline-cache.ts";
+
+/** A store whose lines are rows, not files (PostgreSQL): read by count, since rows are only ever appended. */
+export type LineStore = Required<Pick<SessionStore, "lineTexts">>;
+
+/** The lines of a session held so far: `total` rows read, and the timeline built from them. */
+type Held = { total: number; lines: TranscriptLine[]; report: TranscriptLinesReport; built: CachedTimeline };
+
+/**
+ * Built timelines of sessions kept in a store of rows (distributed mode: the transcript is in PostgreSQL, on no
+ * node's disk), so every node draws the same, current timeline. The version is the session's row count: rows are
+ * only appended (a rewind or a compaction appends too), so the count names the content. Each look asks the store
+ * for the rows after the count held (nothing comes back while nothing was written) and builds again only when some came.
+ */
+export class StoreTimelineCache implements TimelineCachePort {
+  private readonly store: LineStore;
+  private readonly workspaceRoot: string;
+  private readonly maxEntries: number;
+  private readonly held = new Map<string, Held>();
+  private readonly refreshing = new Map<string, Promise<Held>>();
+
+  constructor(store: LineStore, workspaceRoot: string, options: { maxEntries?: number } = {}) {
+    this.store = store;
+    this.workspaceRoot = workspaceRoot;
+    this.maxEntries = options.maxEntries ?? 2;
+  }
+
+  get(sessionId: string, signal?: AbortSignal): Promise<CachedTimeline> {
+    return untilAborted(
+      this.refresh(sessionId).then((held) => held.built),
+      signal,
+    );
+  }
+
+  /** The whole timeline: rows come from one query, so there is no first part to show sooner. */
+  first(sessionId: string, _knownVersion: string | undefined, signal?: AbortSignal): Promise<CachedTimeline> {
+    return this.get(sessionId, signal);
+  }
+
+  isCurrent(sessionId: string, version: string): boolean {
+    return this.held.get(sessionId)?.built.version === version;
+  }
+
+  holding(sessionId: string, _eventId: string, signal?: AbortSignal): Promise<CachedTimeline> {
+    return this.get(sessionId, signal);
+  }
+
+  /** One look at the store per session at a time; callers meanwhile share it. */
+  private refresh(sessionId: string): Promise<Held> {
+    let running = this.refreshing.get(sessionId);
+    if (!running) {
+      running = this.read(sessionId).finally(() => this.refreshing.delete(sessionId));
+      this.refreshing.set(sessionId, running);
+    }
+    return running;
+  }
+
+  private async read(sessionId: string): Promise<Held> {
+    const previous = this.held.get(sessionId);
+    const read = await this.store.lineTexts(sessionId, previous?.total ?? 0);
+    if (!read) throw new ApiError("session_not_found", `No session ${sessionId}`);
+    if (previous && read.total === previous.total) {
+      this.keep(sessionId, previous);
+      return previous;
+    }
+    const lines = [...(previous?.lines ?? [])];
+    const report = { ...(previous?.report ?? { lines: 0, malformedLines: 0, tornTail: false, unknownLines: 0 }) };
+    for (const text of read.texts) addTranscriptLine(text, sessionId, lines, report);
+    const source = assembleTimelineSource({ sessionId, workspaceRoot: this.workspaceRoot, mainLines: lines, sidechainFiles: [], reports: [report] });
+    const timeline = buildTimeline(source);
+    const version = `rows${read.total}`;
+    const held: Held = {
+      total: read.total,
+      lines,
+      report,
+      built: {
+        version,
+        timeline,
+        compact: compactTimeline(timeline, version),
+        indexOf: new Map(timeline.events.map((event) => [event.id, event.index])),
+        complete: true,
+      },
+    };
+    this.keep(sessionId, held);
+    return held;
+  }
+
+  private keep(sessionId: string, held: Held): void {
+    this.held.delete(sessionId);
+    this.held.set(sessionId, held);
+    while (this.held.size > this.maxEntries) this.held.delete(this.held.keys().next().value!);
+  }
+}
+
+/** What the timeline draws of a session kept in a store of rows (the HTML export, a share's timeline): as `loadTimelineSource` reads files. */
+export async function storeTimelineSource(
+  store: LineStore,
+  workspaceRoot: string,
+  sessionId: string,
+  options: LoadTimelineSourceOptions = {},
+): Promise<TimelineSource> {
+  const read = await store.lineTexts(sessionId, 0);
+  options.signal?.throwIfAborted();
+  if (!read) throw new ApiError("session_not_found", `No session ${sessionId}`);
+  const lines: TranscriptLine[] = [];
+  const report: TranscriptLinesReport = { lines: 0, malformedLines: 0, tornTail: false, unknownLines: 0 };
+  for (const text of read.texts) addTranscriptLine(text, sessionId, lines, report);
+  return assembleTimelineSource({
+    sessionId,
+    workspaceRoot,
+    mainLines: lines,
+    sidechainFiles: [],
+    reports: [report],
+    ...(options.messageUuids ? { messageUuids: options.messageUuids } : {}),
+  });
+}
