@@ -146,7 +146,10 @@ test("timeline: a large session shows its first events at once, then adds the re
   expect(Number(await detail.getAttribute("data-index"))).toBeGreaterThan(2_000);
 });
 
-test("timeline: the page's first request leaves while its scripts still load, and the page uses its answer", async ({ ide: page, e2e }) => {
+test("timeline: the page's first request leaves while its scripts still load, the page uses its answer and the first details it carries", async ({
+  ide: page,
+  e2e,
+}) => {
   await page.goto(`${e2e.url}/timeline/import`);
   await page.getByTestId("timeline-upload-input").setInputFiles(claudeCodeFixture);
   await page.waitForURL(/\/sessions\/[^/]+\/timeline/);
@@ -175,6 +178,15 @@ test("timeline: the page's first request leaves while its scripts still load, an
   expect(heldUntilAsked).toBe(true);
   // One first look: the page took the inline request's answer instead of asking again.
   expect(firstLooks).toHaveLength(1);
+  // The first event's details came with it: opening it asks nothing more.
+  const detailRequests: string[] = [];
+  page.on("request", (request) => {
+    if (new URL(request.url()).pathname.includes("timeline.detail")) detailRequests.push(request.url());
+  });
+  await page.getByTestId("timeline-event-list").focus();
+  await page.keyboard.press("ArrowDown");
+  await expect(page.locator('[data-testid="timeline-detail"][data-loaded="true"]')).toHaveAttribute("data-index", "0");
+  expect(detailRequests).toEqual([]);
   // The IDE's own page is not fetched ahead from here (its scripts would compete with the timeline's first moves).
   await page.unrouteAll({ behavior: "wait" });
   const prefetched: string[] = [];

@@ -71,6 +71,7 @@ describe("takeEarlyView's check of the answer", () => {
   it("takes an unchanged answer and a whole timeline without rest", async () => {
     expect((await take({ changed: false, version: "v2" }))?.answer).toEqual({ changed: false, version: "v2" });
     expect((await take({ changed: true, timelineJson: "{}", complete: true }))?.answer).toEqual({ changed: true, timelineJson: "{}", complete: true });
+    expect((await take({ ...viewAnswer, detailsJson: "{}" }))?.answer).toEqual({ ...viewAnswer, detailsJson: "{}" });
   });
 
   it("refuses wrong types in any field", async () => {
@@ -82,5 +83,6 @@ describe("takeEarlyView's check of the answer", () => {
     expect(await take({ ...viewAnswer, rest: { version: "v1", from: 1.5, total: 3 } })).toBeUndefined();
     expect(await take({ ...viewAnswer, rest: { version: 1, from: 1, total: 3 } })).toBeUndefined();
     expect(await take([viewAnswer])).toBeUndefined();
+    expect(await take({ ...viewAnswer, detailsJson: {} })).toBeUndefined();
   });
 });

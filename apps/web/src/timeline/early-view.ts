@@ -15,7 +15,7 @@ type EarlyView = { sessionId: string; sent: number; answer: Promise<{ ok: boolea
 /** The `timeline.view` answer (TimelineViewAnswer in @cairn/api), as the page reads it. */
 export type EarlyViewAnswer =
   | { changed: false; version: string }
-  | { changed: true; timelineJson: string; complete: boolean; rest?: { version: string; from: number; total: number } };
+  | { changed: true; timelineJson: string; complete: boolean; rest?: { version: string; from: number; total: number }; detailsJson?: string };
 
 /**
  * Whether `value` is tRPC's answer `{ result: { data: EarlyViewAnswer } }`. Checked by hand, not with zod: zod
@@ -26,6 +26,8 @@ function viewAnswerIn(value: unknown): EarlyViewAnswer | undefined {
   const changed = field(data, "changed");
   if (changed === false) return typeof field(data, "version") === "string" ? (data as EarlyViewAnswer) : undefined;
   if (changed !== true || typeof field(data, "timelineJson") !== "string" || typeof field(data, "complete") !== "boolean") return undefined;
+  const details = field(data, "detailsJson");
+  if (details !== undefined && typeof details !== "string") return undefined;
   const rest = field(data, "rest");
   if (rest === undefined) return data as EarlyViewAnswer;
   const counts = [field(rest, "from"), field(rest, "total")];

@@ -8,7 +8,7 @@ import { useTRPCClient } from "@/trpc/client";
 import { ExportHtmlButton } from "./export-html-button";
 import { TimelineUpload } from "./timeline-upload";
 import { TimelineView } from "./timeline-view";
-import { useLiveTimeline } from "./use-live-timeline";
+import { useLiveTimeline, type FirstDetails } from "./use-live-timeline";
 import styles from "./timeline.module.css";
 
 /**
@@ -18,10 +18,16 @@ import styles from "./timeline.module.css";
 export function TimelinePage({ sessionId }: { sessionId: string }) {
   const client = useTRPCClient();
   const live = useLiveTimeline(sessionId);
+  // The first events' details came with the first look: opening one of them needs no request.
+  const firstDetails = useRef<FirstDetails>(new Map());
+  firstDetails.current = live.kind === "ready" ? live.firstDetails : new Map();
   const loadDetail = useCallback(
-    // JSON typing makes `unknown` fields (a tool's input) optional; the server sent a TimelineDetail.
-    async (event: TimelineRow, signal: AbortSignal) =>
-      (await client.timeline.detail.query({ sessionId, eventId: event.id }, { signal })).detail as TimelineDetail,
+    async (event: TimelineRow, signal: AbortSignal) => {
+      const known = firstDetails.current.get(event.id);
+      if (known && known.status === event.status) return known.detail;
+      // JSON typing makes `unknown` fields (a tool's input) optional; the server sent a TimelineDetail.
+      return (await client.timeline.detail.query({ sessionId, eventId: event.id }, { signal })).detail as TimelineDetail;
+    },
     [client, sessionId],
   );
   // The search answers for the whole timeline; while this page still shows the first part, its indices would

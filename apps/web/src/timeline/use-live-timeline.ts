@@ -1,6 +1,14 @@
 "use client";
 
-import { appendCompactPages, expandCompactTimeline, type CompactTimeline, type CompactTimelinePage, type TimelineRows } from "@cairn/core/timeline";
+import {
+  appendCompactPages,
+  expandCompactTimeline,
+  type CompactTimeline,
+  type CompactTimelinePage,
+  type TimelineDetail,
+  type TimelineRows,
+  type TimelineStatus,
+} from "@cairn/core/timeline";
 import { useEffect, useRef, useState } from "react";
 import { cairnErrorCode } from "@/lib/errors";
 import { takeEarlyView } from "./early-view";
@@ -28,7 +36,13 @@ const QUIET_WAIT_MAX_MS = 3_000;
 export type LiveTimeline =
   | { kind: "loading" }
   | { kind: "failed"; error: unknown }
-  | { kind: "ready"; timeline: TimelineRows & { version: string }; complete: boolean };
+  | { kind: "ready"; timeline: TimelineRows & { version: string }; complete: boolean; firstDetails: FirstDetails };
+
+/**
+ * The details the first look carried (the server's `detailsJson`): its first finished events', by id, with the
+ * status they had. An event whose status is no longer that one (tombstoned since) has its details fetched.
+ */
+export type FirstDetails = ReadonlyMap<string, { status: TimelineStatus; detail: TimelineDetail }>;
 
 type Rest = { version: string; from: number; total: number };
 
@@ -56,6 +70,7 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
     let shownWhole = false;
     let shown = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let firstDetails: FirstDetails = new Map();
     const quiet = new QuietMoments(QUIET_MS, QUIET_WAIT_MAX_MS);
     quietRef.current = quiet;
     setState({ kind: "loading" });
@@ -93,7 +108,7 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
       // The first drawing is what the reader waits for: the rest waits until it has been on screen a moment.
       if (!shown) quiet.touch();
       shown = true;
-      setState({ kind: "ready", timeline, complete });
+      setState({ kind: "ready", timeline, complete, firstDetails });
     };
     const poll = async (): Promise<void> => {
       let complete = true;
@@ -109,6 +124,7 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
           const fetched = early?.received ?? expanding;
           // The server sends a CompactTimeline as JSON text (serialized once per version there).
           const timeline = expandCompactTimeline(JSON.parse(answer.timelineJson) as CompactTimeline);
+          if (answer.detailsJson !== undefined) firstDetails = firstDetailsOf(answer.detailsJson);
           if (version === undefined) {
             performance.measure("timeline-fetch", { start: started, end: fetched });
             performance.measure("timeline-expand", { start: expanding, end: performance.now() });
@@ -163,4 +179,13 @@ function browserIdle(signal: AbortSignal): Promise<void> {
       { once: true },
     );
   });
+}
+
+/** The first look's `detailsJson` as a map; empty when it cannot be read (each detail is then fetched). */
+function firstDetailsOf(json: string): FirstDetails {
+  try {
+    return new Map(Object.entries(JSON.parse(json) as Record<string, { status: TimelineStatus; detail: TimelineDetail }>));
+  } catch {
+    return new Map();
+  }
 }

@@ -29,6 +29,8 @@ export type CachedTimeline = {
   /** `compact` as JSON, the JSON of its first events, and of its pages by their first event, made when first sent. */
   json?: string;
   headJson?: string;
+  /** The details sent with a first look (`TimelineViewAnswer.detailsJson`), "" when there are none. */
+  firstDetailsJson?: string;
   pageJson?: Map<number, string>;
   /** `runningEndOffsets` of `compact`, made at the first page: each later page costs only its own events. */
   runningEnds?: Float64Array;

@@ -1,4 +1,4 @@
-import type { TimelineDetail, TimelineSource } from "@cairn/core/timeline";
+import type { TimelineDetail, TimelineSource, TimelineStatus } from "@cairn/core/timeline";
 
 /** The upload limit: a long Claude Code session is a few MB; far past that is not a transcript. */
 export const MAX_TRANSCRIPT_CHARS = 50 * 1024 * 1024;
@@ -23,7 +23,13 @@ export type ImportedTranscript = {
  */
 export type TimelineViewAnswer =
   | { changed: false; version: string }
-  | { changed: true; timelineJson: string; complete: boolean; rest?: { version: string; from: number; total: number } };
+  | { changed: true; timelineJson: string; complete: boolean; rest?: { version: string; from: number; total: number }; detailsJson?: string };
+
+/**
+ * `detailsJson` of a first look (no `knownVersion`): the details of its first events whose details are final (not
+ * unfinished or partial), so the first event opened needs no request: JSON text of event id → `FirstDetail`.
+ */
+export type FirstDetail = { status: TimelineStatus; detail: TimelineDetail };
 
 /** A page of a built timeline (`CompactTimelinePage` as JSON text), or `stale` when the timeline changed since that version. */
 export type TimelinePageAnswer = { stale: false; pageJson: string } | { stale: true };

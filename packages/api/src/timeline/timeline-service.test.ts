@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { projectDirName } from "@cairn/core/schema";
 import { appendCompactPage, expandCompactTimeline, syntheticTimelineSource, type CompactTimelinePage, type TimelineRows } from "@cairn/core/timeline";
 import type { ApiError } from "../router/errors.ts";
+import type { FirstDetail } from "./timeline-port.ts";
 import { TimelineService } from "./timeline-service.ts";
 
 const workspaceRoot = "/work/space";
@@ -130,6 +131,45 @@ describe("TimelineService", () => {
     // A page of a version that is gone says so, and the viewer starts over.
     await appendFile(transcript, text(source.lines.slice(0, 1)));
     expect(await paged.page(sessionId, first.rest.version, 50)).toEqual({ stale: true });
+  });
+
+  it("sends the details of the first finished events with a first look, the same as timeline.detail answers", async () => {
+    await writeFile(transcript, text(source.lines));
+    const first = await service.view(sessionId, undefined);
+    if (!first.changed || first.detailsJson === undefined) throw new Error("expected a first look with details");
+    const details = JSON.parse(first.detailsJson) as Record<string, FirstDetail>;
+    const rows = expandCompactTimeline(JSON.parse(first.timelineJson));
+    const expected = rows.events.slice(0, 30).filter((event) => event.status !== "unfinished" && event.status !== "partial");
+    expect(Object.keys(details)).toEqual(expected.map((event) => event.id));
+    for (const event of expected) {
+      expect(details[event.id]!.status).toBe(event.status);
+      expect(details[event.id]!.detail).toEqual((await service.detail(sessionId, event.id))!.detail);
+    }
+    // Following the session (with the version it has) sends no details again.
+    await appendFile(transcript, text(source.lines.slice(0, 1)));
+    const grown = await service.view(sessionId, rows.version);
+    expect(grown.changed).toBe(true);
+    expect("detailsJson" in grown).toBe(false);
+  });
+
+  it("leaves the details of unfinished events out of a first look, and stops before they exceed 64 KiB", async () => {
+    // A session whose first turn's tool call never finished (the transcript ends before its result).
+    const unfinishedAt = source.lines.findIndex((line) => JSON.stringify(line).includes('"tool_use"'));
+    await writeFile(transcript, text(source.lines.slice(0, unfinishedAt + 1)));
+    const first = await service.view(sessionId, undefined);
+    if (!first.changed) throw new Error("expected a timeline");
+    const rows = expandCompactTimeline(JSON.parse(first.timelineJson));
+    const unfinished = rows.events.filter((event) => event.status === "unfinished");
+    expect(unfinished.length).toBeGreaterThan(0);
+    const details = JSON.parse(first.detailsJson ?? "{}") as Record<string, FirstDetail>;
+    for (const event of unfinished) expect(details[event.id]).toBeUndefined();
+    // Long tool inputs: the details stop before 64 KiB of JSON.
+    const big = source.lines.map((line) => JSON.parse(JSON.stringify(line).replaceAll("file-", `${"F".repeat(6_000)}file-`)) as unknown);
+    await writeFile(transcript, text(big));
+    const large = await new TimelineService({ cairnHome, workspaceRoot, version: "test" }).view(sessionId, undefined);
+    if (!large.changed || large.detailsJson === undefined) throw new Error("expected details");
+    expect(large.detailsJson.length).toBeLessThanOrEqual(64 * 1024);
+    expect(Object.keys(JSON.parse(large.detailsJson) as object).length).toBeLessThan(30);
   });
 
   it("answers a page again with the same text, and searches a grown session in its newest version", async () => {

@@ -1,10 +1,18 @@
-import { compactHead, compactPage, runningEndOffsets, type TimelineDetail, type TimelineSearchIndex, type TimelineSource } from "@cairn/core/timeline";
+import {
+  compactHead,
+  compactPage,
+  runningEndOffsets,
+  type TimelineDetail,
+  type TimelineEvent,
+  type TimelineSearchIndex,
+  type TimelineSource,
+} from "@cairn/core/timeline";
 import { importTranscriptText } from "./import-transcript.ts";
 import { loadTimelineSource, type TimelineStoreLocation } from "./source.ts";
 import { TimelineCache, type CachedTimeline, type TimelineCachePort } from "./timeline-cache.ts";
 import { buildSearchIndex } from "./search-index-build.ts";
 import { type LineStore, StoreTimelineCache, storeTimelineSource } from "./store-timeline-cache.ts";
-import type { ImportedTranscript, TimelinePageAnswer, TimelinePort, TimelineViewAnswer } from "./timeline-port.ts";
+import type { FirstDetail, ImportedTranscript, TimelinePageAnswer, TimelinePort, TimelineViewAnswer } from "./timeline-port.ts";
 
 type Where = TimelineStoreLocation & { version: string };
 
@@ -12,6 +20,9 @@ type Where = TimelineStoreLocation & { version: string };
 const DEFAULT_HEAD_EVENTS = 500;
 /** How long a built timeline stays current before its search index is made in the background. */
 const DEFAULT_INDEX_DELAY_MS = 1_000;
+/** A first look carries the details of this many first events at most (a screenful of the list), in this much JSON. */
+const FIRST_DETAIL_EVENTS = 30;
+const FIRST_DETAIL_CHARS = 64 * 1024;
 /** Events per page of the rest: some 1.4 MB of JSON, parsed by the page in a few tens of milliseconds between two keys. */
 const DEFAULT_PAGE_EVENTS = 10_000;
 
@@ -48,15 +59,19 @@ export class TimelineService implements TimelinePort {
   async view(sessionId: string, knownVersion: string | undefined, signal?: AbortSignal): Promise<TimelineViewAnswer> {
     const cached = await this.cache.first(sessionId, knownVersion, signal);
     if (cached.version === knownVersion) return { changed: false, version: cached.version };
+    // A first look carries its first events' details: the first one opened needs no request (which, on a cold open,
+    // would wait for the build of the rest holding up the thread).
+    const details = knownVersion === undefined ? (cached.firstDetailsJson ??= firstDetailsJson(cached.timeline.events)) : "";
+    const withDetails = details === "" ? {} : { detailsJson: details };
     // A large timeline goes out as its first events (a fraction of the bytes to send and parse), the rest in pages.
     const total = cached.compact.columns.count;
     if (cached.complete) this.indexLater(sessionId, cached);
     if (cached.complete && total > this.headEvents) {
       cached.headJson ??= JSON.stringify(compactHead(cached.compact, this.headEvents, `head-${cached.version}`));
-      return { changed: true, timelineJson: cached.headJson, complete: false, rest: { version: cached.version, from: this.headEvents, total } };
+      return { changed: true, timelineJson: cached.headJson, complete: false, rest: { version: cached.version, from: this.headEvents, total }, ...withDetails };
     }
     cached.json ??= JSON.stringify(cached.compact);
-    return { changed: true, timelineJson: cached.json, complete: cached.complete };
+    return { changed: true, timelineJson: cached.json, complete: cached.complete, ...withDetails };
   }
 
   async page(sessionId: string, version: string, from: number, signal?: AbortSignal): Promise<TimelinePageAnswer> {
@@ -116,4 +131,19 @@ export class TimelineService implements TimelinePort {
   importTranscript(jsonl: string, name: string | undefined, signal?: AbortSignal): Promise<ImportedTranscript> {
     return importTranscriptText(this.runtime, jsonl, { ...(name ? { name } : {}), ...(signal ? { signal } : {}) });
   }
+}
+
+/** `TimelineViewAnswer.detailsJson` for `events`: the first ones whose details are final, while they fit; "" for none. */
+function firstDetailsJson(events: readonly Pick<TimelineEvent, "id" | "status" | "detail">[]): string {
+  const parts: string[] = [];
+  let chars = 2;
+  for (const event of events.slice(0, FIRST_DETAIL_EVENTS)) {
+    // An unfinished or partial event's details still change as its session goes on: fetched when opened.
+    if (event.status === "unfinished" || event.status === "partial") continue;
+    const part = `${JSON.stringify(event.id)}:${JSON.stringify({ status: event.status, detail: event.detail } satisfies FirstDetail)}`;
+    if (chars + part.length + 1 > FIRST_DETAIL_CHARS) break;
+    parts.push(part);
+    chars += part.length + 1;
+  }
+  return parts.length === 0 ? "" : `{${parts.join(",")}}`;
 }
