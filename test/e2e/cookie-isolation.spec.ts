@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, openIde, test } from "./support/fixtures.ts";
+import { expect, openIde, startNewSession, test } from "./support/fixtures.ts";
 
 /** A plain local web server, as any dev server on another port would be: it records the headers of every request. */
 async function startRecorder(): Promise<{ port: number; requests: { host: string; headers: IncomingHttpHeaders }[]; server: Server }> {
@@ -60,14 +60,24 @@ test("another port on 127.0.0.1 or on the IDE's own name never receives a creden
   }
 });
 
-test("Sign out everywhere ends every browser's sign-in; the printed link signs in again", async ({ ide: page, e2e, browser }) => {
+test("Sign out everywhere ends every browser's sign-in and the streams open in its tabs; the printed link signs in again", async ({
+  ide: page,
+  e2e,
+  browser,
+}) => {
   const other = await browser.newContext();
   try {
     const otherPage = await other.newPage();
     await openIde(otherPage, e2e.loginUrl);
+    // The other browser follows a session live when this one signs every browser out.
+    await startNewSession(otherPage);
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByTestId("sign-out-everywhere").click();
     await expect(page.locator("body")).toContainText("401 Unauthorized");
+    // Its open stream ends at once and its chat says why (no silent reconnecting), before any reload.
+    const otherChat = otherPage.getByTestId("chat");
+    await expect(otherChat).toHaveAttribute("data-stream", "failed", { timeout: 10_000 });
+    await expect(otherChat.getByRole("alert")).toContainText("This browser was signed out");
     await otherPage.reload();
     await expect(otherPage.locator("body")).toContainText("401 Unauthorized");
     await openIde(page, e2e.loginUrl);
