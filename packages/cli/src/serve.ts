@@ -18,6 +18,7 @@ import {
   type CairnServer,
   type DistributedConfig,
 } from "@cairn/api";
+import { httpFetch } from "@cairn/core/node";
 import { remoteWorkspaceNameSchema } from "@cairn/worker";
 import { childProcessEnv, useProductionNodeEnv, type CliEnv } from "./env.ts";
 import { cliVersion } from "./version.ts";
@@ -137,6 +138,8 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
       host: options.host,
       port: options.port,
       version: cliVersion(),
+      // Over node:http: each streamed delta costs less CPU than through Node's fetch (undici's parser and fetch body).
+      modelFetch: httpFetch,
       model: env.model,
       fallbackModel: env.fallbackModel,
       ...(env.token ? { token: env.token } : {}),
