@@ -42,12 +42,15 @@ async function start() {
  * A one-shot `cairn -p` run keeps WebAssembly (the Bash grammar) on V8's baseline compiler. Left to tier up, V8
  * compiles the parser's hot functions with TurboFan on a background thread, and the process cannot exit until that is
  * done: about as long again as the whole run, spent after its answer is printed. The flag is set here, not on the #!
- * line (see above), and after the HTTP client's modules are loaded (model requests go over node:http, see
- * httpFetch): a flag changed at run time also makes V8 reject Node's code cache for every module loaded after it. The
- * bundle's own code cache is made and used under the flag, so it stays valid from one `cairn -p` to the next.
+ * line (see above), and after the Node modules every `cairn -p` run loads before its first request: a flag changed at
+ * run time also makes V8 reject Node's code cache for every module loaded after it, which then compiles from source
+ * (measured: 5-10 ms for these). The bundle's own code cache is made and used under the flag, so it stays valid from
+ * one `cairn -p` to the next.
  */
 function liftoffOnly() {
-  require("node:http");
+  // Model requests (httpFetch over node:http, the SDK's web streams), files, the git snapshot and hooks, ids.
+  for (const name of ["node:http", "node:fs/promises", "node:child_process", "node:crypto", "node:os"]) require(name);
+  void globalThis.ReadableStream;
   require("node:v8").setFlagsFromString("--liftoff-only");
 }
 
