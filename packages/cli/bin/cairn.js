@@ -48,9 +48,12 @@ async function start() {
  * one `cairn -p` to the next.
  */
 function liftoffOnly() {
-  // Model requests (httpFetch over node:http, the SDK's web streams), files, the git snapshot and hooks, ids.
+  // Model requests (httpFetch over node:http, the SDK's web streams), files, the git snapshot and hooks, ids, the
+  // arguments.
   for (const name of ["node:http", "node:fs/promises", "node:child_process", "node:crypto", "node:os"]) require(name);
   void globalThis.ReadableStream;
+  void globalThis.crypto;
+  void require("node:util").parseArgs;
   require("node:v8").setFlagsFromString("--liftoff-only");
 }
 
