@@ -93,6 +93,7 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
   /** Changes coalesced by path while the subscriber is busy, so a burst never piles up. */
   async *watch(signal: AbortSignal): AsyncGenerator<WorkspaceChange> {
     const pending = new Map<string, "change" | "rename">();
+    const retries = new Map<string, number>();
     const wakeUps = new Notifier();
     const unsubscribe = this.watcher.subscribe((event) => {
       pending.set(event.path, pending.get(event.path) === "rename" ? "rename" : event.type);
@@ -106,19 +107,46 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
         }
         const batch = [...pending];
         pending.clear();
+        const failed: Array<[string, "change" | "rename"]> = [];
         for (const [path, type] of batch) {
-          // A stat that fails (a worker restarting, a call cut short) says nothing about the file: only "not there" is a delete.
+          // A stat that fails (the worker restarting: its calls in flight fail) says nothing about the file: only "not
+          // there" is a delete. It is asked again a moment later (a few times), so the change is not lost.
           const stat = await this.workspace.stat(path).catch(() => undefined);
           if (signal.aborted) return;
-          if (stat === undefined) continue;
+          if (stat === undefined) {
+            failed.push([path, type]);
+            continue;
+          }
+          retries.delete(path);
           if (!stat) yield { type: "delete", path };
           else yield { type: type === "rename" ? "create" : "change", path, mtimeMs: stat.mtimeMs };
         }
+        const again = failed.filter(([path]) => (retries.get(path) ?? 0) < STAT_RETRIES);
+        for (const [path] of failed) retries.set(path, (retries.get(path) ?? 0) + 1);
+        if (again.length === 0) continue;
+        await pause(STAT_RETRY_MS, signal);
+        for (const [path, type] of again) if (!pending.has(path)) pending.set(path, type);
       }
     } finally {
       unsubscribe();
     }
   }
+}
+
+/** How often, and how long apart, a changed path whose stat failed is looked at again. */
+const STAT_RETRIES = 5;
+const STAT_RETRY_MS = 500;
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 function rank(entry: TreeEntry): number {
