@@ -1,10 +1,10 @@
 import { addTranscriptLine, type TranscriptLinesReport } from "@cairn/core/node";
 import type { TranscriptLine } from "@cairn/core/schema";
-import { buildTimeline, compactTimeline, type TimelineSource } from "@cairn/core/timeline";
+import type { TimelineSource } from "@cairn/core/timeline";
 import { ApiError } from "../router/errors.ts";
 import type { SessionStore } from "../session-store/session-store.ts";
 import { assembleTimelineSource, type LoadTimelineSourceOptions } from "./source.ts";
-import { type CachedTimeline, type TimelineCachePort, untilAborted } from "./timeline-cache.ts";
+import { type CachedTimeline, cachedTimelineOf, type TimelineCachePort, untilAborted } from "./timeline-cache.ts";
 
 /** A store whose lines are rows, not files (PostgreSQL): read by count, since rows are only ever appended. */
 export type LineStore = Required<Pick<SessionStore, "lineTexts">>;
@@ -69,24 +69,8 @@ export class StoreTimelineCache implements TimelineCachePort {
       this.keep(sessionId, previous);
       return previous;
     }
-    const lines = [...(previous?.lines ?? [])];
-    const report = { ...(previous?.report ?? { lines: 0, malformedLines: 0, tornTail: false, unknownLines: 0 }) };
-    for (const text of read.texts) addTranscriptLine(text, sessionId, lines, report);
-    const source = assembleTimelineSource({ sessionId, workspaceRoot: this.workspaceRoot, mainLines: lines, sidechainFiles: [], reports: [report] });
-    const timeline = buildTimeline(source);
-    const version = `rows${read.total}`;
-    const held: Held = {
-      total: read.total,
-      lines,
-      report,
-      built: {
-        version,
-        timeline,
-        compact: compactTimeline(timeline, version),
-        indexOf: new Map(timeline.events.map((event) => [event.id, event.index])),
-        complete: true,
-      },
-    };
+    const { lines, report, source } = rowsSource(this.workspaceRoot, sessionId, read.texts, previous);
+    const held: Held = { total: read.total, lines, report, built: cachedTimelineOf(source, `rows${read.total}`, true) };
     this.keep(sessionId, held);
     return held;
   }
@@ -108,15 +92,27 @@ export async function storeTimelineSource(
   const read = await store.lineTexts(sessionId, 0);
   options.signal?.throwIfAborted();
   if (!read) throw new ApiError("session_not_found", `No session ${sessionId}`);
-  const lines: TranscriptLine[] = [];
-  const report: TranscriptLinesReport = { lines: 0, malformedLines: 0, tornTail: false, unknownLines: 0 };
-  for (const text of read.texts) addTranscriptLine(text, sessionId, lines, report);
-  return assembleTimelineSource({
+  return rowsSource(workspaceRoot, sessionId, read.texts, undefined, options.messageUuids).source;
+}
+
+/** The lines held so far (`before`) with the rows `texts` read after them, and what the timeline draws of them. */
+function rowsSource(
+  workspaceRoot: string,
+  sessionId: string,
+  texts: readonly string[],
+  before: Pick<Held, "lines" | "report"> | undefined,
+  messageUuids?: LoadTimelineSourceOptions["messageUuids"],
+): { lines: TranscriptLine[]; report: TranscriptLinesReport; source: TimelineSource } {
+  const lines = [...(before?.lines ?? [])];
+  const report: TranscriptLinesReport = { ...(before?.report ?? { lines: 0, malformedLines: 0, tornTail: false, unknownLines: 0 }) };
+  for (const text of texts) addTranscriptLine(text, sessionId, lines, report);
+  const source = assembleTimelineSource({
     sessionId,
     workspaceRoot,
     mainLines: lines,
     sidechainFiles: [],
     reports: [report],
-    ...(options.messageUuids ? { messageUuids: options.messageUuids } : {}),
+    ...(messageUuids ? { messageUuids } : {}),
   });
+  return { lines, report, source };
 }

@@ -2,7 +2,7 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { readTranscriptLines, sessionTranscriptPath, type TranscriptLinesReport } from "@cairn/core/node";
 import type { TranscriptLine } from "@cairn/core/schema";
-import { buildTimeline, compactTimeline, type CompactTimeline, type Timeline, type TimelineSearchIndex } from "@cairn/core/timeline";
+import { buildTimeline, compactTimeline, type CompactTimeline, type Timeline, type TimelineSearchIndex, type TimelineSource } from "@cairn/core/timeline";
 import { ApiError } from "../router/errors.ts";
 import { AGENT_FILE, assembleTimelineSource, readSidechainDescription, subagentDirectory, type TimelineStoreLocation } from "./source.ts";
 
@@ -194,18 +194,9 @@ export class TimelineCache {
       })),
       reports: [main.report, ...[...sidechains.values()].map((file) => file.report)],
     });
-    const timeline = buildTimeline(source);
     const files = [main, ...sidechains.values()].map((file) => `${file.size}.${Math.round(file.mtimeMs)}`).join("-");
     const version = complete ? files : `part${main.endOffset}-${files}`;
-    return {
-      version,
-      timeline,
-      compact: compactTimeline(timeline, version),
-      indexOf: new Map(timeline.events.map((event) => [event.id, event.index])),
-      complete,
-      main,
-      sidechains,
-    };
+    return { ...cachedTimelineOf(source, version, complete), main, sidechains };
   }
 
   /**
@@ -252,6 +243,18 @@ export class TimelineCache {
 /** Whether `now` is `before` with lines appended after its last whole line. */
 function extends_(before: TrackedFile | undefined, now: { size: number }): before is TrackedFile {
   return before !== undefined && now.size > before.size && before.endOffset === before.size;
+}
+
+/** The timeline built from `source`, with what every look at it needs (its compact form, event ids to indexes). */
+export function cachedTimelineOf(source: TimelineSource, version: string, complete: boolean): CachedTimeline {
+  const timeline = buildTimeline(source);
+  return {
+    version,
+    timeline,
+    compact: compactTimeline(timeline, version),
+    indexOf: new Map(timeline.events.map((event) => [event.id, event.index])),
+    complete,
+  };
 }
 
 /** `promise`, or a rejection when `signal` aborts first (the work itself goes on for other callers). */
