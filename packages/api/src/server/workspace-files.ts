@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { Notifier, type Workspace } from "@cairn/core";
 import type { WorkspaceFilesPort } from "../router/context.ts";
 import { ApiError } from "../router/errors.ts";
@@ -124,7 +125,8 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
         const again = failed.filter(([path]) => (retries.get(path) ?? 0) < STAT_RETRIES);
         for (const [path] of failed) retries.set(path, (retries.get(path) ?? 0) + 1);
         if (again.length === 0) continue;
-        await pause(STAT_RETRY_MS, signal);
+        // An abort ends the pause early; the loop then sees the aborted signal.
+        await sleep(STAT_RETRY_MS, undefined, { signal }).catch(() => undefined);
         for (const [path, type] of again) if (!pending.has(path)) pending.set(path, type);
       }
     } finally {
@@ -136,18 +138,6 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
 /** How often, and how long apart, a changed path whose stat failed is looked at again. */
 const STAT_RETRIES = 5;
 const STAT_RETRY_MS = 500;
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
 
 function rank(entry: TreeEntry): number {
   return entry.kind === "directory" ? 0 : 1;
