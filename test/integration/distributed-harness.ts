@@ -59,8 +59,11 @@ export async function startDistributedServices(options: ServicesOptions & { redi
   }
 }
 
-/** An API node in this process, over the services (Redis only if they have it), with a home of its own under `parent`. */
-export async function startInProcessNode(services: DistributedServices<PrivateService | undefined>, nodeId: string): Promise<CairnServer> {
+/**
+ * An API node in this process, over the services (Redis only if they have it), with a home of its own under `parent`;
+ * `token` is its CAIRN_TOKEN (the cluster's; without it the node makes one of its own).
+ */
+export async function startInProcessNode(services: DistributedServices<PrivateService | undefined>, nodeId: string, token?: string): Promise<CairnServer> {
   const home = join(services.parent, `home-${nodeId}`);
   await mkdir(home);
   return startServer({
@@ -78,6 +81,7 @@ export async function startInProcessNode(services: DistributedServices<PrivateSe
     maxRetries: 1,
     promptCaching: false,
     distributed: { databaseUrl: services.database.url, redisUrl: services.redis?.url, workerUrls: [], nodeId },
+    ...(token !== undefined ? { token } : {}),
   });
 }
 

@@ -1,14 +1,17 @@
 import type { IncomingMessage } from "node:http";
 import { z } from "zod";
 import { shareRouteOf } from "../share/share-headers.ts";
-import { tokensEqual } from "./access-token.ts";
+import { TOKEN_REPLACED_MESSAGE, tokensEqual } from "./access-token.ts";
 import type { BrowserSessionRepository } from "./browser-session-secrets.ts";
 import type { HostPolicy } from "./host-policy.ts";
 
 /** What to do with a request before it reaches tRPC or Next. */
 export type AccessDecision =
-  /** `signIn`: the request rides on a browser's sign-in (its cookie), so a stream it opens ends when that browser is signed out. */
-  | { kind: "allow"; signIn?: { cookie: string } }
+  /**
+   * `signIn`: the request rides on a browser's sign-in (its cookie), so a stream it opens ends when that browser is signed
+   * out; `bearer`: on the access token, so a stream it opens ends when the token is replaced.
+   */
+  | { kind: "allow"; signIn?: { cookie: string }; bearer?: true }
   /** `?token=` was right: set the session cookie and send the browser to the same URL without it, the key in the fragment. */
   | { kind: "login"; location: string; setCookie: string }
   | { kind: "unauthorized"; reason: string }
@@ -36,6 +39,8 @@ type AccessGuardOptions = {
   cookieName?: string;
   /** The origins a cookie-borne change may come from. */
   hosts: Pick<HostPolicy, "allowsOrigin">;
+  /** Aborted once the cluster's token changed (distributed mode): from then on this node refuses `token` everywhere. */
+  tokenReplaced?: AbortSignal;
   now?: () => number;
 };
 
@@ -73,8 +78,9 @@ export class AccessGuard {
     const bearer = bearerToken(request.headers.authorization);
     if (bearer !== undefined) {
       if (!tokensEqual(bearer, this.options.token)) return { kind: "unauthorized", reason: "The bearer token is not this server's token." };
+      if (this.options.tokenReplaced?.aborted) return { kind: "unauthorized", reason: TOKEN_REPLACED_MESSAGE };
       // A page on another site cannot make a browser send this header without a CORS preflight, which is never granted.
-      return { kind: "allow" };
+      return { kind: "allow", bearer: true };
     }
 
     const cookie = readCookie(request.headers.cookie, this.cookieName);
@@ -96,6 +102,7 @@ export class AccessGuard {
 
   private async login(url: URL, queryToken: string): Promise<AccessDecision> {
     if (!tokensEqual(queryToken, this.options.token)) return { kind: "unauthorized", reason: "The token in the link is not this server's token." };
+    if (this.options.tokenReplaced?.aborted) return { kind: "unauthorized", reason: TOKEN_REPLACED_MESSAGE };
     const session = await this.options.sessions.create();
     url.searchParams.delete("token");
     const maxAge = Math.max(0, Math.ceil((session.expiresAt - this.now()) / 1000));

@@ -16,3 +16,7 @@ export function isLoopbackHost(host: string): boolean {
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
   return bare === "localhost" || bare === "::1" || /^127(\.\d{1,3}){3}$/.test(bare);
 }
+
+/** Why the streams opened with this node's access token ended, and why it is refused: a node started with a newer one. */
+export const TOKEN_REPLACED_MESSAGE =
+  "The access token (CAIRN_TOKEN) was changed: a node started with a new one. Use the new token; restart this node with it.";

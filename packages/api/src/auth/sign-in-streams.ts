@@ -4,11 +4,17 @@ import type { BrowserSessionRepository } from "./browser-session-secrets.ts";
 /** How often open streams re-check their browser's sign-in when no notice came (a missed notice, an expired sign-in). */
 const DEFAULT_RECHECK_MS = 5_000;
 
-/** Why a stream's signal was aborted. */
+/** Why a stream's signal was aborted (the signal's reason says, for a replaced access token). */
 export const SIGNED_OUT_MESSAGE =
   "This browser was signed out (Sign out everywhere, or its sign-in expired): open the link the server printed to sign in again.";
 
 type Browser = { controller: AbortController; open: number };
+type SignInStreamsOptions = {
+  sessions: Pick<BrowserSessionRepository, "check" | "onRevoked">;
+  recheckMs?: number;
+  /** Aborted once the access token is replaced (distributed mode): the streams opened with it (bearer) end then. */
+  tokenReplaced?: AbortSignal;
+};
 
 /**
  * The streams (subscriptions) that signed-in browsers hold open on this node, by sign-in cookie, so that a
@@ -16,9 +22,10 @@ type Browser = { controller: AbortController; open: number };
  * or on another node: the repository tells every node) re-checks each browser's sign-in at once, and while any
  * stream is open a timer re-checks them every `recheckMs`; a browser that is no longer signed in has the signal
  * of each of its streams aborted. One lookup per browser, not per stream; a lookup that fails keeps the streams.
+ * Streams opened with the access token end the same way when the token is replaced (`tokenReplaced`).
  */
 export class SignInStreams {
-  private readonly options: { sessions: Pick<BrowserSessionRepository, "check" | "onRevoked">; recheckMs?: number };
+  private readonly options: SignInStreamsOptions;
   private readonly browsers = new Map<string, Browser>();
   private readonly streams = new WeakMap<IncomingMessage, AbortSignal>();
   private readonly stopListening: () => void;
@@ -26,7 +33,7 @@ export class SignInStreams {
   private checking: Promise<void> | undefined;
   private checkAgain = false;
 
-  constructor(options: { sessions: Pick<BrowserSessionRepository, "check" | "onRevoked">; recheckMs?: number }) {
+  constructor(options: SignInStreamsOptions) {
     this.options = options;
     this.stopListening = options.sessions.onRevoked(() => void this.recheck());
   }
@@ -49,6 +56,14 @@ export class SignInStreams {
     this.timer ??= setInterval(() => void this.recheck(), this.options.recheckMs ?? DEFAULT_RECHECK_MS);
     this.timer.unref();
     return held.controller.signal;
+  }
+
+  /**
+   * Follows a stream opened with the access token (`Authorization: Bearer`) when the token can be replaced while the
+   * node runs (distributed mode); its signal aborts then. Without that nothing is followed: the token lasts as long as the process.
+   */
+  watchBearer(request: IncomingMessage): void {
+    if (this.options.tokenReplaced) this.streams.set(request, this.options.tokenReplaced);
   }
 
   /** The signal of a stream `watch` follows; undefined for any other request. */

@@ -3,6 +3,7 @@ import type { DestinationStream } from "pino";
 import { createNodeLogger, type NodeLogger } from "./node-logger.ts";
 import { createChangeChannel, type ChangeChannel } from "./postgres/change-channel.ts";
 import { clusterCookieName, createPostgresBrowserSessions } from "./postgres/postgres-browser-sessions.ts";
+import { type AccessTokenClaim, AccessTokenReplacedError, claimAccessToken } from "./postgres/postgres-access-token.ts";
 import { createPostgresShareRepository } from "./postgres/postgres-share-repository.ts";
 import { createPostgresLocalSettings } from "./postgres/postgres-local-settings.ts";
 import { createPostgresTrust } from "./postgres/postgres-trust.ts";
@@ -40,6 +41,11 @@ export type DistributedNode = {
    */
   signIns: { cookieName: string; sessions: (options: { ttlMs?: number; now?: () => number }) => BrowserSessionRepository } | undefined;
   localSettings: LocalSettingsStoreFactory | undefined;
+  /**
+   * Aborted once a node of the cluster started with another access token (PostgreSQL; undefined without it, or when
+   * this node's token was generated rather than given): this node's token is refused and its streams end.
+   */
+  tokenReplaced: AbortSignal | undefined;
   /** Which worker holds which workspace, in PostgreSQL (undefined without `--database-url`: kept in memory). */
   workerAssignments: WorkerAssignmentStore | undefined;
   /** The event fan-out over Redis Streams (undefined without `--redis-url`). */
@@ -65,11 +71,16 @@ export class DistributedStartError extends Error {
  * Loaded only when distributed mode is configured: the embedded default never imports it (or its
  * clients). A service that cannot be reached at start stops the start with its (password-free) URL.
  */
-export async function startDistributedNode(config: DistributedConfig, options: { logDestination?: DestinationStream } = {}): Promise<DistributedNode> {
+export async function startDistributedNode(
+  config: DistributedConfig,
+  options: { logDestination?: DestinationStream; accessToken?: string } = {},
+): Promise<DistributedNode> {
   const log = createNodeLogger(config.nodeId, options.logDestination);
   const logError = (message: string, fields: Record<string, unknown> = {}) => log.error(fields, message);
   let sql: Database | undefined;
   let cookieName: string | undefined;
+  let tokenClaim: AccessTokenClaim | undefined;
+  let changes: ChangeChannel | undefined;
   let leasing: SessionLeasing | undefined;
   let redis: Redis | undefined;
   let bus: RedisEventBus | undefined;
@@ -81,8 +92,17 @@ export async function startDistributedNode(config: DistributedConfig, options: {
       try {
         const applied = await migrate(sql);
         cookieName = await clusterCookieName(sql);
+        changes = createChangeChannel(sql, (message) => logError(`PostgreSQL change notices: ${message}`, { service: "postgres" }));
+        if (options.accessToken !== undefined)
+          tokenClaim = await claimAccessToken({
+            sql,
+            changes,
+            token: options.accessToken,
+            onError: (error) => logError(`access token check: ${error.message}`, { service: "postgres" }),
+          });
         lines.push(`PostgreSQL: ${redactUrl(config.databaseUrl)} (${applied.length > 0 ? `migrated to schema ${applied.at(-1)}` : "schema up to date"})`);
       } catch (error) {
+        if (error instanceof AccessTokenReplacedError) throw new DistributedStartError(error.message, { cause: error });
         throw new DistributedStartError(`PostgreSQL at ${redactUrl(config.databaseUrl)}: ${(error as Error).message}`, { cause: error });
       }
     }
@@ -134,7 +154,9 @@ export async function startDistributedNode(config: DistributedConfig, options: {
       lines.push(`session leases: PostgreSQL, ${ttlMs} ms TTL; commands routed to owners over Redis`);
     }
   } catch (error) {
+    tokenClaim?.close();
     await channel?.close().catch(() => undefined);
+    await changes?.close().catch(() => undefined);
     await sql?.end({ timeout: 1 }).catch(() => undefined);
     redis?.disconnect();
     throw error;
@@ -144,10 +166,9 @@ export async function startDistributedNode(config: DistributedConfig, options: {
   const database = sql;
   const leases = leasing;
   const commands = channel;
-  const changes: ChangeChannel | undefined = database
-    ? createChangeChannel(database, (message) => logError(`PostgreSQL change notices: ${message}`, { service: "postgres" }))
-    : undefined;
-  const shared = database && changes ? { sql: database, changes } : undefined;
+  const notices = changes;
+  const claim = tokenClaim;
+  const shared = database && notices ? { sql: database, changes: notices } : undefined;
   log.info({ services: lines.slice(1) }, "distributed node started");
   return {
     nodeId: config.nodeId,
@@ -160,6 +181,7 @@ export async function startDistributedNode(config: DistributedConfig, options: {
         : undefined,
     localSettings: shared ? (workspaceRoot) => createPostgresLocalSettings({ ...shared, workspaceRoot }) : undefined,
     workerAssignments: database ? createPostgresWorkerAssignments(database) : undefined,
+    tokenReplaced: claim?.replaced,
     sessionStore: database
       ? (location) =>
           createPostgresSessionStore({
@@ -192,7 +214,8 @@ export async function startDistributedNode(config: DistributedConfig, options: {
       await commands?.close().catch(() => undefined);
       await events?.close().catch(() => undefined);
       await client?.quit().catch(() => client.disconnect());
-      await changes?.close();
+      claim?.close();
+      await notices?.close();
       await database?.end({ timeout: 5 });
     },
   };

@@ -25,10 +25,11 @@ export async function* whileSignedIn<T>(
   } catch (error) {
     if (!signedOut.aborted) throw error;
   }
-  if (signedOut.aborted && !request.aborted) throw signedOutError();
+  if (signedOut.aborted && !request.aborted) throw signedOutError(signedOut);
 }
 
-/** What a stream of a browser signed out since it opened ends with. */
-export function signedOutError(): TRPCError {
-  return new TRPCError({ code: "UNAUTHORIZED", message: SIGNED_OUT_MESSAGE });
+/** What a stream of a browser signed out (or opened with an access token replaced) since it opened ends with: the signal's reason. */
+export function signedOutError(signedOut: AbortSignal): TRPCError {
+  const reason: unknown = signedOut.reason;
+  return new TRPCError({ code: "UNAUTHORIZED", message: reason instanceof Error ? reason.message : SIGNED_OUT_MESSAGE });
 }

@@ -33,7 +33,7 @@ export type Routes = {
   sharePage: (token: string, client: string) => Promise<"available" | "not_found" | "rate_limited">;
   /** A place for one more live-share stream; undefined when the token opens no live share. */
   admitShareStream: (token: string, client: string) => Promise<StreamAdmission | undefined>;
-  /** The streams signed-in browsers hold open, ended when the browser is signed out. */
+  /** The streams signed-in browsers hold open, ended when the browser is signed out (and bearer streams, when the token is replaced). */
   signIns?: SignInStreams;
 };
 
@@ -99,7 +99,7 @@ export function route(request: IncomingMessage, response: ServerResponse, routes
     .check(request)
     .then(
       (decision) => {
-        if (admitted(decision, response)) serve(request, response, routes, shareRoute, decision.kind === "allow" ? decision.signIn : undefined);
+        if (admitted(decision, response)) serve(request, response, routes, shareRoute, decision.kind === "allow" ? decision : undefined);
       },
       () => {
         // The database is away (it is retried by its client): say so without its details, the client tries again.
@@ -137,7 +137,7 @@ function serve(
   response: ServerResponse,
   routes: Routes,
   shareRoute: ReturnType<typeof shareRouteOf>,
-  signIn: { cookie: string } | undefined,
+  credential: { signIn?: { cookie: string }; bearer?: true } | undefined,
 ): void {
   const path = (request.url ?? "/").split("?")[0] ?? "/";
   if (shareRoute === "api") {
@@ -146,8 +146,10 @@ function serve(
   }
   if (path.startsWith(TRPC_PREFIX)) {
     response.setHeader("Cache-Control", "no-store");
-    if (signIn && routes.signIns && request.method === "GET" && SUBSCRIPTIONS.has(path.slice(TRPC_PREFIX.length)))
-      routes.signIns.watch(request, response, signIn.cookie);
+    if (credential && routes.signIns && request.method === "GET" && SUBSCRIPTIONS.has(path.slice(TRPC_PREFIX.length))) {
+      if (credential.signIn) routes.signIns.watch(request, response, credential.signIn.cookie);
+      else if (credential.bearer) routes.signIns.watchBearer(request);
+    }
     // tRPC's non-batched JSON parser fails on an empty body (httpLink sends none for an undefined
     // input); every procedure that may omit its input accepts {}.
     if (request.method === "POST" && request.headers["content-length"] === "0") (request as IncomingMessage & { body?: string }).body = "{}";

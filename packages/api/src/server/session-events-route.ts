@@ -107,7 +107,7 @@ function untilSignedOut(feed: BatchedEventSource, signedOut: AbortSignal): Batch
       };
     },
     take() {
-      if (signedOut.aborted) return Promise.reject(signedOutError());
+      if (signedOut.aborted) return Promise.reject(signedOutError(signedOut));
       return feed.take();
     },
   };

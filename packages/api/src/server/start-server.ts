@@ -78,7 +78,13 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     ...runtimeOptions
   } = options;
   // Distributed code (and its Redis/PostgreSQL clients) is loaded only when configured.
-  const distributed = distributedConfig ? await (await import("../distributed/start-distributed.ts")).startDistributedNode(distributedConfig) : undefined;
+  // A token given (CAIRN_TOKEN) is the cluster's: a node started with another one replaces it (a generated one is this node's alone).
+  const distributed = distributedConfig
+    ? await (await import("../distributed/start-distributed.ts")).startDistributedNode(
+        distributedConfig,
+        options.token !== undefined ? { accessToken: token } : {},
+      )
+    : undefined;
   // Trust, shares and the IDE-written settings: PostgreSQL in distributed mode, else files under $CAIRN_HOME and the workspace.
   const trustStore = distributed?.trust ?? new TrustStore(options.cairnHome);
   let runtime: Runtime;
@@ -159,7 +165,8 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       shareOptions,
       now,
     });
-    const signInStreams = new SignInStreams({ sessions: sessionStore });
+    const tokenReplaced = distributed?.tokenReplaced;
+    const signInStreams = new SignInStreams({ sessions: sessionStore, ...(tokenReplaced ? { tokenReplaced } : {}) });
     const { trpc, shareTrpc } = createTrpcHandlers(context, shareView, signInStreams);
 
     // Attached before the port opens: until the server is ready every request is answered "starting" (503).
@@ -170,7 +177,14 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     const ideHost = isLoopbackHost(host) ? ideHostName(localAuth) : undefined;
     const hosts = new HostPolicy({ boundHost: host, port, ideHost, allowedHosts });
     gate.restrictHosts((header) => hosts.allowsHost(header));
-    const guard = new AccessGuard({ token, port, sessions: sessionStore, hosts, ...(signIns ? { cookieName: signIns.cookieName } : {}) });
+    const guard = new AccessGuard({
+      token,
+      port,
+      sessions: sessionStore,
+      hosts,
+      ...(signIns ? { cookieName: signIns.cookieName } : {}),
+      ...(tokenReplaced ? { tokenReplaced } : {}),
+    });
     if (webDir !== null) web = await loadNextHandler({ webDir, hostname: host, port });
     const webHandler = web;
     let accepting = true;

@@ -7,6 +7,7 @@ export const sharedChangeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("trust"), workspaceRoot: z.string() }),
   z.object({ kind: z.literal("local-settings"), workspaceRoot: z.string() }),
   z.object({ kind: z.literal("sign-out") }),
+  z.object({ kind: z.literal("access-token") }),
 ]);
 export type SharedChange = z.infer<typeof sharedChangeSchema>;
 

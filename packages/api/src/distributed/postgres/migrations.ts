@@ -116,6 +116,19 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 6,
+    name: "the cluster's access token",
+    statements: [
+      // Each access token a node started with, as an scrypt hash under a salt made once for the cluster (never the
+      // token). A node started with a new token marks the others replaced: nodes still holding one refuse it.
+      `create table cairn_access_tokens (
+         token_hash text primary key,
+         claimed_at bigint not null,
+         replaced_at bigint
+       )`,
+    ],
+  },
 ];
 
 /** A lock id of Cairn's own: two nodes starting at once migrate one after the other. */
