@@ -53,3 +53,37 @@ test("sessions: new, resume from the list, fork, and the mode and model switches
   await expect(page.getByTestId("share-button")).toBeEnabled();
   await expect(page.getByTestId("timeline-link")).toHaveAttribute("href", `/sessions/${forked}/timeline`);
 });
+
+test("sessions: a message typed and sent while a new session loads is kept and sent once it has loaded", async ({ ide: page, sim }) => {
+  await sim.script([{ content: [{ type: "text", text: "Answer to the early message." }] }]);
+  const chat = page.getByTestId("chat");
+  await expect(chat).toHaveAttribute("data-stream", /live|idle/);
+  const before = (await chat.getAttribute("data-session-id")) ?? "";
+
+  // Hold the new session's event stream so it stays loading while the user types.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route("**/api/trpc/session.events**", async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.getByTestId("session-new").click();
+  await expect(chat).not.toHaveAttribute("data-session-id", before);
+  await expect(chat).toHaveAttribute("data-stream", "loading");
+
+  const input = page.getByTestId("chat-input");
+  await expect(input).toBeEditable();
+  await input.fill("early message");
+  await input.press("Enter");
+  await expect(page.getByTestId("chat-send")).toHaveText("Sending…");
+  await expect(page.getByTestId("message-user")).toHaveCount(0);
+
+  release();
+  await expect(chat).toHaveAttribute("data-stream", "live");
+  await expect(page.getByTestId("message-user")).toHaveText(["early message"]);
+  await expect(page.getByTestId("message-assistant")).toContainText("Answer to the early message.");
+  await expect(input).toHaveValue("");
+  await page.unroute("**/api/trpc/session.events**");
+});

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { SlashMenu, slashMatches, type SlashCommand } from "./slash-menu";
 
 type Props = {
@@ -8,6 +8,7 @@ type Props = {
   /** Slash commands to complete as the user types `/`. */
   commands: readonly SlashCommand[];
   queued: number;
+  /** The session is still loading: typing goes on, and a message sent meanwhile leaves once it has loaded. */
   disabled: boolean;
   onSend(prompt: string): Promise<boolean>;
   onInterrupt(): void;
@@ -17,6 +18,7 @@ type Props = {
 export function ChatInput({ running, commands, queued, disabled, onSend, onInterrupt }: Props) {
   const [text, setText] = useState("");
   const [sending, setSending] = useState(false);
+  const [sendWhenReady, setSendWhenReady] = useState(false);
   const [selected, setSelected] = useState(0);
   const [menuClosed, setMenuClosed] = useState(false);
   const matches = menuClosed ? [] : slashMatches(text, commands);
@@ -28,7 +30,11 @@ export function ChatInput({ running, commands, queued, disabled, onSend, onInter
 
   const send = async () => {
     const prompt = text.trim();
-    if (!prompt || sending || disabled) return;
+    if (!prompt || sending) return;
+    if (disabled) {
+      setSendWhenReady(true);
+      return;
+    }
     setSending(true);
     try {
       if (await onSend(prompt)) setText("");
@@ -36,6 +42,13 @@ export function ChatInput({ running, commands, queued, disabled, onSend, onInter
       setSending(false);
     }
   };
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the session having loaded is the trigger; `send` is this render's closure over its `onSend`.
+  useEffect(() => {
+    if (disabled || !sendWhenReady) return;
+    setSendWhenReady(false);
+    void send();
+  }, [disabled, sendWhenReady]);
 
   return (
     <form
@@ -55,7 +68,7 @@ export function ChatInput({ running, commands, queued, disabled, onSend, onInter
         data-testid="chat-input"
         value={text}
         rows={3}
-        disabled={disabled}
+        aria-busy={disabled}
         placeholder={
           running ? "The agent is working. A new message waits for it (Esc interrupts)." : "Ask the agent… (Enter sends, Shift+Enter for a new line)"
         }
@@ -98,8 +111,8 @@ export function ChatInput({ running, commands, queued, disabled, onSend, onInter
             Stop
           </button>
         ) : null}
-        <button type="submit" className="primary" data-testid="chat-send" disabled={disabled || sending || !text.trim()}>
-          {sending ? "Sending…" : "Send"}
+        <button type="submit" className="primary" data-testid="chat-send" disabled={sending || sendWhenReady || !text.trim()}>
+          {sending || sendWhenReady ? "Sending…" : "Send"}
         </button>
       </div>
     </form>
