@@ -9,6 +9,9 @@ import { localWorkspaceOptionsSchema, type LocalWorkspaceOptions } from "../sett
 import { buildFilesystemPolicy } from "./policy.ts";
 import { processSandboxHost, sandboxRuntimeVendorDirectory } from "./sandbox-host.ts";
 
+/** The directory's name and `$` (`#` for root), as a terminal in an editor shows, instead of bash's `bash-5.2$`. */
+const PROMPT = "\\W \\$ ";
+
 /** How to start an interactive shell for a terminal: spawn `file args` in a pty with `env` in `cwd`. */
 export type TerminalLaunch = {
   file: string;
@@ -49,11 +52,11 @@ export async function prepareTerminalLaunch(
     LANG: workerEnv.lang,
     TERM: "xterm-256color",
     TMPDIR: temporary,
-    PS1: "\\W \\$ ",
+    PS1: PROMPT,
     ...settings.env,
   };
-  // The sandbox runtime sets TMPDIR itself; put ours back before the interactive shell starts.
-  const exports = `export TMPDIR=${shellQuote(temporary)} HOME=${shellQuote(home)}`;
+  // The sandbox runtime sets TMPDIR itself and does not pass PS1 on; put ours back before the interactive shell starts.
+  const exports = `export TMPDIR=${shellQuote(temporary)} HOME=${shellQuote(home)} PS1=${shellQuote(env.PS1 ?? PROMPT)}`;
   const sandbox = settings.sandbox;
   if (!sandbox.enabled) {
     const interactive = `${exports}; exec bash --noprofile --norc -i`;
