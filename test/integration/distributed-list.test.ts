@@ -1,3 +1,4 @@
+import { readdir } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CairnServer } from "@cairn/api";
 import { apiClient, eventually, EventsSubscriber } from "./api-harness.ts";
@@ -18,7 +19,17 @@ describe("distributed mode: the session list on every node", () => {
     const plain = (words: string) => ({ content: [{ type: "text" as const, text: words }] });
     services = await startDistributedServices({
       name: "list",
-      scenario: { turns: [answer, plain("First timeline answer."), plain("Second timeline answer.")] },
+      scenario: {
+        turns: [
+          answer,
+          plain("First timeline answer."),
+          plain("Second timeline answer."),
+          // A subagent: the parent calls Agent, the helper answers, the parent ends.
+          { content: [{ type: "tool_use" as const, id: "toolu_helper", name: "Agent", input: { description: "Count the files", prompt: "Count them" } }] },
+          plain("The helper's report: three files."),
+          plain("The helper is done."),
+        ],
+      },
     });
     nodes.push(await startInProcessNode(services, "node-a"), await startInProcessNode(services, "node-b"));
   }, 120_000);
@@ -84,6 +95,25 @@ describe("distributed mode: the session list on every node", () => {
     // The HTML export's source comes from the same rows.
     expect(JSON.stringify(await clientB.timeline.source.query({ sessionId }))).toContain("The second timeline prompt");
     expect(await errorOf(clientB.timeline.view.query({ sessionId: "00000000-0000-4000-8000-000000000000" }))).toMatchObject({ code: "NOT_FOUND" });
+  }, 120_000);
+
+  it("a subagent's sidechain is kept in PostgreSQL (no file on the node) and drawn as its own lane on the other node", async () => {
+    const [nodeA, nodeB] = nodes;
+    if (!nodeA || !nodeB) throw new Error("two nodes expected");
+    const clientA = apiClient(nodeA.url, nodeA.token);
+    const clientB = apiClient(nodeB.url, nodeB.token);
+    const { sessionId } = await clientA.session.create.mutate();
+    await clientA.session.send.mutate({ sessionId, prompt: "Ask a helper to count the files" });
+    await eventually(async () => expect((await clientA.session.get.query({ sessionId })).running).toBe(false), 60_000);
+
+    const answer = await clientB.timeline.view.query({ sessionId });
+    if (!answer.changed) throw new Error("a timeline was expected");
+    const compact = JSON.parse(answer.timelineJson) as { lanes: Array<{ id: string; label: string }> };
+    expect(compact.lanes.map((lane) => lane.label)).toContain("Agent: Count the files");
+    expect(answer.timelineJson).toContain("The helper's report: three files.");
+    // Nothing of it on node A's disk: the sidechain is rows, which node B read.
+    const subagentFiles = (await readdir(nodeA.runtime.cairnHome, { recursive: true })).filter((path) => path.includes("subagents"));
+    expect(subagentFiles).toEqual([]);
   }, 120_000);
 
   it("a session nobody wrote to leaves every node's list when its owner lets go of it (here: the owner stops)", async () => {

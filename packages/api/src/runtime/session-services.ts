@@ -55,6 +55,8 @@ export function buildSessionServices(deps: SessionServicesDeps, options: Paramet
     ...(deps.fallbackModel ? { fallbackModel: deps.fallbackModel } : {}),
     extraTools: () => deps.mcp.allTools(),
     createTranscript: async ({ sessionId, agentId, agentType, description }) => {
+      // A store without files (PostgreSQL) keeps the sidechain beside the session's rows, where every node reads it.
+      if (deps.transcripts.openSidechain) return deps.transcripts.openSidechain(sessionId, { agentId, agentType, description });
       const path = subagentTranscriptPath({ cairnHome: deps.cairnHome, cwd: deps.workspaceRoot, sessionId, agentId });
       // Claude Code's sidecar: what kind of agent the sidechain file holds.
       await mkdir(dirname(path), { recursive: true });

@@ -21,6 +21,15 @@ export type StoredSessionSummary = {
 
 export type LoadOptions = { scope?: LoadScope; leafUuid?: string; signal?: AbortSignal };
 
+/** A subagent's sidechain kept as rows: its lines after the count asked for, how many it has in all, and its description. */
+export type SidechainTexts = { agentId: string; description: string | undefined; texts: string[]; total: number };
+
+/** A session's lines as written after a count, how many in all, and its subagents' sidechains likewise. */
+export type StoredLineTexts = { texts: string[]; total: number; sidechains: SidechainTexts[] };
+
+/** The subagent run a sidechain transcript belongs to. */
+export type SidechainAgent = { agentId: string; agentType: string; description: string };
+
 /**
  * Where the transcripts of one workspace's sessions live: append lines, load, list. The line format
  * is the JSONL envelope wherever they are kept (Claude Code's, plus Cairn's extra line types), so a
@@ -42,8 +51,14 @@ export interface SessionStore {
    * The session's lines as written (the exact JSONL text) after its first `afterLine`, and how many it has in all, or
    * undefined when there is no such session; what a timeline is built from where the lines are not files. Lines are
    * only ever appended, so the count is the transcript's version. Only a store without files (PostgreSQL) has it.
+   * Each subagent sidechain comes with its lines after its count in `afterSidechains` (all of them for one not named).
    */
-  lineTexts?(sessionId: string, afterLine: number): Promise<{ texts: string[]; total: number } | undefined>;
+  lineTexts?(sessionId: string, afterLine: number, afterSidechains?: ReadonlyMap<string, number>): Promise<StoredLineTexts | undefined>;
+  /**
+   * The sink of a subagent run's sidechain, kept beside its session (where it has no file: PostgreSQL), read back by
+   * `lineTexts`; without it a sidechain is a JSONL file next to the session's. `path` names it for hooks.
+   */
+  openSidechain?(sessionId: string, agent: SidechainAgent): { sink: TranscriptSink; path: string };
   /** The workspace's sessions, most recently active first. */
   list(options?: { signal?: AbortSignal }): Promise<StoredSessionSummary[]>;
   /** A new session holding the conversation up to `atUuid` (inclusive), with its checkpoints; the meta line records `forkedFrom`. */

@@ -1,5 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { sessionTranscriptPath } from "@cairn/core/node";
+import { syntheticTimelineSource } from "@cairn/core/timeline";
+import type { SidechainTexts } from "../session-store/session-store.ts";
+import { subagentDirectory } from "./source.ts";
 import { StoreTimelineCache, storeTimelineSource, type LineStore } from "./store-timeline-cache.ts";
+import { TimelineCache } from "./timeline-cache.ts";
 
 const SESSION = "11111111-1111-4111-8111-111111111111";
 
@@ -22,7 +30,32 @@ function rowStore(texts: string[]): LineStore & { reads: number[] } {
     async lineTexts(sessionId, afterLine) {
       reads.push(afterLine);
       if (sessionId !== SESSION) return undefined;
-      return { texts: texts.slice(afterLine), total: texts.length };
+      return { texts: texts.slice(afterLine), total: texts.length, sidechains: [] };
+    },
+  };
+}
+
+/** Rows in memory with subagent sidechains, each read after the count asked for; every read's counts recorded. */
+function rowStoreWithSidechains(
+  sessionId: string,
+  main: string[],
+  sidechains: Array<{ agentId: string; description: string; texts: string[] }>,
+): LineStore & { reads: Array<{ afterLine: number; afterSidechains: Record<string, number> }> } {
+  const reads: Array<{ afterLine: number; afterSidechains: Record<string, number> }> = [];
+  return {
+    reads,
+    async lineTexts(asked, afterLine, afterSidechains = new Map()) {
+      reads.push({ afterLine, afterSidechains: Object.fromEntries(afterSidechains) });
+      if (asked !== sessionId) return undefined;
+      const side = sidechains.map(
+        (sidechain): SidechainTexts => ({
+          agentId: sidechain.agentId,
+          description: sidechain.description,
+          texts: sidechain.texts.slice(afterSidechains.get(sidechain.agentId) ?? 0),
+          total: sidechain.texts.length,
+        }),
+      );
+      return { texts: main.slice(afterLine), total: main.length, sidechains: side };
     },
   };
 }
@@ -54,5 +87,61 @@ describe("StoreTimelineCache", () => {
     expect(JSON.stringify(source.lines)).toContain("kept");
     expect(JSON.stringify(source.lines)).not.toContain("not shared");
     expect(source.damage).toMatchObject({ malformedLines: 1 });
+  });
+});
+
+describe("StoreTimelineCache with subagent sidechains", () => {
+  const folders: string[] = [];
+  afterEach(async () => {
+    for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true });
+  });
+
+  it("draws the same timeline from rows as the file cache draws from the session file and its subagents' files, and reads only new rows", async () => {
+    const synthetic = syntheticTimelineSource({ events: 300, sidechains: 3 });
+    const toText = (lines: readonly unknown[]) => lines.map((line) => JSON.stringify(line));
+    // The sidechains listed out of order: both caches draw them in file name order.
+    const sidechains = [...synthetic.sidechains].reverse().map((sidechain) => ({
+      agentId: sidechain.agentId,
+      description: sidechain.description ?? "",
+      texts: toText(sidechain.lines),
+    }));
+
+    const cairnHome = await mkdtemp(join(tmpdir(), "cairn-store-timeline-"));
+    folders.push(cairnHome);
+    const where = { cairnHome, workspaceRoot: "/ws" };
+    const path = sessionTranscriptPath({ ...where, cwd: where.workspaceRoot, sessionId: synthetic.sessionId });
+    const subagents = subagentDirectory(path, synthetic.sessionId);
+    await mkdir(subagents, { recursive: true });
+    await writeFile(path, `${toText(synthetic.lines).join("\n")}\n`);
+    for (const sidechain of sidechains) {
+      await writeFile(join(subagents, `agent-${sidechain.agentId}.jsonl`), `${sidechain.texts.join("\n")}\n`);
+      await writeFile(
+        join(subagents, `agent-${sidechain.agentId}.meta.json`),
+        JSON.stringify({ agentType: "general-purpose", description: sidechain.description }),
+      );
+    }
+    const fromFiles = await new TimelineCache(where).get(synthetic.sessionId);
+    const store = rowStoreWithSidechains(synthetic.sessionId, toText(synthetic.lines), sidechains);
+    const fromRows = await new StoreTimelineCache(store, "/ws").get(synthetic.sessionId);
+
+    expect(fromRows.timeline.lanes.filter((lane) => lane.id.startsWith("agent")).length).toBe(3);
+    expect(fromRows.timeline.lanes.map((lane) => lane.label)).toEqual(expect.arrayContaining(sidechains.map((sidechain) => `Agent: ${sidechain.description}`)));
+    expect(fromRows.timeline).toEqual(fromFiles.timeline);
+    expect(fromRows.version).not.toBe(`rows${synthetic.lines.length}`);
+
+    // A line added to one sidechain alone is a new version; only that sidechain's new row is read.
+    const grown = sidechains[0]!;
+    const reads = store.reads.length;
+    grown.texts.push(grown.texts.at(-1)!.replace(/"uuid":"[^"]+"/, '"uuid":"extra-sidechain-line"'));
+    const cache = new StoreTimelineCache(store, "/ws");
+    const before = await cache.get(synthetic.sessionId);
+    grown.texts.push(grown.texts.at(-1)!.replace(/"uuid":"[^"]+"/, '"uuid":"another-sidechain-line"'));
+    const after = await cache.get(synthetic.sessionId);
+    expect(after.version).not.toBe(before.version);
+    expect(store.reads.at(-1)?.afterSidechains).toEqual(
+      Object.fromEntries(sidechains.map((sidechain) => [sidechain.agentId, sidechain === grown ? sidechain.texts.length - 1 : sidechain.texts.length])),
+    );
+    expect(store.reads.length).toBe(reads + 2);
+    expect(await cache.get(synthetic.sessionId)).toBe(after);
   });
 });

@@ -129,6 +129,28 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 7,
+    name: "subagent sidechains",
+    statements: [
+      // A subagent run's conversation (Claude Code's subagents/agent-<id>.jsonl, with its .meta.json sidecar):
+      // the exact JSONL text per line, numbered in append order per agent.
+      `create table cairn_subagents (
+         session_id text not null,
+         agent_id text not null,
+         agent_type text not null,
+         description text not null,
+         primary key (session_id, agent_id)
+       )`,
+      `create table cairn_subagent_lines (
+         session_id text not null,
+         agent_id text not null,
+         line_no integer not null,
+         line text not null,
+         primary key (session_id, agent_id, line_no)
+       )`,
+    ],
+  },
 ];
 
 /** A lock id of Cairn's own: two nodes starting at once migrate one after the other. */

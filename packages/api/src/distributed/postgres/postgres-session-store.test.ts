@@ -207,10 +207,68 @@ describe("PostgreSQL session store (private PostgreSQL)", () => {
     const all = await store.lineTexts?.("rows", 0);
     expect(all?.total).toBe(4);
     expect(all?.texts.map((text) => (JSON.parse(text) as { type: string }).type)).toEqual(["cairn-session", "user", "assistant", "user"]);
-    expect(await store.lineTexts?.("rows", 2)).toEqual({ texts: all?.texts.slice(2), total: 4 });
-    expect(await store.lineTexts?.("rows", 4)).toEqual({ texts: [], total: 4 });
+    expect(await store.lineTexts?.("rows", 2)).toEqual({ texts: all?.texts.slice(2), total: 4, sidechains: [] });
+    expect(await store.lineTexts?.("rows", 4)).toEqual({ texts: [], total: 4, sidechains: [] });
     const elsewhere = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot: "/work/other-rows", version: "1" });
     expect(await elsewhere.lineTexts?.("rows", 0)).toBeUndefined();
+  });
+
+  it("keeps a subagent's sidechain beside its session (the lines the JSONL store writes to its agent file) and hands out its rows after a count", async () => {
+    const store = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot: "/work/sidechains", version: "1", now: fixedNow });
+    const sink = store.openTranscript("with-agents");
+    for (const message of conversation("with-agents")) await sink.appendMessage(message);
+    const agent = { agentId: "a0123456789abcdef", agentType: "general-purpose", description: "Find the flaky test" };
+    const opened = store.openSidechain?.("with-agents", agent);
+    expect(opened?.path).toBe("postgres:cairn_subagent_lines/with-agents/a0123456789abcdef");
+    const sideMessages = conversation("side").map((message) => ({ ...message, isSidechain: true, agentId: agent.agentId }));
+    for (const message of sideMessages) await opened?.sink.appendMessage(message);
+    await opened?.sink.close();
+
+    // The same lines as the JSONL store's agent file (meta line, then the messages).
+    const file = createJsonlTranscriptStore({
+      cairnHome: home,
+      cwd: "/work/sidechains",
+      sessionId: "with-agents",
+      version: "1",
+      now: fixedNow,
+      path: join(home, "agent.jsonl"),
+    });
+    for (const message of sideMessages) await file.appendMessage(message);
+    await file.close();
+    const fileLines = (await readFile(join(home, "agent.jsonl"), "utf8")).trimEnd().split("\n");
+
+    const all = await store.lineTexts?.("with-agents", 0);
+    expect(all?.total).toBe(4);
+    expect(all?.sidechains).toEqual([{ agentId: agent.agentId, description: "Find the flaky test", texts: fileLines, total: 4 }]);
+    const after = await store.lineTexts?.("with-agents", 4, new Map([[agent.agentId, 3]]));
+    expect(after).toEqual({
+      texts: [],
+      total: 4,
+      sidechains: [{ agentId: agent.agentId, description: "Find the flaky test", texts: fileLines.slice(3), total: 4 }],
+    });
+    // Not the session's own lines: its conversation and list entry are unchanged.
+    expect((await store.load("with-agents"))?.messages.map((message) => message.uuid)).toEqual(conversation("with-agents").map((message) => message.uuid));
+    expect((await store.list()).find((entry) => entry.sessionId === "with-agents")?.messageCount).toBe(3);
+  });
+
+  it("refuses a stale owner's sidechain lines with code fenced, as its session lines", async () => {
+    const leases = createSessionLeaseStore(sql, { ttlMs: 300 });
+    const held = new Map<string, number>();
+    const store = createPostgresSessionStore({ sql, cairnHome: "/unused", workspaceRoot, version: "1", fence: (sessionId) => held.get(sessionId) });
+    const first = await leases.acquire("side-fenced", "node-a");
+    if (!first.acquired) throw new Error("lease expected");
+    held.set("side-fenced", first.generation);
+    const main = store.openTranscript("side-fenced");
+    await main.appendMessage(conversation("side-fenced")[0]!);
+    const agent = { agentId: "stale-agent", agentType: "general-purpose", description: "Outlives its owner" };
+    const sidechain = store.openSidechain?.("side-fenced", agent);
+    const [prompt, answer] = conversation("stale").map((message) => ({ ...message, isSidechain: true, agentId: agent.agentId }));
+    await sidechain?.sink.appendMessage(prompt!);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await leases.acquire("side-fenced", "node-b")).toMatchObject({ acquired: true });
+    await expect(sidechain?.sink.appendMessage(answer!)).rejects.toMatchObject({ code: "fenced" });
+    const read = await store.lineTexts?.("side-fenced", 0);
+    expect(read?.sidechains.map((side) => side.total)).toEqual([2]);
   });
 
   it("refuses an invalid message without writing anything", async () => {

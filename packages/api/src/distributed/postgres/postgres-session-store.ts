@@ -3,6 +3,7 @@ import { assertSessionId, TranscriptStoreError } from "@cairn/core/node";
 import type { SessionStore, SessionStoreLocation, SessionTranscriptSink, StoredSessionSummary } from "../../session-store/session-store.ts";
 import { transcriptLineText } from "../../session-store/transcript-line-text.ts";
 import type { Database, Executor } from "./database.ts";
+import { openPostgresSidechain, readSidechainTexts } from "./postgres-sidechains.ts";
 
 export type PostgresSessionStoreOptions = SessionStoreLocation & {
   sql: Database;
@@ -136,20 +137,34 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
       loadOptions.signal?.throwIfAborted();
       return loadTranscriptLines(lines, { scope: loadOptions.scope ?? "all", ...(loadOptions.leafUuid ? { leafUuid: loadOptions.leafUuid } : {}) });
     },
-    async lineTexts(sessionId, afterLine) {
+    async lineTexts(sessionId, afterLine, afterSidechains = new Map()) {
       assertSessionId(sessionId);
-      // The count and the rows after it in one snapshot, so the count always matches the rows read.
+      // The counts and the rows after them in one snapshot, so each count always matches the rows read.
       return sql.begin("isolation level repeatable read read only", async (transaction) => {
         const [session] = await transaction<{ line_count: string }[]>`
           select line_count from cairn_sessions where session_id = ${sessionId} and workspace = ${workspaceRoot} and line_count > 0`;
         if (!session) return undefined;
         const total = Number(session.line_count);
-        if (total <= afterLine) return { texts: [], total };
+        const sidechains = await readSidechainTexts(transaction, sessionId, afterSidechains);
+        if (total <= afterLine) return { texts: [], total, sidechains };
         const rows = await transaction<{ line: string }[]>`
           select line from cairn_transcript_lines where session_id = ${sessionId} and line_no > ${afterLine} and line_no <= ${total} order by line_no`;
-        return { texts: rows.map((row) => row.line), total };
+        return { texts: rows.map((row) => row.line), total, sidechains };
       });
     },
+    openSidechain: (sessionId, agent) =>
+      openPostgresSidechain(
+        {
+          sql,
+          workspaceRoot,
+          version,
+          now,
+          ...(options.fence ? { fence: options.fence } : {}),
+          ...(options.onFenced ? { onFenced: options.onFenced } : {}),
+        },
+        sessionId,
+        agent,
+      ),
     async register(sessionId) {
       assertSessionId(sessionId);
       await sql`
