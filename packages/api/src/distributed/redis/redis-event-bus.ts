@@ -3,14 +3,16 @@ import type { SequencedEvent } from "../../router/context.ts";
 import type { SessionEvent } from "../../router/types.ts";
 import { countListeners, type EventBus, type EventListener, type Replay } from "../../hub/event-bus.ts";
 import { eventOf, seqOf } from "./stream-entries.ts";
-import { StreamFence, type StreamEntry } from "./stream-fence.ts";
+import { type FencedAppendResult, StreamFence, type StreamEntry } from "./stream-fence.ts";
 import { StreamReader } from "./stream-reader.ts";
 
 export const DEFAULT_STREAM_MAXLEN = 10_000;
 /** Events kept in memory per session for fast replays; older ones come from the stream. */
 const LOCAL_WINDOW = 2_000;
-/** At most this many entries of a session go to Redis in one command. */
+/** At most this many entries of a session go to Redis in one batch. */
 const MAX_APPEND_BATCH = 256;
+/** At most this many entries go in one fenced script call (Redis runs nothing else while a script runs). */
+const MAX_SCRIPT_ENTRIES = 1_024;
 
 export type RedisEventBusOptions = {
   /** The command connection (XADD, XRANGE); the bus makes its own blocking reader from it. */
@@ -31,8 +33,11 @@ export type RedisEventBusOptions = {
 
 type UnsentEntry = StreamEntry & { seq: number; generation: number | undefined };
 
-/** Consecutive unsent entries of one session published under one generation: one command. */
+/** Consecutive unsent entries of one session published under one generation: one batch. */
 type Append = { sessionId: string; channel: Channel; generation: number | undefined; entries: UnsentEntry[] };
+
+/** What one command of the pipeline carries: the batches of many sessions in one fenced script call, or one entry without a lease. */
+type Sent = { fenced: true; appends: Append[] } | { fenced: false; append: Append };
 
 type Channel = {
   /** The highest seq this node knows of the session (published here or read from the stream). */
@@ -152,10 +157,20 @@ export class RedisEventBus implements EventBus {
 
   private async appendAll(appends: readonly Append[]): Promise<void> {
     const pipeline = this.redis.pipeline();
-    for (const { sessionId, generation, entries } of appends) {
-      const key = this.key(sessionId);
-      if (generation === undefined) for (const { id, payload } of entries) pipeline.xadd(key, "MAXLEN", "~", this.maxLen, id, "e", payload);
-      else this.streamFence.appendTo(pipeline, key, this.fenceKey(sessionId), generation, this.maxLen, entries);
+    const sent = this.commands(appends);
+    for (const command of sent) {
+      if (command.fenced) {
+        const parts = command.appends.map(({ sessionId, generation, entries }) => ({
+          stream: this.key(sessionId),
+          fence: this.fenceKey(sessionId),
+          generation: generation as number,
+          entries,
+        }));
+        this.streamFence.appendTo(pipeline, this.maxLen, parts);
+      } else {
+        const { sessionId, entries } = command.append;
+        pipeline.xadd(this.key(sessionId), "MAXLEN", "~", this.maxLen, entries[0]!.id, "e", entries[0]!.payload);
+      }
     }
     let answers: Array<[Error | null, unknown]>;
     try {
@@ -164,20 +179,53 @@ export class RedisEventBus implements EventBus {
       for (const append of appends) this.onError(error as Error, what(this.key(append.sessionId), append.entries));
       return;
     }
-    let next = 0;
-    // In order: a refusal is handled before the session's next command is looked at.
-    for (const append of appends) {
-      const { sessionId, channel, generation, entries } = append;
-      const context = what(this.key(sessionId), entries);
-      const replies = answers.slice(next, (next += generation === undefined ? entries.length : 1));
-      for (const [error] of replies) if (error) this.onError(error, context);
-      const answer = replies[0];
-      if (generation === undefined || !answer || answer[0]) continue;
-      const added = StreamFence.result(answer[1]);
-      if ("fence" in added)
-        await this.fenced(sessionId, channel, generation, entries[0]!.seq, added.fence).catch((error: Error) => this.onError(error, context));
-      else for (const refusal of added.refused) this.onError(new Error(refusal), context);
+    // In order: a refusal is handled before the session's next batch is looked at.
+    for (const [index, command] of sent.entries()) {
+      const [error, answer] = answers[index] ?? [new Error("no answer from Redis"), undefined];
+      const batches = command.fenced ? command.appends : [command.append];
+      if (error) {
+        for (const { sessionId, entries } of batches) this.onError(error, what(this.key(sessionId), entries));
+        continue;
+      }
+      if (!command.fenced) continue;
+      let results: FencedAppendResult[];
+      try {
+        results = StreamFence.results(answer);
+      } catch (unreadable) {
+        for (const { sessionId, entries } of batches) this.onError(unreadable as Error, what(this.key(sessionId), entries));
+        continue;
+      }
+      for (const [part, { sessionId, channel, generation, entries }] of command.appends.entries()) {
+        const result = results[part];
+        const context = what(this.key(sessionId), entries);
+        if (!result) this.onError(new Error("the fenced append gave no answer for this session"), context);
+        else if ("fence" in result)
+          await this.fenced(sessionId, channel, generation as number, entries[0]!.seq, result.fence).catch((failure: Error) => this.onError(failure, context));
+        else for (const refusal of result.refused) this.onError(new Error(refusal), context);
+      }
     }
+  }
+
+  /** The pipeline's commands: the fenced batches of all sessions in as few script calls as `MAX_SCRIPT_ENTRIES` allows; without a lease, an XADD per entry. */
+  private commands(appends: readonly Append[]): Sent[] {
+    const sent: Sent[] = [];
+    let script: Append[] = [];
+    let scriptEntries = 0;
+    for (const append of appends) {
+      if (append.generation === undefined) {
+        for (const entry of append.entries) sent.push({ fenced: false, append: { ...append, entries: [entry] } });
+        continue;
+      }
+      if (scriptEntries > 0 && scriptEntries + append.entries.length > MAX_SCRIPT_ENTRIES) {
+        sent.push({ fenced: true, appends: script });
+        script = [];
+        scriptEntries = 0;
+      }
+      script.push(append);
+      scriptEntries += append.entries.length;
+    }
+    if (script.length > 0) sent.push({ fenced: true, appends: script });
+    return sent;
   }
 
   /** This node has taken the session over at `generation`: appends of older generations are refused from now on. */

@@ -132,7 +132,7 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
     expect(errors[0]).toMatch(/^1-0: ERR .*equal or smaller than the target stream top item/);
   });
 
-  it("what many sessions publish in one turn goes to Redis in one socket write, one fenced command per session", async () => {
+  it("what many sessions publish in one turn goes to Redis in one socket write and one fenced script call", async () => {
     const sessions = Array.from({ length: 20 }, (_, index) => `many-${index}`);
     const owner = node(new Map(sessions.map((sessionId) => [sessionId, 1])), []);
     const inspect = redis.inspector();
@@ -147,7 +147,56 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
     await owner.flush();
     expect(write).toHaveBeenCalledTimes(1);
     write.mockRestore();
-    expect((await scriptCalls()) - scriptsBefore).toBe(sessions.length);
+    expect((await scriptCalls()) - scriptsBefore).toBe(1);
     for (const sessionId of sessions) expect(await entries(sessionId)).toEqual(["1-0 first", "2-0 second", "3-0 third"]);
+  });
+
+  it("in one script call, the session whose fence has passed is refused whole and the others land", async () => {
+    const errors: string[] = [];
+    const leases = new Map([
+      ["mixed-a", 1],
+      ["mixed-stale", 1],
+      ["mixed-b", 1],
+    ]);
+    const owner = node(leases, errors);
+    const inspect = redis.inspector();
+    // Another node took mixed-stale over (generation 2) and wrote its first entry.
+    await inspect.set("cairn:events:mixed-stale:fence", "2");
+    await inspect.xadd("cairn:events:mixed-stale", "1-0", "e", JSON.stringify(said("theirs")));
+    const scriptCalls = async () => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await inspect.info("commandstats"))?.[1] ?? 0);
+    owner.publish("mixed-a", said("warm-up"));
+    await owner.flush();
+    const scriptsBefore = await scriptCalls();
+    for (const sessionId of ["mixed-a", "mixed-stale", "mixed-b"]) for (const text of ["x", "y"]) owner.publish(sessionId, said(`${sessionId} ${text}`));
+    await owner.flush();
+    expect((await scriptCalls()) - scriptsBefore).toBe(1);
+    expect(await entries("mixed-a")).toEqual(["1-0 warm-up", "2-0 mixed-a x", "3-0 mixed-a y"]);
+    expect(await entries("mixed-stale")).toEqual(["1-0 theirs"]);
+    expect(await entries("mixed-b")).toEqual(["1-0 mixed-b x", "2-0 mixed-b y"]);
+    expect(errors).toEqual(["refused to publish to session mixed-stale: lease generation 1 is no longer current (the stream's fence is at 2)"]);
+    // The refused session's later publishes are dropped here; the others go on.
+    owner.publish("mixed-stale", said("dropped"));
+    owner.publish("mixed-b", said("mixed-b z"));
+    await owner.flush();
+    expect(await entries("mixed-stale")).toEqual(["1-0 theirs"]);
+    expect((await entries("mixed-b")).at(-1)).toBe("3-0 mixed-b z");
+  });
+
+  it("a turn publishing more than one script call holds is split over several calls, every entry in order", async () => {
+    const sessions = Array.from({ length: 6 }, (_, index) => `split-${index}`);
+    const owner = node(new Map(sessions.map((sessionId) => [sessionId, 1])), []);
+    const inspect = redis.inspector();
+    const scriptCalls = async () => {
+      const stats = await inspect.info("commandstats");
+      return [/cmdstat_evalsha:calls=(\d+)/, /cmdstat_eval:calls=(\d+)/].reduce((sum, pattern) => sum + Number(pattern.exec(stats)?.[1] ?? 0), 0);
+    };
+    const before = await scriptCalls();
+    // 6 × 300 entries: each session's 300 are two batches (256 + 44), 1,800 entries over at least two calls of at most 1,024.
+    for (const sessionId of sessions) for (let index = 1; index <= 300; index++) owner.publish(sessionId, said(`${index}`));
+    await owner.flush();
+    const calls = (await scriptCalls()) - before;
+    expect(calls).toBeGreaterThanOrEqual(2);
+    expect(calls).toBeLessThanOrEqual(3);
+    for (const sessionId of sessions) expect(await entries(sessionId)).toEqual(Array.from({ length: 300 }, (_, index) => `${index + 1}-0 ${index + 1}`));
   });
 });
