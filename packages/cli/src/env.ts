@@ -4,41 +4,55 @@ import { z } from "zod";
 // Not the telemetry index: that would initialise the OpenTelemetry API at every start, telemetry on or off.
 import { telemetryConfigFromEnv, type TelemetryConfig } from "@cairn/api/telemetry-config";
 
-/** The only place the CLI reads `process.env`. */
-const envSchema = z.object({
-  ANTHROPIC_API_KEY: z.string().min(1).optional(),
-  ANTHROPIC_BASE_URL: z.string().url().optional(),
-  CAIRN_HOME: z.string().min(1).optional(),
-  CAIRN_MODEL: z.string().min(1).optional(),
-  CAIRN_FALLBACK_MODEL: z.string().min(1).optional(),
-  CAIRN_TOKEN: z.string().min(16).optional(),
-  CAIRN_ALLOWED_HOSTS: z.string().optional(),
-  CAIRN_SHARE_STREAMS: z
-    .string()
-    .regex(/^\d{1,6}\/\d{1,6}\/\d{1,6}$/, "perClient/perShare/total, e.g. 4/20/100")
-    .optional(),
-  CAIRN_MAX_TOOL_USE_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
-  CAIRN_DISABLE_PROMPT_CACHING: z.enum(["0", "1", "true", "false"]).optional(),
-  CAIRN_MAX_THINKING_TOKENS: z.coerce
-    .number()
-    .int()
-    .refine((value) => value === 0 || value >= 1024, "0 (thinking off) or a budget of at least 1024 tokens")
-    .optional(),
-  CAIRN_DUMP_PROMPTS: z.enum(["0", "1", "true", "false"]).optional(),
-  CAIRN_MAX_RETRIES: z.coerce.number().int().min(1).max(20).optional(),
-  CAIRN_CONTEXT_WINDOW: z.coerce.number().int().min(1_000).optional(),
-  CAIRN_AUTOCOMPACT_PCT: z.coerce.number().min(1).max(100).optional(),
-  CAIRN_DISABLE_AUTOCOMPACT: z.enum(["0", "1", "true", "false"]).optional(),
+/**
+ * The only place the CLI reads `process.env`. Each variable's schema is built only when the variable is set: building
+ * zod schemas is a cost every start pays, and most of these are unset.
+ */
+const envVariables = {
+  ANTHROPIC_API_KEY: () => z.string().min(1),
+  ANTHROPIC_BASE_URL: () => z.string().url(),
+  CAIRN_HOME: () => z.string().min(1),
+  CAIRN_MODEL: () => z.string().min(1),
+  CAIRN_FALLBACK_MODEL: () => z.string().min(1),
+  CAIRN_TOKEN: () => z.string().min(16),
+  CAIRN_ALLOWED_HOSTS: () => z.string(),
+  CAIRN_SHARE_STREAMS: () => z.string().regex(/^\d{1,6}\/\d{1,6}\/\d{1,6}$/, "perClient/perShare/total, e.g. 4/20/100"),
+  CAIRN_MAX_TOOL_USE_CONCURRENCY: () => z.coerce.number().int().min(1).max(64),
+  CAIRN_DISABLE_PROMPT_CACHING: () => z.enum(["0", "1", "true", "false"]),
+  CAIRN_MAX_THINKING_TOKENS: () =>
+    z.coerce
+      .number()
+      .int()
+      .refine((value) => value === 0 || value >= 1024, "0 (thinking off) or a budget of at least 1024 tokens"),
+  CAIRN_DUMP_PROMPTS: () => z.enum(["0", "1", "true", "false"]),
+  CAIRN_MAX_RETRIES: () => z.coerce.number().int().min(1).max(20),
+  CAIRN_CONTEXT_WINDOW: () => z.coerce.number().int().min(1_000),
+  CAIRN_AUTOCOMPACT_PCT: () => z.coerce.number().min(1).max(100),
+  CAIRN_DISABLE_AUTOCOMPACT: () => z.enum(["0", "1", "true", "false"]),
   /** bin/cairn.js runs the TypeScript sources (development): the local worker process then runs its sources too. */
-  CAIRN_DEV: z.string().optional(),
+  CAIRN_DEV: () => z.string(),
   // Distributed mode: validated with the matching flags by @cairn/api's resolveDistributedConfig.
-  CAIRN_REDIS_URL: z.string().optional(),
-  CAIRN_DATABASE_URL: z.string().optional(),
-  CAIRN_WORKER_URL: z.string().optional(),
-  CAIRN_NODE_ID: z.string().optional(),
+  CAIRN_REDIS_URL: () => z.string(),
+  CAIRN_DATABASE_URL: () => z.string(),
+  CAIRN_WORKER_URL: () => z.string(),
+  CAIRN_NODE_ID: () => z.string(),
   /** The shared secret between API nodes and `cairn worker --listen` hosts. */
-  CAIRN_WORKER_TOKEN: z.string().min(16, "use at least 16 characters (e.g. `openssl rand -hex 32`)").optional(),
-});
+  CAIRN_WORKER_TOKEN: () => z.string().min(16, "use at least 16 characters (e.g. `openssl rand -hex 32`)"),
+} satisfies Record<string, () => z.ZodType>;
+
+type EnvVariableName = keyof typeof envVariables;
+type EnvVariables = { [Name in EnvVariableName]?: z.output<ReturnType<(typeof envVariables)[Name]>> };
+
+/** The set variables Cairn reads, checked; unknown ones are left out. */
+function parseEnvVariables(present: Record<string, string>): EnvVariables {
+  const names = Object.keys(present).filter((name): name is EnvVariableName => Object.hasOwn(envVariables, name));
+  const parsed = z.object(Object.fromEntries(names.map((name) => [name, envVariables[name]()]))).safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
+    throw new Error(`Invalid environment:\n${problems}`);
+  }
+  return parsed.data as EnvVariables;
+}
 
 export type CliEnv = {
   /** CAIRN_ENABLE_TELEMETRY=1 with the standard OTEL_* variables; undefined when telemetry is off. */
@@ -73,13 +87,8 @@ export type CliEnv = {
 };
 
 export function readEnv(source: Record<string, string | undefined> = process.env): CliEnv {
-  const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ""));
-  const parsed = envSchema.safeParse(present);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
-    throw new Error(`Invalid environment:\n${problems}`);
-  }
-  const env = parsed.data;
+  const present = Object.fromEntries(Object.entries(source).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""));
+  const env = parseEnvVariables(present);
   return {
     telemetry: telemetryConfigFromEnv(source),
     apiKey: env.ANTHROPIC_API_KEY,

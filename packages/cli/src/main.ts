@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { parsePrintArgs, printRequest, UsageError } from "./args.ts";
 import { readEnv } from "./env.ts";
 import { cliVersion } from "./version.ts";
@@ -65,6 +66,9 @@ export async function main(argv: string[]): Promise<number> {
       stdout(HELP);
       return "help" in parsed ? 0 : 2;
     }
+    // A one-shot run parses each shape a few times: zod's JIT (a parser compiled with `new Function` at an object
+    // schema's first parse) costs more than it saves. Set before print.ts's schemas are built (they read it then).
+    z.config({ jitless: true });
     const controller = new AbortController();
     const onSignal = () => controller.abort();
     process.once("SIGINT", onSignal);
