@@ -1,9 +1,14 @@
+import { readFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CairnServer } from "@cairn/api";
 import { apiClient, eventually, EventsSubscriber } from "./api-harness.ts";
 import { type DistributedServices, startDistributedServices, startInProcessNode } from "./distributed-harness.ts";
+import { runCairn } from "../support/cli.ts";
 import { errorOf } from "./share-support.ts";
+
+const claudeCodeFixture = join(import.meta.dirname, "..", "..", "packages", "core", "src", "timeline", "__fixtures__", "claude-code-explore-edit.jsonl");
 
 /** Two API nodes over one PostgreSQL and one Redis: each node's session list shows the sessions the other runs, as the other does. */
 describe("distributed mode: the session list on every node", () => {
@@ -114,6 +119,44 @@ describe("distributed mode: the session list on every node", () => {
     // Nothing of it on node A's disk: the sidechain is rows, which node B read.
     const subagentFiles = (await readdir(nodeA.runtime.cairnHome, { recursive: true })).filter((path) => path.includes("subagents"));
     expect(subagentFiles).toEqual([]);
+  }, 120_000);
+
+  it("a transcript imported on node A (the IDE's upload) or with cairn transcript import goes to PostgreSQL: listed and drawn on node B, no file", async () => {
+    const [nodeA, nodeB] = nodes;
+    if (!nodeA || !nodeB) throw new Error("two nodes expected");
+    const clientB = apiClient(nodeB.url, nodeB.token);
+    const jsonl = readFileSync(claudeCodeFixture, "utf8");
+    const imported = await apiClient(nodeA.url, nodeA.token).timeline.importTranscript.mutate({ jsonl, name: "explore-edit.jsonl" });
+    expect(imported.messageCount).toBeGreaterThan(5);
+    const listedOnB = (await clientB.session.list.query()).find((entry) => entry.sessionId === imported.sessionId);
+    expect(listedOnB).toMatchObject({ messageCount: expect.any(Number) });
+    const source = await clientB.timeline.source.query({ sessionId: imported.sessionId });
+    expect(source.imported).toBe(true);
+    expect(JSON.stringify(source.lines)).toContain('"Edit"');
+    expect(await nodeB.runtime.transcripts.load(imported.sessionId)).toMatchObject({ messages: expect.any(Array) });
+
+    // The command line, given the database (CAIRN_DATABASE_URL), files it under the workspace as the nodes name it.
+    const cli = await runCairn(["transcript", "import", claudeCodeFixture, "--cwd", services.workspace, "--session-id", "cli-imported"], {
+      cwd: services.workspace,
+      env: { CAIRN_DATABASE_URL: services.database.url, CAIRN_HOME: join(services.parent, "cli-home") },
+    });
+    expect(cli.stderr).toBe("");
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain("postgres:cairn_transcript_lines/cli-imported");
+    expect((await clientB.session.list.query()).map((entry) => entry.sessionId)).toContain("cli-imported");
+    // Again with the same id: refused, nothing overwritten.
+    const again = await runCairn(["transcript", "import", claudeCodeFixture, "--cwd", services.workspace, "--session-id", "cli-imported"], {
+      cwd: services.workspace,
+      env: { CAIRN_DATABASE_URL: services.database.url, CAIRN_HOME: join(services.parent, "cli-home") },
+    });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already exists/);
+
+    // Nothing of either on a node's or the command's disk.
+    for (const home of [nodeA.runtime.cairnHome, join(services.parent, "cli-home")]) {
+      const files = await readdir(home, { recursive: true }).catch(() => []);
+      expect(files.filter((path) => path.includes(imported.sessionId) || path.includes("cli-imported"))).toEqual([]);
+    }
   }, 120_000);
 
   it("a session nobody wrote to leaves every node's list when its owner lets go of it (here: the owner stops)", async () => {

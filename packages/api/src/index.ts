@@ -32,6 +32,7 @@ export { openSessionIndex, sessionQuerySchema, sessionRowSchema } from "./sessio
 export type { RefreshReport, SessionIndex, SessionIndexOptions, SessionQuery, SessionRow } from "./session-index/session-index.ts";
 export { DistributedConfigError, redactUrl, resolveDistributedConfig, splitWorkerUrls } from "./distributed/distributed-config.ts";
 export type { DistributedConfig, DistributedSettings } from "./distributed/distributed-config.ts";
+export { importSessionToDatabase } from "./distributed/import-to-database.ts";
 export { startServer } from "./server/start-server.ts";
 export type { CairnServer } from "./server/start-server.ts";
 export { ServerConfigError, DEFAULT_HOST, DEFAULT_PORT } from "./server/server-options.ts";

@@ -1,4 +1,4 @@
-import { createJsonlTranscriptStore, forkSession, listSessions, loadTranscript, sessionTranscriptPath } from "@cairn/core/node";
+import { createJsonlTranscriptStore, forkSession, listSessions, loadTranscript, sessionTranscriptPath, writeNewSession } from "@cairn/core/node";
 import type { SessionStore, SessionStoreLocation } from "./session-store.ts";
 
 /** The embedded default: one append-only JSONL file per session, `$CAIRN_HOME/projects/<cwd>/<sessionId>.jsonl`. */
@@ -28,6 +28,9 @@ export function createJsonlSessionStore(location: SessionStoreLocation): Session
     },
     async fork(sourceSessionId, atUuid, newSessionId) {
       await forkSession(transcriptPath(sourceSessionId), atUuid, newSessionId, { cairnHome, version, cwd });
+    },
+    async writeSession(session) {
+      await writeNewSession({ ...session, cwd }, { cairnHome, version });
     },
     transcriptPath,
     async close() {},

@@ -1,4 +1,5 @@
 import type { LoadScope, TranscriptContents, TranscriptSink } from "@cairn/core";
+import type { NewSession } from "@cairn/core/node";
 
 /** The append side of one session's transcript: conversation lines, tombstones, hook runs and checkpoints, in order. */
 export type SessionTranscriptSink = TranscriptSink & {
@@ -61,6 +62,11 @@ export interface SessionStore {
   openSidechain?(sessionId: string, agent: SidechainAgent): { sink: TranscriptSink; path: string };
   /** The workspace's sessions, most recently active first. */
   list(options?: { signal?: AbortSignal }): Promise<StoredSessionSummary[]>;
+  /**
+   * A new session of this workspace holding a whole conversation (an imported transcript), its meta line recording
+   * `importedFrom`; all of it or nothing is written, and an id already taken is refused with code `session-exists`.
+   */
+  writeSession(session: Omit<NewSession, "cwd">): Promise<void>;
   /** A new session holding the conversation up to `atUuid` (inclusive), with its checkpoints; the meta line records `forkedFrom`. */
   fork(sourceSessionId: string, atUuid: string, newSessionId: string): Promise<void>;
   /** The path hooks are given as `transcript_path` (a file only in the JSONL store). */

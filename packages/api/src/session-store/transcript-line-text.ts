@@ -13,7 +13,7 @@ export type LineEnvelope = { sessionId: string; cwd: string; version: string };
 export function transcriptLineText(envelope: LineEnvelope, now: () => Date = () => new Date()) {
   const common = { sessionId: envelope.sessionId, cwd: envelope.cwd, version: envelope.version, userType: "external", cairnSchema: TRANSCRIPT_SCHEMA_VERSION };
   return {
-    meta(options: { model?: string; title?: string; forkedFrom?: SessionMetaLine["forkedFrom"] } = {}): string {
+    meta(options: { model?: string; title?: string; forkedFrom?: SessionMetaLine["forkedFrom"]; importedFrom?: SessionMetaLine["importedFrom"] } = {}): string {
       return JSON.stringify({
         type: "cairn-session",
         sessionId: envelope.sessionId,
@@ -24,6 +24,7 @@ export function transcriptLineText(envelope: LineEnvelope, now: () => Date = () 
         ...(options.model === undefined ? {} : { model: options.model }),
         ...(options.title === undefined ? {} : { title: options.title }),
         ...(options.forkedFrom === undefined ? {} : { forkedFrom: options.forkedFrom }),
+        ...(options.importedFrom === undefined ? {} : { importedFrom: options.importedFrom }),
       });
     },
     message(message: ConversationMessage): string {

@@ -2,18 +2,24 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { importClaudeCodeTranscript, indexTranscriptFile } from "@cairn/core/node";
+import { indexTranscriptFile, readClaudeCodeTranscript } from "@cairn/core/node";
 import { ApiError } from "../router/errors.ts";
+import { createJsonlSessionStore } from "../session-store/jsonl-session-store.ts";
+import type { SessionStore } from "../session-store/session-store.ts";
 import type { TimelineStoreLocation } from "./source.ts";
 import { MAX_TRANSCRIPT_CHARS, type ImportedTranscript } from "./timeline-port.ts";
 
+/** Where an import goes: the workspace's session store (`transcripts`: PostgreSQL in distributed mode), else its JSONL files. */
+export type ImportTarget = TimelineStoreLocation & { version: string; transcripts?: Pick<SessionStore, "writeSession"> };
+
 /**
- * An uploaded Claude Code transcript (JSONL text) as a new session of this workspace, through the
- * same importer `cairn transcript import` uses. Broken lines are counted in the report; a text with
- * no conversation in it at all is refused before anything is written.
+ * An uploaded Claude Code transcript (JSONL text) as a new session of this workspace, read by the same
+ * importer `cairn transcript import` uses and written through the session store, so it lands where the
+ * workspace's sessions live. Broken lines are counted in the report; a text with no conversation in it at
+ * all is refused before anything is written.
  */
 export async function importTranscriptText(
-  where: TimelineStoreLocation & { version: string },
+  where: ImportTarget,
   jsonl: string,
   options: { name?: string; signal?: AbortSignal } = {},
 ): Promise<ImportedTranscript> {
@@ -32,17 +38,17 @@ export async function importTranscriptText(
         `No conversation found in the upload (${report.lines} lines, ${report.malformedLines + (report.tornTail ? 1 : 0)} malformed)`,
       );
     }
-    const imported = await importClaudeCodeTranscript(file, {
-      cairnHome: where.cairnHome,
+    const { session, report } = await readClaudeCodeTranscript(file, {
       cwd: where.workspaceRoot,
       sessionId,
-      version: where.version,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    const { report } = imported;
+    options.signal?.throwIfAborted();
+    const store = where.transcripts ?? createJsonlSessionStore(where);
+    await store.writeSession(session);
     return {
       sessionId,
-      messageCount: imported.messageCount,
+      messageCount: session.messages.length,
       report: {
         lines: report.lines,
         malformedLines: report.malformedLines + report.invalidMessages,

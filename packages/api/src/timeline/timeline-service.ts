@@ -7,14 +7,15 @@ import {
   type TimelineSearchIndex,
   type TimelineSource,
 } from "@cairn/core/timeline";
-import { importTranscriptText } from "./import-transcript.ts";
-import { loadTimelineSource, type TimelineStoreLocation } from "./source.ts";
+import { type ImportTarget, importTranscriptText } from "./import-transcript.ts";
+import { loadTimelineSource } from "./source.ts";
 import { TimelineCache, type CachedTimeline, type TimelineCachePort } from "./timeline-cache.ts";
 import { buildSearchIndex } from "./search-index-build.ts";
 import { type LineStore, StoreTimelineCache, storeTimelineSource } from "./store-timeline-cache.ts";
 import type { FirstDetail, ImportedTranscript, TimelinePageAnswer, TimelinePort, TimelineViewAnswer } from "./timeline-port.ts";
 
-type Where = TimelineStoreLocation & { version: string };
+/** Where the transcripts are; an import is written through `transcripts` when given (`ImportTarget`). */
+type Where = ImportTarget;
 
 /** A first look at a timeline larger than this gets its first events at once (a screenful and more: some 70 KB to send, parse and draw), then the rest in pages. */
 const DEFAULT_HEAD_EVENTS = 500;

@@ -3,12 +3,13 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { TimelineSource } from "@cairn/core/timeline";
-import { importTranscriptText } from "./import-transcript.ts";
-import { loadTimelineSource, type TimelineStoreLocation } from "./source.ts";
+import { type ImportTarget, importTranscriptText } from "./import-transcript.ts";
+import { loadTimelineSource } from "./source.ts";
 import type { ImportedTranscript, TimelinePageAnswer, TimelinePort, TimelineViewAnswer } from "./timeline-port.ts";
 import { errorOf, type TimelineWorkerRequest, type TimelineWorkerResponse } from "./timeline-worker-protocol.ts";
 
-type Where = TimelineStoreLocation & { version: string };
+/** Where the transcripts are; an import is written through `transcripts` when given (`ImportTarget`). */
+type Where = ImportTarget;
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 /** A request without its id (the client numbers them). */
 type Call = TimelineWorkerRequest extends infer Request ? (Request extends TimelineWorkerRequest ? Omit<Request, "id"> : never) : never;

@@ -31,6 +31,9 @@ function sharedStore(store: SessionStore): SessionStore {
     load: (sessionId, options) => store.load(sessionId, options),
     list: (options) => store.list(options),
     fork: (sourceSessionId, atUuid, newSessionId) => store.fork(sourceSessionId, atUuid, newSessionId),
+    writeSession: (session) => store.writeSession(session),
+    // A store without files keeps subagent sidechains beside the session (PostgreSQL): a worktree session's too.
+    ...(store.openSidechain ? { openSidechain: store.openSidechain.bind(store) } : {}),
     transcriptPath: (sessionId) => store.transcriptPath(sessionId),
     close: async () => undefined,
   };

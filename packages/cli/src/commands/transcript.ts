@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
+import { realpath } from "node:fs/promises";
+import { resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { exportTranscript, importClaudeCodeTranscript, type ExportFormat } from "@cairn/core/node";
+import { exportTranscript, importClaudeCodeTranscript, readClaudeCodeTranscript, type ExportFormat } from "@cairn/core/node";
 import { readEnv } from "../env.ts";
 
 /** What a `cairn` sub-command gets from `main`: output sinks and the environment (read through env.ts). */
@@ -36,8 +38,10 @@ export function cairnVersion(): string {
 }
 
 export const TRANSCRIPT_HELP = `Usage:
-  cairn transcript import <file.jsonl> [--cwd <dir>] [--session-id <id>]
+  cairn transcript import <file.jsonl> [--cwd <dir>] [--session-id <id>] [--database-url <url>]
       Import a Claude Code transcript as a Cairn session (filed under the directory it records, or --cwd).
+      With --database-url or CAIRN_DATABASE_URL (distributed mode) it is written to PostgreSQL, where every node
+      lists it, instead of a JSONL file.
   cairn transcript export <session-id> --format jsonl|markdown [--cwd <dir>]
       Print a session's conversation.
 `;
@@ -48,10 +52,10 @@ const FORMATS: readonly ExportFormat[] = ["jsonl", "markdown"];
 export async function runTranscriptCommand(argv: string[], io: CommandIo): Promise<number> {
   try {
     const [subcommand, ...rest] = argv;
-    const { cairnHome } = readEnv(io.env);
+    const { cairnHome, distributed } = readEnv(io.env);
     switch (subcommand) {
       case "import":
-        return await runImport(rest, io, cairnHome);
+        return await runImport(rest, io, cairnHome, distributed.databaseUrl);
       case "export":
         return await runExport(rest, io, cairnHome);
       case undefined:
@@ -73,13 +77,28 @@ export async function runTranscriptCommand(argv: string[], io: CommandIo): Promi
   }
 }
 
-async function runImport(argv: string[], io: CommandIo, cairnHome: string): Promise<number> {
+async function runImport(argv: string[], io: CommandIo, cairnHome: string, envDatabaseUrl: string | undefined): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     cwd: { type: "string" },
     "session-id": { type: "string" },
+    "database-url": { type: "string" },
   });
   const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0) throw new CommandUsageError("import takes exactly one file");
+  const databaseUrl = values["database-url"] ?? envDatabaseUrl;
+  if (databaseUrl !== undefined) {
+    // Distributed mode: rows in PostgreSQL, filed under the workspace as a node names it (its real path).
+    const cwd = values.cwd === undefined ? undefined : await realpath(resolve(values.cwd)).catch(() => resolve(values.cwd ?? "."));
+    const { session, report } = await readClaudeCodeTranscript(file, {
+      ...(cwd === undefined ? {} : { cwd }),
+      ...(values["session-id"] === undefined ? {} : { sessionId: values["session-id"] }),
+    });
+    const { importSessionToDatabase } = await import("@cairn/api");
+    const where = await importSessionToDatabase(databaseUrl, session, cairnVersion());
+    io.stdout(`Imported ${session.messages.length} messages as session ${session.sessionId}\n  ${where} (workspace ${session.cwd})\n`);
+    reportSkipped(io, report);
+    return 0;
+  }
   const result = await importClaudeCodeTranscript(file, {
     cairnHome,
     version: cairnVersion(),
@@ -87,11 +106,14 @@ async function runImport(argv: string[], io: CommandIo, cairnHome: string): Prom
     ...(values["session-id"] === undefined ? {} : { sessionId: values["session-id"] }),
   });
   io.stdout(`Imported ${result.messageCount} messages as session ${result.sessionId}\n  ${result.path}\n`);
-  const { malformedLines, tornTail } = result.report;
-  if (malformedLines > 0 || tornTail) {
-    io.stderr(`cairn transcript: skipped ${malformedLines} malformed line(s)${tornTail ? " and a torn last line" : ""}\n`);
-  }
+  reportSkipped(io, result.report);
   return 0;
+}
+
+function reportSkipped(io: CommandIo, report: { malformedLines: number; tornTail: boolean }): void {
+  if (report.malformedLines > 0 || report.tornTail) {
+    io.stderr(`cairn transcript: skipped ${report.malformedLines} malformed line(s)${report.tornTail ? " and a torn last line" : ""}\n`);
+  }
 }
 
 async function runExport(argv: string[], io: CommandIo, cairnHome: string): Promise<number> {

@@ -26,7 +26,7 @@ export { findSessionTranscript, listSessions, listTranscriptFiles } from "./tran
 export type { ListSessionsOptions, TranscriptFile } from "./transcript-list.ts";
 export { forkSession, writeNewSession } from "./transcript-fork.ts";
 export type { ForkResult, NewSession, WriteSessionOptions, WrittenSession } from "./transcript-fork.ts";
-export { importClaudeCodeTranscript } from "./transcript-import.ts";
+export { importClaudeCodeTranscript, readClaudeCodeTranscript } from "./transcript-import.ts";
 export type { ImportOptions, ImportResult } from "./transcript-import.ts";
 export { exportTranscript } from "./transcript-export.ts";
 export type { ExportFormat, ExportOptions } from "./transcript-export.ts";

@@ -1,6 +1,6 @@
 import { basename, resolve } from "node:path";
 import type { LoadReport } from "../session/transcript-index.ts";
-import { writeNewSession, type WriteSessionOptions, type WrittenSession } from "./transcript-fork.ts";
+import { type NewSession, writeNewSession, type WriteSessionOptions, type WrittenSession } from "./transcript-fork.ts";
 import { readHeadAndTail } from "./transcript-head-tail.ts";
 import { loadTranscript } from "./transcript-reader.ts";
 import { TranscriptStoreError, assertSessionId } from "./transcript-store.ts";
@@ -24,6 +24,16 @@ export interface ImportResult extends WrittenSession {
  * message is kept, and the meta line records `importedFrom`.
  */
 export async function importClaudeCodeTranscript(file: string, options: ImportOptions): Promise<ImportResult> {
+  const { session, report } = await readClaudeCodeTranscript(file, options);
+  const written = await writeNewSession(session, options);
+  return { ...written, cwd: session.cwd, report };
+}
+
+/** The session `importClaudeCodeTranscript` writes, read from the transcript file, for a store to write (PostgreSQL's rows). */
+export async function readClaudeCodeTranscript(
+  file: string,
+  options: Pick<ImportOptions, "cwd" | "sessionId" | "signal">,
+): Promise<{ session: NewSession; report: LoadReport }> {
   const path = resolve(file);
   const head = await readHeadAndTail(path, { signal: options.signal });
   const loaded = await loadTranscript(path, { scope: "all", signal: options.signal });
@@ -34,19 +44,16 @@ export async function importClaudeCodeTranscript(file: string, options: ImportOp
   const recordedSessionId = loaded.meta?.sessionId ?? head.recordedSessionId;
   const sessionId = options.sessionId ?? recordedSessionId ?? basename(path, ".jsonl");
   assertSessionId(sessionId);
-  const written = await writeNewSession(
-    {
-      sessionId,
-      cwd,
-      title: loaded.title,
-      importedFrom: {
-        format: "claude-code",
-        path,
-        ...(recordedSessionId === undefined ? {} : { sessionId: recordedSessionId }),
-      },
-      messages: loaded.messages,
+  const session: NewSession = {
+    sessionId,
+    cwd,
+    title: loaded.title,
+    importedFrom: {
+      format: "claude-code",
+      path,
+      ...(recordedSessionId === undefined ? {} : { sessionId: recordedSessionId }),
     },
-    options,
-  );
-  return { ...written, cwd, report: loaded.report };
+    messages: loaded.messages,
+  };
+  return { session, report: loaded.report };
 }

@@ -271,6 +271,32 @@ describe("PostgreSQL session store (private PostgreSQL)", () => {
     expect(read?.sidechains.map((side) => side.total)).toEqual([2]);
   });
 
+  it("writes an imported session as the JSONL store writes its file (importedFrom on the meta line), all or nothing, never over another", async () => {
+    const session = {
+      sessionId: "imported",
+      title: "An imported chat",
+      importedFrom: { format: "claude-code" as const, path: "/uploads/chat.jsonl", sessionId: "cc-session" },
+      messages: conversation("imported"),
+    };
+    const store = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot: "/work/imports", version: "1", now: fixedNow });
+    await store.writeSession(session);
+    const files = createJsonlSessionStore({ cairnHome: home, workspaceRoot: "/work/imports", version: "1" });
+    await files.writeSession(session);
+    const fileLines = (await readFile(sessionTranscriptPath({ cairnHome: home, cwd: "/work/imports", sessionId: "imported" }), "utf8")).trimEnd().split("\n");
+    const rows = await store.lineTexts?.("imported", 0);
+    // The same lines but for the meta line's time (the file store's own clock).
+    const withoutTime = (line: string) => line.replace(/"timestamp":"[^"]+"/, "");
+    expect(rows?.texts.map(withoutTime)).toEqual(fileLines.map(withoutTime));
+    expect(JSON.parse(rows?.texts[0] ?? "{}")).toMatchObject({ type: "cairn-session", title: "An imported chat", importedFrom: session.importedFrom });
+    expect((await store.list()).find((entry) => entry.sessionId === "imported")).toMatchObject({ title: "An imported chat", messageCount: 3 });
+
+    await expect(store.writeSession({ ...session, messages: conversation("other") })).rejects.toMatchObject({ code: "session-exists" });
+    expect((await store.lineTexts?.("imported", 0))?.total).toBe(4);
+    const invalid = { ...session, sessionId: "half-imported", messages: [...conversation("half"), { type: "user" } as unknown as ConversationMessage] };
+    await expect(store.writeSession(invalid)).rejects.toMatchObject({ code: "invalid-message" });
+    expect(await store.load("half-imported")).toBeUndefined();
+  });
+
   it("refuses an invalid message without writing anything", async () => {
     const store = createPostgresSessionStore({ sql, cairnHome: home, workspaceRoot: "/work/invalid", version: "1" });
     const sink = store.openTranscript("invalid");

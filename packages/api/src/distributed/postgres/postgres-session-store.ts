@@ -1,5 +1,5 @@
 import { linearize, loadTranscriptLines, summarizeHeadAndTail } from "@cairn/core";
-import { assertSessionId, TranscriptStoreError } from "@cairn/core/node";
+import { assertSessionId, type NewSession, TranscriptStoreError } from "@cairn/core/node";
 import type { SessionStore, SessionStoreLocation, SessionTranscriptSink, StoredSessionSummary } from "../../session-store/session-store.ts";
 import { transcriptLineText } from "../../session-store/transcript-line-text.ts";
 import type { Database, Executor } from "./database.ts";
@@ -119,6 +119,32 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
     throw new TranscriptStoreError("fenced", `Session ${sessionId} was taken over by another node (lease generation ${generation} is no longer current)`);
   };
 
+  /** A new session holding a whole conversation, re-linked as one chain, in one transaction: a half-written one is worse than none. */
+  const writeNew = async (session: Omit<NewSession, "cwd">): Promise<void> => {
+    const text = transcriptLineText({ sessionId: session.sessionId, cwd: workspaceRoot, version }, now);
+    const kept = new Set<string>();
+    const written = [
+      text.meta({
+        ...(session.title ? { title: session.title } : {}),
+        ...(session.forkedFrom ? { forkedFrom: session.forkedFrom } : {}),
+        ...(session.importedFrom ? { importedFrom: session.importedFrom } : {}),
+      }),
+    ];
+    for (const message of linearize(session.messages)) {
+      written.push(text.message({ ...message, sessionId: session.sessionId }));
+      kept.add(message.uuid);
+    }
+    for (const checkpoint of session.checkpoints ?? [])
+      if (kept.has(checkpoint.messageUuid)) written.push(text.checkpoint(checkpoint.messageUuid, checkpoint.commit));
+    await sql.begin(async (transaction) => {
+      const inserted = await transaction`
+        insert into cairn_sessions (session_id, workspace, updated_at) values (${session.sessionId}, ${workspaceRoot}, ${now()})
+        on conflict (session_id) do nothing returning session_id`;
+      if (inserted.length === 0) throw new TranscriptStoreError("session-exists", `Session ${session.sessionId} already exists`);
+      for (const line of written) await appendLine(transaction, session.sessionId, line, false);
+    });
+  };
+
   const linesOf = async (sessionId: string): Promise<string[] | undefined> => {
     // A session registered at its creation holds no line yet: not stored, as in the JSONL store.
     const session = await sql`select 1 from cairn_sessions where session_id = ${sessionId} and workspace = ${workspaceRoot} and line_count > 0`;
@@ -205,23 +231,17 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
       const lines = await linesOf(sourceSessionId);
       if (lines === undefined) throw new TranscriptStoreError("session-not-found", `No session ${sourceSessionId}`);
       const source = loadTranscriptLines(lines, { scope: "all", leafUuid: atUuid });
-      const text = transcriptLineText({ sessionId: newSessionId, cwd: workspaceRoot, version }, now);
-      const kept = new Set<string>();
-      const written = [text.meta({ ...(source.title ? { title: source.title } : {}), forkedFrom: { sessionId: sourceSessionId, messageUuid: atUuid } })];
-      for (const message of linearize(source.messages)) {
-        written.push(text.message({ ...message, sessionId: newSessionId }));
-        kept.add(message.uuid);
-      }
-      for (const checkpoint of source.checkpoints)
-        if (kept.has(checkpoint.messageUuid)) written.push(text.checkpoint(checkpoint.messageUuid, checkpoint.commit));
-      // One transaction: a half-written fork is worse than none.
-      await sql.begin(async (transaction) => {
-        const inserted = await transaction`
-          insert into cairn_sessions (session_id, workspace, updated_at) values (${newSessionId}, ${workspaceRoot}, ${now()})
-          on conflict (session_id) do nothing returning session_id`;
-        if (inserted.length === 0) throw new TranscriptStoreError("session-exists", `Session ${newSessionId} already exists`);
-        for (const line of written) await appendLine(transaction, newSessionId, line, false);
+      await writeNew({
+        sessionId: newSessionId,
+        title: source.title,
+        forkedFrom: { sessionId: sourceSessionId, messageUuid: atUuid },
+        messages: source.messages,
+        checkpoints: source.checkpoints,
       });
+    },
+    async writeSession(session) {
+      assertSessionId(session.sessionId);
+      await writeNew(session);
     },
     transcriptPath: (sessionId) => `postgres:cairn_transcript_lines/${sessionId}`,
     async close() {},
