@@ -8,7 +8,8 @@
 // too, right before the same round on this one, and its figures are reported as events.baseline_*.
 // CAIRN_BENCH_EVENTS_CPU_PROF=<dir> has each server write a CPU profile there. CAIRN_BENCH_EVENTS_ROUNDS=100,200 runs
 // only those rounds (and no idle-memory round), for an A/B or a profile of one round. Counts that do not depend on the
-// machine's load come with the latencies: the server's CPU and read/write system calls per delta.
+// machine's load come with the latencies: the server's CPU, read/write system calls and garbage collection pauses
+// (--trace-gc) per delta, and its longest collection pause.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -33,17 +34,26 @@ export default async function run(): Promise<void> {
   const servers: Array<{ prefix: string; server: ServerProcess }> = [];
   try {
     const baseline = process.env.CAIRN_BENCH_EVENTS_BASELINE;
-    if (baseline) servers.push({ prefix: "events.baseline_", server: await startServerProcess(join(parent, "baseline"), sim.url, baseline) });
+    if (baseline) servers.push({ prefix: "events.baseline_", server: await startServerProcess(join(parent, "baseline"), sim.url, baseline, []) });
+    // CAIRN_BENCH_EVENTS_NODE_FLAGS: more flags for this build's server's node (e.g. V8 heap flags, for an A/B against the baseline).
+    const flags = process.env.CAIRN_BENCH_EVENTS_NODE_FLAGS?.split(" ").filter(Boolean) ?? [];
     servers.push({
       prefix: "events.",
-      server: await startServerProcess(join(parent, "current"), sim.url, join(here, "..", "..", "packages", "cli", "bin", "cairn.js")),
+      server: await startServerProcess(join(parent, "current"), sim.url, join(here, "..", "..", "packages", "cli", "bin", "cairn.js"), flags),
     });
     for (const sessions of ROUNDS ?? CONCURRENCY) {
       for (const { prefix, server } of servers) {
+        server.gc.longestMs = 0;
+        const gcBefore = { ...server.gc };
         const { latencies, serverCpuMs, serverSyscalls } = await streamingRound(server, sim, sessions);
         // The server's own CPU per delta: whether it, or a busy machine, makes the latency.
         report(`${prefix}server_cpu_per_delta_at_${sessions}`, serverCpuMs / latencies.length, "ms");
         report(`${prefix}server_syscalls_per_delta_at_${sessions}`, serverSyscalls / latencies.length, "syscalls");
+        report(`${prefix}server_gc_pause_per_delta_at_${sessions}`, (server.gc.pauseMs - gcBefore.pauseMs) / latencies.length, "ms");
+        report(`${prefix}server_gc_longest_pause_at_${sessions}`, server.gc.longestMs, "ms");
+        console.log(
+          `# ${sessions} sessions: ${server.gc.collections - gcBefore.collections} collections (${server.gc.fullCollections - gcBefore.fullCollections} full)`,
+        );
         report(`${prefix}latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
         report(`${prefix}latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
         report(`${prefix}deltas_measured_at_${sessions}`, latencies.length, "deltas");
@@ -62,7 +72,12 @@ export default async function run(): Promise<void> {
   }
 }
 
-type ServerProcess = { url: string; token: string; child: ChildProcess; close(): Promise<void> };
+type ServerProcess = { url: string; token: string; child: ChildProcess; gc: GcPauses; close(): Promise<void> };
+
+/** The server's garbage collections so far, from its --trace-gc lines (the main thread's pause of each). */
+type GcPauses = { collections: number; fullCollections: number; pauseMs: number; longestMs: number };
+
+const GC_LINE = /: (Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Compact|Minor Mark-Sweep)\b[^,]*MB, ([\d.]+) \/ [\d.]+ ms/;
 
 async function streamingRound(
   server: ServerProcess,
@@ -158,7 +173,7 @@ async function call<T = unknown>(server: ServerProcess, path: string, input: unk
   return body.result.data;
 }
 
-async function startServerProcess(parent: string, modelUrl: string, cairnBin: string): Promise<ServerProcess> {
+async function startServerProcess(parent: string, modelUrl: string, cairnBin: string, flags: string[]): Promise<ServerProcess> {
   const workspace = join(parent, "ws");
   const cairnHome = join(parent, "home");
   await mkdir(workspace, { recursive: true });
@@ -168,17 +183,29 @@ async function startServerProcess(parent: string, modelUrl: string, cairnBin: st
   // CAIRN_BENCH_EVENTS_CPU_PROF=<dir>: each server writes a CPU profile there when it exits.
   const profileDir = process.env.CAIRN_BENCH_EVENTS_CPU_PROF;
   const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...profile, cairnBin, "serve", "--api-only", "--port", "0", "--workspace", workspace], {
+  const child = spawn(process.execPath, [...profile, ...flags, "--trace-gc", cairnBin, "serve", "--api-only", "--port", "0", "--workspace", workspace], {
     env: { ...process.env, CAIRN_HOME: cairnHome, ANTHROPIC_BASE_URL: modelUrl, ANTHROPIC_API_KEY: "bench", CAIRN_TOKEN: token, CAIRN_MODEL: "bench-model" },
     stdio: ["ignore", "pipe", "inherit"],
   });
+  const gc: GcPauses = { collections: 0, fullCollections: 0, pauseMs: 0, longestMs: 0 };
   const url = await new Promise<string>((resolve, reject) => {
     let buffer = "";
     child.stdout!.on("data", (chunk: Buffer) => {
       buffer += chunk.toString();
-      // The loopback address: Node's resolver, unlike a browser's, may not know *.localhost names.
-      const match = /also at (http:\/\/127\.0\.0\.1:\d+)\//.exec(buffer);
-      if (match) resolve(match[1]!);
+      const lines = buffer.split("\n");
+      buffer = lines.pop()!;
+      for (const line of lines) {
+        // The loopback address: Node's resolver, unlike a browser's, may not know *.localhost names.
+        const match = /also at (http:\/\/127\.0\.0\.1:\d+)\//.exec(line);
+        if (match) resolve(match[1]!);
+        const collection = GC_LINE.exec(line);
+        if (!collection) continue;
+        const pause = Number(collection[2]);
+        gc.collections += 1;
+        if (!collection[1]!.startsWith("Scavenge") && !collection[1]!.startsWith("Minor")) gc.fullCollections += 1;
+        gc.pauseMs += pause;
+        gc.longestMs = Math.max(gc.longestMs, pause);
+      }
     });
     child.once("exit", (code) => reject(new Error(`cairn serve exited early with code ${code}`)));
   });
@@ -186,6 +213,7 @@ async function startServerProcess(parent: string, modelUrl: string, cairnBin: st
     url,
     token,
     child,
+    gc,
     close: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

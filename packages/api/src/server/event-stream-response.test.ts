@@ -1,8 +1,9 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect as connectSocket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryEventBus } from "../hub/event-bus.ts";
 import { EventFeed } from "../hub/event-stream.ts";
+import type { SequencedEvent } from "../router/context.ts";
 import type { SessionEvent } from "../router/types.ts";
 import { type BatchedEventSource, EventStreamResponse } from "./event-stream-response.ts";
 
@@ -27,10 +28,12 @@ function parseFrames(text: string): Frame[] {
     });
 }
 
-/** One server whose every request becomes an EventStreamResponse over `source()`; records its writes. */
+/** One server whose every request becomes an EventStreamResponse over `source()`; records the writes to its sockets. */
 class Harness {
   readonly bus = new MemoryEventBus({ ringSize: 5_000 });
+  readonly frameCache = new WeakMap<SequencedEvent, string>();
   writes: string[] = [];
+  serialized = 0;
   takes = 0;
   responses: ServerResponse[] = [];
   failTake: Error | undefined;
@@ -51,18 +54,23 @@ class Harness {
   async start(options: { pingIntervalMs?: number } = {}): Promise<string> {
     this.server = createServer((incoming: IncomingMessage, response: ServerResponse) => {
       const afterSeq = Number(new URL(incoming.url ?? "/", "http://x").searchParams.get("after") ?? 0);
-      const write = response.write.bind(response) as (chunk: string) => boolean;
-      response.write = ((chunk: string) => {
-        this.writes.push(chunk);
-        return write(chunk);
-      }) as typeof response.write;
+      const socket = incoming.socket;
+      const write = socket.write.bind(socket) as (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
+      socket.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        this.writes.push(String(chunk));
+        return write(chunk, ...rest);
+      }) as typeof socket.write;
       this.responses.push(response);
       new EventStreamResponse({
         response,
         source: this.source(afterSeq),
         client: { reconnectAfterInactivityMs: 5_000 },
         pingIntervalMs: options.pingIntervalMs ?? 60_000,
-        serialize: (value) => value,
+        serialize: (value) => {
+          this.serialized++;
+          return value;
+        },
+        frameCache: this.frameCache,
         errorShape: (error) => ({ message: (error as Error).message }),
       }).start();
     });
@@ -98,6 +106,17 @@ function connect(url: string) {
     resume: () => message?.resume(),
     destroy: () => outgoing.destroy(),
   };
+}
+
+/** A request written by hand on a plain socket, to see the response's bytes as they are (status line, headers, chunk sizes). */
+function rawRequest(url: string, version: "HTTP/1.0" | "HTTP/1.1") {
+  const { hostname, port } = new URL(url);
+  let bytes = "";
+  const socket = connectSocket(Number(port), hostname, () => socket.write(`GET / ${version}\r\nHost: ${hostname}\r\n\r\n`));
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk: string) => void (bytes += chunk));
+  socket.on("error", () => undefined);
+  return { text: () => bytes, destroy: () => socket.destroy() };
 }
 
 async function eventually(check: () => void, timeoutMs = 5_000): Promise<void> {
@@ -143,6 +162,45 @@ describe("EventStreamResponse", () => {
     expect(harness.writes.length - before).toBe(1);
   });
 
+  it("sends each batch as one chunk of the chunked body, straight to the socket, and ends with Node's last chunk", async () => {
+    const { harness, url } = await started();
+    const raw = rawRequest(url, "HTTP/1.1");
+    await eventually(() => expect(raw.text()).toContain("event: connected"));
+    const before = harness.writes.length;
+    for (const code of ["a", "b"]) harness.bus.publish("s", notice(code));
+    const frames =
+      'data: {"type":"notice","level":"info","code":"a","message":"a"}\nid: 1\n\n\ndata: {"type":"notice","level":"info","code":"b","message":"b"}\nid: 2\n\n\n';
+    const chunk = `${Buffer.byteLength(frames).toString(16)}\r\n${frames}\r\n`;
+    await eventually(() => expect(raw.text()).toContain(chunk));
+    expect(harness.writes.slice(before)).toEqual([chunk]);
+    expect(raw.text()).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*transfer-encoding: chunked\r\n/i);
+    // A failed read ends the response through Node: its chunk and the last (empty) chunk follow the direct ones.
+    harness.failTake = new Error("gone");
+    harness.bus.publish("s", notice("c"));
+    await eventually(() => expect(raw.text().endsWith('event: serialized-error\ndata: {"message":"gone"}\n\n\n\r\n0\r\n\r\n')).toBe(true));
+    raw.destroy();
+  });
+
+  it("writes through the response when it is not chunked (an HTTP/1.0 request)", async () => {
+    const { harness, url } = await started();
+    const raw = rawRequest(url, "HTTP/1.0");
+    await eventually(() => expect(raw.text()).toContain("event: connected"));
+    harness.bus.publish("s", notice("a"));
+    await eventually(() => expect(raw.text()).toContain('"code":"a","message":"a"}\nid: 1\n\n\n'));
+    expect(raw.text()).not.toMatch(/transfer-encoding/i);
+    expect(raw.text()).toMatch(/\r\n\r\nevent: connected\ndata: \{"reconnectAfterInactivityMs":5000\}\n\n\ndata: \{"type":"notice"/);
+    raw.destroy();
+  });
+
+  it("serializes an event once for all the responses that send it", async () => {
+    const { harness, url } = await started();
+    const clients = [connect(url), connect(url), connect(url)];
+    await eventually(() => expect(harness.bus.listenerCount("s")).toBe(3));
+    for (const code of ["a", "b", "c"]) harness.bus.publish("s", notice(code));
+    for (const client of clients) await eventually(() => expect(client.dataFrames().map((frame) => frame.id)).toEqual(["1", "2", "3"]));
+    expect(harness.serialized).toBe(3);
+  });
+
   it("starts after the cursor it was given (a reconnect's lastEventId)", async () => {
     const { harness, url } = await started();
     for (const code of ["a", "b", "c", "d"]) harness.bus.publish("s", notice(code));
@@ -181,8 +239,9 @@ describe("EventStreamResponse", () => {
       await new Promise((resolve) => setImmediate(resolve));
     };
     // Until the socket's buffers are full: then the writer must stop reading the bus, not buffer it.
-    while (!harness.responses[0]!.writableNeedDrain && published < 2_000) await publish();
-    expect(harness.responses[0]!.writableNeedDrain).toBe(true);
+    const socket = harness.responses[0]!.socket!;
+    while (!socket.writableNeedDrain && published < 2_000) await publish();
+    expect(socket.writableNeedDrain).toBe(true);
     const takesWhileFull = harness.takes;
     for (let index = 0; index < 8; index++) await publish();
     expect(harness.takes).toBe(takesWhileFull);

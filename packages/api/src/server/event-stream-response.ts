@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { EventBatch } from "../hub/event-stream.ts";
-import type { SessionEvent } from "../router/types.ts";
+import type { SequencedEvent } from "../router/context.ts";
 import { connectedFrame, PING_FRAME, serializedErrorFrame, SSE_RESPONSE_HEADERS, type SseClientOptions, trackedFrame } from "./trpc-sse-wire.ts";
 
 /** Where the events come from: a session's event feed (`EventFeed`), or anything shaped like it. */
@@ -18,6 +19,11 @@ export type EventStreamResponseOptions = {
   pingIntervalMs: number;
   /** The router's transformer (its output side). */
   serialize: (value: unknown) => unknown;
+  /**
+   * Frames already made for an event, shared by every response of a route: the session's other tabs are sent the
+   * same object from the bus, which is then serialized once for all of them.
+   */
+  frameCache?: WeakMap<SequencedEvent, string>;
   /** The serialized-error data for a failure while reading, as the router's error formatter shapes it. */
   errorShape: (error: unknown) => unknown;
 };
@@ -29,6 +35,11 @@ export type EventStreamResponseOptions = {
  * While the socket's buffer is full nothing is read; the subscriber's cursor stays on the bus, so a slow
  * reader costs no memory here and catches up with adjacent deltas joined (or a resync and backfill when
  * it fell out of the replay window). The client going away unsubscribes and stops the ping timer.
+ *
+ * Once the head and the first frame are out, a chunked HTTP/1.1 response's frames go to its socket as ready-made
+ * chunks (`<size>\r\n<frames>\r\n`, the bytes Node's `response.write` would send): one `socket.write` per batch
+ * instead of four buffered writes, a cork, and a `writev` on the next tick. Node's own writes (the error frame and
+ * the last chunk at the end) still follow in order on the same socket.
  */
 export class EventStreamResponse {
   private closed = false;
@@ -37,6 +48,8 @@ export class EventStreamResponse {
   private readAgain = false;
   private waitingForDrain = false;
   private unsubscribe: () => void = () => undefined;
+  /** Where the frames go as chunks once the head is out (see the class comment); undefined: through `response.write`. */
+  private socket: Socket | undefined;
   private readonly options: EventStreamResponseOptions;
   private readonly ping: NodeJS.Timeout;
 
@@ -57,6 +70,8 @@ export class EventStreamResponse {
     response.statusCode = 200;
     for (const [name, value] of Object.entries(SSE_RESPONSE_HEADERS)) response.setHeader(name, value);
     this.write(connectedFrame(this.options.client));
+    // A response waiting behind another on its connection (pipelining) has no socket yet; an HTTP/1.0 one is not chunked.
+    if (response.chunkedEncoding && response.socket) this.socket = response.socket;
     // Listen first, then read what is already there: nothing published in between is missed.
     this.unsubscribe = source.listen(() => this.schedule());
     this.schedule();
@@ -93,19 +108,27 @@ export class EventStreamResponse {
     if (this.readAgain) this.schedule();
   }
 
-  private frames(events: ReadonlyArray<{ seq: number; event: SessionEvent }>): string {
-    const { serialize } = this.options;
+  private frames(events: readonly SequencedEvent[]): string {
+    const { serialize, frameCache } = this.options;
     let text = "";
-    for (const { seq, event } of events) text += trackedFrame(String(seq), serialize(event));
+    for (const item of events) {
+      let frame = frameCache?.get(item);
+      if (frame === undefined) {
+        frame = trackedFrame(String(item.seq), serialize(item.event));
+        frameCache?.set(item, frame);
+      }
+      text += frame;
+    }
     return text;
   }
 
-  private write(chunk: string): void {
+  private write(frames: string): void {
     const { response } = this.options;
     this.ping.refresh();
-    if (response.write(chunk)) return;
+    const socket = this.socket;
+    if (socket ? socket.write(`${Buffer.byteLength(frames).toString(16)}\r\n${frames}\r\n`) : response.write(frames)) return;
     this.waitingForDrain = true;
-    response.once("drain", this.drained);
+    (socket ?? response).once("drain", this.drained);
   }
 
   private readonly drained = (): void => {
@@ -134,5 +157,6 @@ export class EventStreamResponse {
     this.unsubscribe();
     clearTimeout(this.ping);
     this.options.response.off("drain", this.drained);
+    this.socket?.off("drain", this.drained);
   }
 }

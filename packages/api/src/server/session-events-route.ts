@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getErrorShape, getTRPCErrorFromUnknown } from "@trpc/server";
-import type { ApiContext } from "../router/context.ts";
+import type { ApiContext, SequencedEvent } from "../router/context.ts";
 import { afterSeq, appRouter, sessionEventsInput } from "../router/index.ts";
 import { SSE_OPTIONS } from "../router/trpc.ts";
 import { type BatchedEventSource, EventStreamResponse } from "./event-stream-response.ts";
@@ -28,6 +28,8 @@ export function createSessionEventsRoute(
   const config = appRouter._def._config;
   const serialize = (value: unknown): unknown => config.transformer.output.serialize(value);
   const deserialize = (value: unknown): unknown => config.transformer.input.deserialize(value);
+  // A session's tabs are sent the same bus entries: each is serialized once for all of them.
+  const frameCache = new WeakMap<SequencedEvent, string>();
   return (request, response) => {
     const input = request.method === "GET" ? parseInput(request, deserialize) : undefined;
     if (!input) {
@@ -43,6 +45,7 @@ export function createSessionEventsRoute(
           client: SSE_OPTIONS.client,
           pingIntervalMs: SSE_OPTIONS.ping.intervalMs,
           serialize,
+          frameCache,
           errorShape: (error) =>
             getErrorShape({ config, error: getTRPCErrorFromUnknown(error), type: "subscription", path: PROCEDURE_PATH, input, ctx: context }),
         }).start();

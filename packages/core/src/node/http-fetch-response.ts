@@ -7,7 +7,7 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
  * The `Response` `httpFetch` resolves with: status, headers and the body as a web `ReadableStream` of `Uint8Array`
- * chunks, read from the socket as the reader asks for them (the message pauses while the stream's queue is full). A
+ * chunks, read from the socket as the reader asks for them (the message pauses while the stream holds 64 KiB). A
  * connection that closes before the body's end errors the stream with `TypeError("terminated")`, as Node's fetch does;
  * an abort errors it with the abort's `AbortError`.
  */
@@ -118,36 +118,46 @@ export class HttpFetchResponse implements Response {
   }
 }
 
+/**
+ * Bytes the body's stream holds before the socket is paused. With the web stream's default (one chunk), every chunk
+ * that arrived while the reader was busy paused the message and the next read resumed it on the next tick: a streamed
+ * model response, one small event per chunk, paid that pause and resume for most of its events.
+ */
+const BODY_HIGH_WATER_BYTES = 64 * 1024;
+
 function bodyStream(content: Readable, signal: AbortSignal | undefined): ReadableStream<Uint8Array<ArrayBuffer>> {
   let settled = false;
-  return new ReadableStream<Uint8Array<ArrayBuffer>>({
-    start(controller) {
-      content.on("data", (chunk: Buffer) => {
-        controller.enqueue(new Uint8Array(chunk.buffer as ArrayBuffer, chunk.byteOffset, chunk.byteLength));
-        if ((controller.desiredSize ?? 0) <= 0) content.pause();
-      });
-      content.once("end", () => {
-        if (settled) return;
+  return new ReadableStream<Uint8Array<ArrayBuffer>>(
+    {
+      start(controller) {
+        content.on("data", (chunk: Buffer) => {
+          controller.enqueue(new Uint8Array(chunk.buffer as ArrayBuffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) content.pause();
+        });
+        content.once("end", () => {
+          if (settled) return;
+          settled = true;
+          controller.close();
+        });
+        content.once("error", (error: Error) => {
+          if (settled) return;
+          settled = true;
+          controller.error(signal?.aborted ? error : new TypeError("terminated", { cause: error }));
+        });
+        content.once("close", () => {
+          if (settled) return;
+          settled = true;
+          controller.error(new TypeError("terminated", { cause: new Error("the connection closed before the response's end") }));
+        });
+      },
+      pull() {
+        content.resume();
+      },
+      cancel() {
         settled = true;
-        controller.close();
-      });
-      content.once("error", (error: Error) => {
-        if (settled) return;
-        settled = true;
-        controller.error(signal?.aborted ? error : new TypeError("terminated", { cause: error }));
-      });
-      content.once("close", () => {
-        if (settled) return;
-        settled = true;
-        controller.error(new TypeError("terminated", { cause: new Error("the connection closed before the response's end") }));
-      });
+        content.destroy();
+      },
     },
-    pull() {
-      content.resume();
-    },
-    cancel() {
-      settled = true;
-      content.destroy();
-    },
-  });
+    { highWaterMark: BODY_HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
+  );
 }

@@ -76,6 +76,33 @@ describe("httpFetch", () => {
     expect((await reader.read()).done).toBe(true);
   });
 
+  it("stops reading the socket while its reader does not read (the stream holds up to 64 KiB), then hands on every byte", async () => {
+    const chunk = "x".repeat(64 * 1024);
+    const CHUNKS = 1024; // 64 MiB: more than the connection's buffers hold
+    let written = 0;
+    let server: ServerResponse | undefined;
+    const url = await serve((_request, _body, response) => {
+      server = response;
+      response.writeHead(200, { "content-type": "application/octet-stream" });
+      const fill = () => {
+        while (written < CHUNKS) {
+          written++;
+          if (!response.write(chunk)) {
+            response.once("drain", fill);
+            return;
+          }
+        }
+        response.end();
+      };
+      fill();
+    });
+    const response = await httpFetch(url);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(server!.writableNeedDrain).toBe(true);
+    expect(written).toBeLessThan(CHUNKS);
+    expect((await response.bytes()).byteLength).toBe(CHUNKS * chunk.length);
+  });
+
   it("rejects with the abort's AbortError before the answer, and errors the body's stream with it after", async () => {
     const url = await serve((request, _body, response) => {
       if (request.url === "/slow") return;
