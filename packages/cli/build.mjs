@@ -3,12 +3,13 @@
 // a hundred small files at run time. Native addons, packages that find files next to themselves
 // (binaries, wasm) and Next.js stay external. CommonJS because Node 20 can only hand V8 a code cache for
 // a script, not for an ES module: bin/load-bundle.js compiles it with the cache the last start left.
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { tsImport } from "tsx/esm/api";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -105,8 +106,41 @@ const sdkGlobals = {
   },
 };
 
+/**
+ * The built-in tools' input JSON Schemas, derived from the sources being bundled (core's `namedInputJsonSchemas`: every
+ * schema made by `toolInputSchema` in the modules core's index loads). The bundle carries them in place of core's empty
+ * precomputed-input-json-schemas.ts, so a start sends them without building the tools' zod schemas and converting them.
+ */
+async function builtinInputJsonSchemas() {
+  const core = join(here, "..", "core", "src");
+  // One module imports both, so they share one module graph (each tsImport call loads its own).
+  const probe = join(here, "dist", "input-json-schemas.probe.ts");
+  mkdirSync(dirname(probe), { recursive: true });
+  writeFileSync(
+    probe,
+    `import ${JSON.stringify(join(core, "index.ts"))};\nexport { namedInputJsonSchemas } from ${JSON.stringify(join(core, "tools", "input-schema.ts"))};\n`,
+  );
+  try {
+    const { namedInputJsonSchemas } = await tsImport(pathToFileURL(probe).href, import.meta.url);
+    return namedInputJsonSchemas();
+  } finally {
+    rmSync(probe, { force: true });
+  }
+}
+
+const precomputedInputJsonSchemas = (schemas) => ({
+  name: "precomputed-input-json-schemas",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]core[\\/]src[\\/]tools[\\/]precomputed-input-json-schemas\.ts$/ }, () => ({
+      contents: `export const precomputedInputJsonSchemas = ${JSON.stringify(schemas)};`,
+      loader: "js",
+    }));
+  },
+});
+
 // A fresh build drops the old bundle's code caches with it.
 rmSync(join(here, "dist"), { recursive: true, force: true });
+const inputJsonSchemas = await builtinInputJsonSchemas();
 
 const result = await build({
   // The CLI; the local workspace worker on its own (a worker child loads the worker's code alone); the timeline worker
@@ -134,7 +168,7 @@ const result = await build({
   // own: 9% of the instructions before the first request). Cairn's errors name themselves (`this.name = "..."`); a
   // stack trace reads through the source map beside the bundle (`node --enable-source-maps`).
   minify: true,
-  plugins: [openTelemetryEsm, externals, ownUrl, zodEnglishOnly, sdkGlobals],
+  plugins: [openTelemetryEsm, externals, precomputedInputJsonSchemas(inputJsonSchemas), ownUrl, zodEnglishOnly, sdkGlobals],
   logLevel: "warning",
   // bin/load-bundle.js wraps the bundle in a function on this first line, so every line of code keeps its number.
   banner: { js: "// Cairn bundle (built by packages/cli/build.mjs)" },

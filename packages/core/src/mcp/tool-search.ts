@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toolInputSchema } from "../tools/input-schema.ts";
 import { toolInputJsonSchema } from "../model/request.ts";
 import type { ConversationMessage } from "../schema/messages.ts";
 import type { Tool } from "../tools/tool.ts";
@@ -29,13 +30,15 @@ export function planToolExposure(
   return { exposed: [], deferred: [...mcpTools], estimatedTokens };
 }
 
-export const toolSearchInputSchema = z.strictObject({
-  query: z
-    .string()
-    .min(1)
-    .describe('What the tools should do ("search issues", "read a database table"), or "select:<name>[,<name>…]" for tools you already know by name'),
-  max_results: z.number().int().min(1).max(50).optional().describe(`How many tools to load (default ${DEFAULT_TOOL_SEARCH_RESULTS})`),
-});
+export const toolSearchInputSchema = toolInputSchema(TOOL_SEARCH_NAME, () =>
+  z.strictObject({
+    query: z
+      .string()
+      .min(1)
+      .describe('What the tools should do ("search issues", "read a database table"), or "select:<name>[,<name>…]" for tools you already know by name'),
+    max_results: z.number().int().min(1).max(50).optional().describe(`How many tools to load (default ${DEFAULT_TOOL_SEARCH_RESULTS})`),
+  }),
+);
 export type ToolSearchInput = z.infer<typeof toolSearchInputSchema>;
 export const toolSearchOutputSchema = z.object({
   query: z.string(),

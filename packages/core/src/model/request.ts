@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { ConversationMessage } from "../schema/messages.ts";
+import { inputJsonSchemaOf, precomputedInputJsonSchema } from "../tools/input-schema.ts";
 import type { Tool } from "../tools/tool.ts";
 import { applyCacheBreakpoints } from "./cache-control.ts";
 import { normalizeMessagesForAPI } from "./normalize.ts";
@@ -8,14 +8,12 @@ import { TASK_BUDGET_BETA, type TaskBudget } from "./task-budget.ts";
 
 const schemaCache = new WeakMap<Tool, Record<string, unknown>>();
 
-/** The JSON Schema the model sees for a tool, derived once from its zod input schema. */
+/** The JSON Schema the model sees for a tool: its own, the bundle's precomputed one, or derived once from its zod input schema. */
 export function toolInputJsonSchema(tool: Tool): Record<string, unknown> {
   if (tool.inputJsonSchema) return tool.inputJsonSchema;
   const cached = schemaCache.get(tool);
   if (cached) return cached;
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.inputSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-  // As Claude Code sends them: the model should not invent parameters.
-  if (schema.type === "object" && schema.additionalProperties === undefined) schema.additionalProperties = false;
+  const schema = precomputedInputJsonSchema(tool.inputSchema) ?? inputJsonSchemaOf(tool.inputSchema);
   schemaCache.set(tool, schema);
   return schema;
 }

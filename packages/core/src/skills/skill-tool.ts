@@ -1,14 +1,17 @@
 import { z } from "zod";
+import { toolInputSchema } from "../tools/input-schema.ts";
 import { sessionMemoryOf } from "../memory/session-memory.ts";
 import type { Tool } from "../tools/tool.ts";
 import { grantSkillTools, renderSkillPrompt, useSkillModel } from "./invoke.ts";
 
 export const SKILL_TOOL_NAME = "Skill";
 
-export const skillInputSchema = z.strictObject({
-  skill: z.string().min(1).describe('The skill name, e.g. "release-notes" (a leading "/" is ignored)'),
-  args: z.string().optional().describe("Arguments for the skill, substituted for $ARGUMENTS"),
-});
+export const skillInputSchema = toolInputSchema(SKILL_TOOL_NAME, () =>
+  z.strictObject({
+    skill: z.string().min(1).describe('The skill name, e.g. "release-notes" (a leading "/" is ignored)'),
+    args: z.string().optional().describe("Arguments for the skill, substituted for $ARGUMENTS"),
+  }),
+);
 export type SkillInput = z.infer<typeof skillInputSchema>;
 export type SkillOutput = { skill: string; directory: string; grantedRules: string[]; model?: string };
 

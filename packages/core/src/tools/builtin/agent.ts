@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toolInputSchema } from "../input-schema.ts";
 import { GENERAL_PURPOSE_AGENT_TYPE, generalPurposeAgent, type AgentDefinition } from "../../agents/definition.ts";
 import { type BackgroundAgents, backgroundAgentsOf, type BackgroundAgentOutcome } from "../../agents/background-agents.ts";
 import { subagentServiceOf, type SubagentProgress, type SubagentRunResult } from "../../agents/service.ts";
@@ -7,20 +8,22 @@ import type { UsageTotals } from "../../schema/usage.ts";
 import type { Tool, ToolProgress, ToolResult } from "../tool.ts";
 import { toolFailure, type ToolFailureOutput } from "./tool-failure.ts";
 
-export const agentInputSchema = z.strictObject({
-  description: z.string().describe("A short (3-5 word) description of the task"),
-  prompt: z.string().describe("The task for the agent to perform"),
-  subagent_type: z.string().optional().describe(`The type of specialized agent to use for this task (default: ${GENERAL_PURPOSE_AGENT_TYPE})`),
-  model: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("Optional model for this agent: sonnet, opus, haiku, or inherit (the default: the agent definition's model, else yours)."),
-  run_in_background: z
-    .boolean()
-    .optional()
-    .describe("Set to true to run this agent in the background. You get its id at once and are notified with its result when it finishes."),
-});
+export const agentInputSchema = toolInputSchema("Agent", () =>
+  z.strictObject({
+    description: z.string().describe("A short (3-5 word) description of the task"),
+    prompt: z.string().describe("The task for the agent to perform"),
+    subagent_type: z.string().optional().describe(`The type of specialized agent to use for this task (default: ${GENERAL_PURPOSE_AGENT_TYPE})`),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Optional model for this agent: sonnet, opus, haiku, or inherit (the default: the agent definition's model, else yours)."),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe("Set to true to run this agent in the background. You get its id at once and are notified with its result when it finishes."),
+  }),
+);
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
 /** The result of a background launch: the agent runs on; a `<task-notification>` brings its answer later. */

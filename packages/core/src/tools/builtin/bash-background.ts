@@ -1,19 +1,22 @@
 import { z } from "zod";
+import { toolInputSchema } from "../input-schema.ts";
 import type { Tool, ToolResult, ToolUseContext } from "../tool.ts";
 import type { BackgroundJob } from "../../workspace/port.ts";
 import { bashLimits } from "./bash.ts";
 import { OutputAccumulator } from "./output-accumulator.ts";
 import { asWorkspaceError, describeWorkspaceError, toolFailure, withToolFailures, type ToolFailureOutput } from "./tool-failure.ts";
 
-export const bashOutputInputSchema = z.strictObject({
-  bash_id: z.string().min(1).describe("The ID of the background shell to retrieve output from"),
-  filter: z
-    .string()
-    .optional()
-    .describe(
-      "Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read.",
-    ),
-});
+export const bashOutputInputSchema = toolInputSchema("BashOutput", () =>
+  z.strictObject({
+    bash_id: z.string().min(1).describe("The ID of the background shell to retrieve output from"),
+    filter: z
+      .string()
+      .optional()
+      .describe(
+        "Optional regular expression to filter the output lines. Only lines matching this regex will be included in the result. Any lines that do not match will no longer be available to read.",
+      ),
+  }),
+);
 export type BashOutputInput = z.infer<typeof bashOutputInputSchema>;
 
 export type BackgroundStatus = "running" | "completed" | "failed" | "killed";
@@ -32,9 +35,11 @@ export type BashOutputSuccess = {
 };
 export type BashOutputOutput = BashOutputSuccess | ToolFailureOutput;
 
-export const killShellInputSchema = z.strictObject({
-  shell_id: z.string().min(1).describe("The ID of the background shell to kill"),
-});
+export const killShellInputSchema = toolInputSchema("KillShell", () =>
+  z.strictObject({
+    shell_id: z.string().min(1).describe("The ID of the background shell to kill"),
+  }),
+);
 export type KillShellInput = z.infer<typeof killShellInputSchema>;
 export type KillShellOutput = { message: string; shell_id: string } | ToolFailureOutput;
 

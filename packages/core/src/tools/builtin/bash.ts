@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toolInputSchema } from "../input-schema.ts";
 import type { Tool, ToolProgress, ToolResult, ToolUseContext } from "../tool.ts";
 import type { ExecResult } from "../../workspace/port.ts";
 import { streamExec } from "./exec-stream.ts";
@@ -8,19 +9,21 @@ import { asWorkspaceError, describeWorkspaceError, interruptedMessage, toolFailu
 
 export const bashLimits = { defaultTimeoutMs: 120_000, maxTimeoutMs: 600_000, maxOutputChars: 30_000 } as const;
 
-export const bashInputSchema = z.strictObject({
-  command: z.string().min(1).describe("The command to execute"),
-  timeout: looseNumber(z.number().int().positive().max(bashLimits.maxTimeoutMs))
-    .optional()
-    .describe(`Optional timeout in milliseconds (max ${bashLimits.maxTimeoutMs})`),
-  description: z
-    .string()
-    .optional()
-    .describe(
-      "Clear, concise description of what this command does in 5-10 words, in active voice. Examples:\nInput: ls\nOutput: List files in current directory\n\nInput: git status\nOutput: Show working tree status\n\nInput: npm install\nOutput: Install package dependencies",
-    ),
-  run_in_background: looseBoolean().optional().describe("Set to true to run this command in the background. Use BashOutput to read the output later."),
-});
+export const bashInputSchema = toolInputSchema("Bash", () =>
+  z.strictObject({
+    command: z.string().min(1).describe("The command to execute"),
+    timeout: looseNumber(z.number().int().positive().max(bashLimits.maxTimeoutMs))
+      .optional()
+      .describe(`Optional timeout in milliseconds (max ${bashLimits.maxTimeoutMs})`),
+    description: z
+      .string()
+      .optional()
+      .describe(
+        "Clear, concise description of what this command does in 5-10 words, in active voice. Examples:\nInput: ls\nOutput: List files in current directory\n\nInput: git status\nOutput: Show working tree status\n\nInput: npm install\nOutput: Install package dependencies",
+      ),
+    run_in_background: looseBoolean().optional().describe("Set to true to run this command in the background. Use BashOutput to read the output later."),
+  }),
+);
 export type BashInput = z.infer<typeof bashInputSchema>;
 
 /** What the UI receives while a command runs. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toolInputSchema } from "../input-schema.ts";
 import type { Tool, ToolResult, ToolUseContext, ValidationResult } from "../tool.ts";
 import type { FileStat } from "../../workspace/port.ts";
 import { buildPatch, countOccurrences, findActualString, replaceText, type PatchHunk } from "./edit-apply.ts";
@@ -10,12 +11,14 @@ import { toolFailure, validateWithFailures, withToolFailures, type ToolFailureOu
 export const maxEditBytes = 16 * 1024 * 1024;
 export const fileStateCurrentHint = " (file state is current in your context — no need to Read it back)";
 
-export const editInputSchema = z.strictObject({
-  file_path: z.string().describe("The absolute path to the file to modify"),
-  old_string: z.string().describe("The text to replace"),
-  new_string: z.string().describe("The text to replace it with (must be different from old_string)"),
-  replace_all: looseBoolean().optional().default(false).describe("Replace all occurrences of old_string (default false)"),
-});
+export const editInputSchema = toolInputSchema("Edit", () =>
+  z.strictObject({
+    file_path: z.string().describe("The absolute path to the file to modify"),
+    old_string: z.string().describe("The text to replace"),
+    new_string: z.string().describe("The text to replace it with (must be different from old_string)"),
+    replace_all: looseBoolean().optional().default(false).describe("Replace all occurrences of old_string (default false)"),
+  }),
+);
 export type EditInput = z.infer<typeof editInputSchema>;
 
 export type EditSuccessOutput = {

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { toolInputSchema } from "../input-schema.ts";
 import type { Tool } from "../tool.ts";
 
-export const enterPlanModeInputSchema = z.strictObject({});
+export const enterPlanModeInputSchema = toolInputSchema("EnterPlanMode", () => z.strictObject({}));
 export type EnterPlanModeInput = z.infer<typeof enterPlanModeInputSchema>;
 export type EnterPlanModeOutput = { message: string };
 

@@ -1,13 +1,16 @@
 import { z } from "zod";
+import { toolInputSchema } from "../input-schema.ts";
 import type { Tool } from "../tool.ts";
 
-export const exitPlanModeInputSchema = z.strictObject({
-  plan: z
-    .string()
-    .min(1)
-    .max(100_000)
-    .describe("The plan you came up with, that you want to run by the user for approval. Supports markdown. The plan should be pretty concise."),
-});
+export const exitPlanModeInputSchema = toolInputSchema("ExitPlanMode", () =>
+  z.strictObject({
+    plan: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .describe("The plan you came up with, that you want to run by the user for approval. Supports markdown. The plan should be pretty concise."),
+  }),
+);
 export type ExitPlanModeInput = z.infer<typeof exitPlanModeInputSchema>;
 export type ExitPlanModeOutput = { plan: string; approved: true };
 

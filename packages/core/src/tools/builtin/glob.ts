@@ -1,19 +1,22 @@
 import { z } from "zod";
+import { toolInputSchema } from "../input-schema.ts";
 import type { Tool, ToolResult } from "../tool.ts";
 import { relativizeLine, searchRoot, validateSearchPath } from "./search-paths.ts";
 import { withToolFailures, type ToolFailureOutput } from "./tool-failure.ts";
 
 export const globResultLimit = 100;
 
-export const globInputSchema = z.strictObject({
-  pattern: z.string().min(1).describe("The glob pattern to match files against"),
-  path: z
-    .string()
-    .optional()
-    .describe(
-      'The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a valid directory path if provided.',
-    ),
-});
+export const globInputSchema = toolInputSchema("Glob", () =>
+  z.strictObject({
+    pattern: z.string().min(1).describe("The glob pattern to match files against"),
+    path: z
+      .string()
+      .optional()
+      .describe(
+        'The directory to search in. If not specified, the current working directory will be used. IMPORTANT: Omit this field to use the default directory. DO NOT enter "undefined" or "null" - simply omit it for the default behavior. Must be a valid directory path if provided.',
+      ),
+  }),
+);
 export type GlobInput = z.infer<typeof globInputSchema>;
 
 export type GlobSuccessOutput = { filenames: string[]; durationMs: number; numFiles: number; truncated: boolean };

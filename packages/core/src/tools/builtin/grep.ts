@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toolInputSchema } from "../input-schema.ts";
 import type { Tool, ToolResult } from "../tool.ts";
 import type { GrepQuery } from "../../workspace/port.ts";
 import { looseBoolean, looseNumber, plural } from "./schema-helpers.ts";
@@ -10,34 +11,36 @@ export const grepDefaultHeadLimit = 250;
 
 const contextLines = () => looseNumber(z.number().int().nonnegative()).optional();
 
-export const grepInputSchema = z.strictObject({
-  pattern: z.string().min(1).describe("The regular expression pattern to search for in file contents"),
-  path: z.string().optional().describe("File or directory to search in (rg PATH). Defaults to current working directory."),
-  glob: z.string().optional().describe('Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'),
-  output_mode: z
-    .enum(["content", "files_with_matches", "count"])
-    .optional()
-    .describe(
-      'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".',
-    ),
-  "-B": contextLines().describe('Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.'),
-  "-A": contextLines().describe('Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.'),
-  "-C": contextLines().describe('Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.'),
-  "-n": looseBoolean().optional().describe('Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.'),
-  "-i": looseBoolean().optional().describe("Case insensitive search (rg -i)"),
-  type: z
-    .string()
-    .optional()
-    .describe("File type to search (rg --type). Common types: js, py, rust, go, java, etc. More efficient than include for standard file types."),
-  head_limit: looseNumber(z.number().int().nonnegative())
-    .optional()
-    .describe(
-      `Limit output to first N lines/entries, equivalent to "| head -N". Works across all output modes. Defaults to ${grepDefaultHeadLimit} when unspecified. Pass 0 for unlimited (use sparingly).`,
-    ),
-  multiline: looseBoolean()
-    .optional()
-    .describe("Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."),
-});
+export const grepInputSchema = toolInputSchema("Grep", () =>
+  z.strictObject({
+    pattern: z.string().min(1).describe("The regular expression pattern to search for in file contents"),
+    path: z.string().optional().describe("File or directory to search in (rg PATH). Defaults to current working directory."),
+    glob: z.string().optional().describe('Glob pattern to filter files (e.g. "*.js", "*.{ts,tsx}") - maps to rg --glob'),
+    output_mode: z
+      .enum(["content", "files_with_matches", "count"])
+      .optional()
+      .describe(
+        'Output mode: "content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".',
+      ),
+    "-B": contextLines().describe('Number of lines to show before each match (rg -B). Requires output_mode: "content", ignored otherwise.'),
+    "-A": contextLines().describe('Number of lines to show after each match (rg -A). Requires output_mode: "content", ignored otherwise.'),
+    "-C": contextLines().describe('Number of lines to show before and after each match (rg -C). Requires output_mode: "content", ignored otherwise.'),
+    "-n": looseBoolean().optional().describe('Show line numbers in output (rg -n). Requires output_mode: "content", ignored otherwise. Defaults to true.'),
+    "-i": looseBoolean().optional().describe("Case insensitive search (rg -i)"),
+    type: z
+      .string()
+      .optional()
+      .describe("File type to search (rg --type). Common types: js, py, rust, go, java, etc. More efficient than include for standard file types."),
+    head_limit: looseNumber(z.number().int().nonnegative())
+      .optional()
+      .describe(
+        `Limit output to first N lines/entries, equivalent to "| head -N". Works across all output modes. Defaults to ${grepDefaultHeadLimit} when unspecified. Pass 0 for unlimited (use sparingly).`,
+      ),
+    multiline: looseBoolean()
+      .optional()
+      .describe("Enable multiline mode where . matches newlines and patterns can span lines (rg -U --multiline-dotall). Default: false."),
+  }),
+);
 export type GrepInput = z.infer<typeof grepInputSchema>;
 
 export type GrepSuccessOutput = {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toolInputSchema } from "../input-schema.ts";
 import type { ToolResultContent } from "../../schema/content.ts";
 import type { Tool, ToolResult, ToolUseContext } from "../tool.ts";
 import { toolResultFilesOf } from "../tool-result-files.ts";
@@ -27,13 +28,15 @@ const binaryExtensions = new Set(
   ).split(" "),
 );
 
-export const readInputSchema = z.strictObject({
-  file_path: z.string().describe("The absolute path to the file to read"),
-  offset: looseNumber(z.number().int().nonnegative())
-    .optional()
-    .describe("The line number to start reading from. Only provide if the file is too large to read at once"),
-  limit: looseNumber(z.number().int().positive()).optional().describe("The number of lines to read. Only provide if the file is too large to read at once."),
-});
+export const readInputSchema = toolInputSchema("Read", () =>
+  z.strictObject({
+    file_path: z.string().describe("The absolute path to the file to read"),
+    offset: looseNumber(z.number().int().nonnegative())
+      .optional()
+      .describe("The line number to start reading from. Only provide if the file is too large to read at once"),
+    limit: looseNumber(z.number().int().positive()).optional().describe("The number of lines to read. Only provide if the file is too large to read at once."),
+  }),
+);
 export type ReadInput = z.infer<typeof readInputSchema>;
 
 export type ReadTextOutput = {

@@ -1,10 +1,13 @@
 import { z } from "zod";
+import { toolInputSchema } from "../input-schema.ts";
 import { todoItemSchema, type TodoItem } from "../../schema/events.ts";
 import type { Tool } from "../tool.ts";
 
-export const todoWriteInputSchema = z.strictObject({
-  todos: z.array(todoItemSchema).describe("The updated todo list"),
-});
+export const todoWriteInputSchema = toolInputSchema("TodoWrite", () =>
+  z.strictObject({
+    todos: z.array(todoItemSchema).describe("The updated todo list"),
+  }),
+);
 export type TodoWriteInput = z.infer<typeof todoWriteInputSchema>;
 export type TodoWriteOutput = { oldTodos: TodoItem[]; newTodos: TodoItem[] };
 

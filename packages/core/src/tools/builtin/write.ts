@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toolInputSchema } from "../input-schema.ts";
 import type { Tool, ToolResult, ToolUseContext, ValidationResult } from "../tool.ts";
 import { buildPatch, type PatchHunk } from "./edit-apply.ts";
 import { fileStateCurrentHint } from "./edit.ts";
@@ -6,10 +7,12 @@ import { checkReadFreshness, recordFileState, requireAbsolutePath, resolveFilePa
 import { decodeText, encodeText, normalizeLineEndings, type TextEncoding } from "./text-codec.ts";
 import { toolFailure, validateWithFailures, withToolFailures, type ToolFailureOutput } from "./tool-failure.ts";
 
-export const writeInputSchema = z.strictObject({
-  file_path: z.string().describe("The absolute path to the file to write (must be absolute, not relative)"),
-  content: z.string().describe("The content to write to the file"),
-});
+export const writeInputSchema = toolInputSchema("Write", () =>
+  z.strictObject({
+    file_path: z.string().describe("The absolute path to the file to write (must be absolute, not relative)"),
+    content: z.string().describe("The content to write to the file"),
+  }),
+);
 export type WriteInput = z.infer<typeof writeInputSchema>;
 
 export type WriteSuccessOutput = {
