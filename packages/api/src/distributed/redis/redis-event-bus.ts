@@ -88,7 +88,7 @@ export class RedisEventBus implements EventBus {
     this.reader = new StreamReader({
       redis: readerConnection,
       control: options.redis,
-      deliver: (key, seq, event) => this.ingest(key.slice(this.prefix.length), seq, event),
+      deliver: (key, seq, fields) => this.ingestEntry(key.slice(this.prefix.length), seq, fields),
       onError: this.onError,
     });
   }
@@ -337,6 +337,19 @@ export class RedisEventBus implements EventBus {
       if (event) events.push({ seq: seqOf(id), event });
     }
     return events;
+  }
+
+  /**
+   * An entry the blocking reader got. With leases, one this node already holds (it published it, or read it before)
+   * is not parsed again: a session's owner reads back its own entries when tabs on it follow the session. (An entry
+   * of another owner at a seq this node also published means this node's append was refused: `fenced` drops what it
+   * holds from there on.) Without leases two nodes may both append, and the stream's entry replaces the one held.
+   */
+  private ingestEntry(sessionId: string, seq: number, fields: readonly string[]): void {
+    const channel = this.channels.get(sessionId);
+    if (!channel || (this.fence && seq <= channel.seq && channel.recent.has(seq))) return;
+    const event = eventOf(fields);
+    if (event) this.ingest(sessionId, seq, event);
   }
 
   /** An entry read from the stream: new ones go to this node's listeners. */

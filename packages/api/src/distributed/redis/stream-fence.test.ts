@@ -199,4 +199,24 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
     expect(calls).toBeLessThanOrEqual(3);
     for (const sessionId of sessions) expect(await entries(sessionId)).toEqual(Array.from({ length: 300 }, (_, index) => `${index + 1}-0 ${index + 1}`));
   });
+
+  it("the owner does not parse again the entries it reads back from its own stream; a follower parses each once", async () => {
+    const leases = new Map([["own", 1]]);
+    const owner = node(leases, []);
+    const follower = node(new Map(), []);
+    await owner.prepare("own");
+    const onOwner = followBus(owner, "own", 0, []);
+    const onFollower = followBus(follower, "own", 0, []);
+    const parse = vi.spyOn(JSON, "parse");
+    const parsedEntries = () => parse.mock.calls.filter(([text]) => typeof text === "string" && text.includes("own entry")).length;
+    for (let index = 1; index <= 50; index++) owner.publish("own", said(`own entry ${index}`));
+    await owner.flush();
+    await vi.waitFor(() => expect([onOwner.lastSeq(), onFollower.lastSeq()]).toEqual([50, 50]));
+    // Both readers read the 50 entries from Redis (the owner's within milliseconds of the follower's): only the follower's are parsed.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(parsedEntries()).toBe(50);
+    parse.mockRestore();
+    expect(onOwner.received.map(textOf)).toEqual(onFollower.received.map(textOf));
+    await Promise.all([onOwner.stop(), onFollower.stop()]);
+  });
 });

@@ -1,13 +1,13 @@
 import type { Redis } from "ioredis";
-import type { SessionEvent } from "../../router/types.ts";
-import { eventOf, seqOf } from "./stream-entries.ts";
+import { seqOf } from "./stream-entries.ts";
 
 export type StreamReaderOptions = {
   /** A connection of its own: it spends its life blocked in XREAD. */
   redis: Redis;
   /** Another connection, used to wake the reader (`CLIENT UNBLOCK`) when the watched set changes. */
   control: Redis;
-  deliver: (key: string, seq: number, event: SessionEvent) => void;
+  /** Each entry read, in order: its seq and its fields (`e` → the event's JSON), parsed only by a node that does not know it yet. */
+  deliver: (key: string, seq: number, fields: readonly string[]) => void;
   onError: (error: Error, context: string) => void;
   /** How long one XREAD blocks (ms); changes to the watched set wake it earlier. */
   blockMs?: number;
@@ -81,8 +81,7 @@ export class StreamReader {
             // A stream unwatched meanwhile keeps no cursor; its entries are no one's.
             if (!this.cursors.has(key)) break;
             this.cursors.set(key, id);
-            const event = eventOf(fields);
-            if (event) this.options.deliver(key, seqOf(id), event);
+            this.options.deliver(key, seqOf(id), fields);
           }
         }
       } catch (error) {
