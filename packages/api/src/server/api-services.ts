@@ -17,7 +17,6 @@ import { DEFAULT_STREAM_LIMITS, ShareStreamGate } from "../share/stream-gate.ts"
 import type { TerminalManager } from "../terminal/terminal-manager.ts";
 import { loadTimelineSource } from "../timeline/source.ts";
 import { TimelineWorkerClient } from "../timeline/timeline-worker-client.ts";
-import { TimelineService } from "../timeline/timeline-service.ts";
 import { type LineStore, storeTimelineSource } from "../timeline/store-timeline-cache.ts";
 import { McpService } from "./mcp-service.ts";
 import { MetaService } from "./meta-service.ts";
@@ -94,8 +93,8 @@ export function createApiServices(input: ApiServicesInput): { context: ApiContex
     terminals: input.terminals,
     shares: new ShareService({ store: shareStore, sessions: hub, redactor, workspaceRoot: runtime.workspaceRoot, now }),
     mcp: new McpService(runtime.mcp),
-    // Transcripts kept as rows (PostgreSQL) are read by this node from the store; files are read and built in a worker thread.
-    timeline: rows ? new TimelineService(runtime, { rows }) : new TimelineWorkerClient(runtime),
+    // Timelines are built in a worker thread: from the files, or from rows (PostgreSQL) this thread reads for it.
+    timeline: new TimelineWorkerClient(runtime, rows ? { rows } : {}),
     review: createReviewPort(hub),
     git: new GitService({
       // Git runs where the workspace lives (in the worker, when it is a separate process), never here.

@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { projectDirName } from "@cairn/core/schema";
 import { expandCompactTimeline, syntheticTimelineSource } from "@cairn/core/timeline";
 import { ApiError } from "../router/errors.ts";
+import type { SidechainTexts } from "../session-store/session-store.ts";
+import type { LineStore } from "./store-timeline-cache.ts";
 import { TimelineWorkerClient } from "./timeline-worker-client.ts";
 
 const workspaceRoot = "/work/space";
@@ -63,5 +65,50 @@ describe("TimelineWorkerClient", { timeout: 120_000 }, () => {
     await expect(owed).rejects.toThrow(/timeline worker stopped/);
     const again = await client.view(sessionId, undefined);
     expect(again.changed).toBe(true);
+  });
+});
+
+/** Rows in memory, as PostgreSQL keeps them, with every read the thread asked for recorded. */
+function rowStore(): LineStore & { reads: number[] } {
+  const reads: number[] = [];
+  const main = source.lines.map((line) => JSON.stringify(line));
+  const sidechain = source.sidechains[0]!;
+  const sideTexts = sidechain.lines.map((line) => JSON.stringify(line));
+  return {
+    reads,
+    async lineTexts(asked, afterLine, afterSidechains = new Map()) {
+      reads.push(afterLine);
+      if (asked !== sessionId) return undefined;
+      const side: SidechainTexts = {
+        agentId: sidechain.agentId,
+        description: sidechain.description,
+        texts: sideTexts.slice(afterSidechains.get(sidechain.agentId) ?? 0),
+        total: sideTexts.length,
+      };
+      return { texts: main.slice(afterLine), total: main.length, sidechains: [side] };
+    },
+  };
+}
+
+describe("TimelineWorkerClient over a store of rows", { timeout: 120_000 }, () => {
+  it("builds in its thread from the rows this thread reads for it, sidechains included; a missing session is the same ApiError", async () => {
+    const rows = rowStore();
+    const overRows = new TimelineWorkerClient({ cairnHome: "/nonexistent", workspaceRoot, version: "test" }, { rows });
+    try {
+      const answer = await overRows.view(sessionId, undefined);
+      if (!answer.changed) throw new Error("a timeline was expected");
+      const timeline = expandCompactTimeline(JSON.parse(answer.timelineJson));
+      expect(timeline.events.length).toBeGreaterThan(300);
+      expect(timeline.lanes.map((lane) => lane.label)).toContain(`Agent: ${source.sidechains[0]!.description}`);
+      expect(await overRows.view(sessionId, timeline.version)).toEqual({ changed: false, version: timeline.version });
+      // The thread asked for everything, then only for the rows after the ones it holds.
+      expect(rows.reads).toEqual([0, source.lines.length]);
+      const failure = await overRows.view("no-such-session", undefined).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(ApiError);
+      expect((failure as ApiError).code).toBe("session_not_found");
+      expect((await overRows.source(sessionId)).sidechains).toHaveLength(1);
+    } finally {
+      await overRows.close();
+    }
   });
 });

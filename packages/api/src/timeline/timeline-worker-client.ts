@@ -4,7 +4,9 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { TimelineSource } from "@cairn/core/timeline";
 import { type ImportTarget, importTranscriptText } from "./import-transcript.ts";
+import { answerRows } from "./rows-over-thread.ts";
 import { loadTimelineSource } from "./source.ts";
+import { type LineStore, storeTimelineSource } from "./store-timeline-cache.ts";
 import type { ImportedTranscript, TimelinePageAnswer, TimelinePort, TimelineViewAnswer } from "./timeline-port.ts";
 import { errorOf, type TimelineWorkerRequest, type TimelineWorkerResponse } from "./timeline-worker-protocol.ts";
 
@@ -19,7 +21,8 @@ type Call = TimelineWorkerRequest extends infer Request ? (Request extends Timel
  * there, with its cache): a large transcript takes seconds of CPU to read and build, and the node keeps serving
  * every other request (the IDE's own scripts among them) meanwhile. The thread starts at the first call, does not
  * keep the process alive, and a new one starts at the next call if it dies (whatever it was answering fails).
- * `source` and `importTranscript` stay on this thread: they read or write once and build nothing.
+ * `source` and `importTranscript` stay on this thread: they read or write once and build nothing. Transcripts kept as
+ * rows (PostgreSQL) are read here, where the database client is, and built there: the thread asks for the rows.
  */
 export class TimelineWorkerClient implements TimelinePort {
   private readonly where: Where;
@@ -28,13 +31,18 @@ export class TimelineWorkerClient implements TimelinePort {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
-  constructor(where: Where, options: { entry?: URL } = {}) {
+  private readonly rows: LineStore | undefined;
+
+  /** `rows`: transcripts kept as rows (distributed mode); the thread asks this one for them and builds from them. */
+  constructor(where: Where, options: { entry?: URL; rows?: LineStore } = {}) {
     this.where = where;
     this.entry = options.entry ?? timelineWorkerEntry();
+    this.rows = options.rows;
   }
 
   source(sessionId: string, signal?: AbortSignal): Promise<TimelineSource> {
-    return loadTimelineSource(this.where, sessionId, signal ? { signal } : {});
+    const options = signal ? { signal } : {};
+    return this.rows ? storeTimelineSource(this.rows, this.where.workspaceRoot, sessionId, options) : loadTimelineSource(this.where, sessionId, options);
   }
 
   importTranscript(jsonl: string, name: string | undefined, signal?: AbortSignal): Promise<ImportedTranscript> {
@@ -103,11 +111,13 @@ export class TimelineWorkerClient implements TimelinePort {
   private thread(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(this.entry, {
-      workerData: { cairnHome: this.where.cairnHome, workspaceRoot: this.where.workspaceRoot, version: this.where.version },
+      workerData: { cairnHome: this.where.cairnHome, workspaceRoot: this.where.workspaceRoot, version: this.where.version, rows: this.rows !== undefined },
     });
     // An idle timeline thread never holds the process open.
     worker.unref();
+    const rows = this.rows;
     worker.on("message", (message: TimelineWorkerResponse) => {
+      if (rows && answerRows(message, rows, (reply) => worker.postMessage(reply))) return;
       const waiting = this.pending.get(message.id);
       if (!waiting) return;
       this.pending.delete(message.id);

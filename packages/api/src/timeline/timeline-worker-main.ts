@@ -1,10 +1,12 @@
 // A timeline worker thread: a TimelineService (reading, building, caching, paging and searching timelines)
-// answering the requests of the TimelineWorkerClient that started it.
+// answering the requests of the TimelineWorkerClient that started it, from files or from rows it asks that thread for.
 import { parentPort, workerData } from "node:worker_threads";
 import { z } from "zod";
+import { rowsOverThread } from "./rows-over-thread.ts";
 import { TimelineService } from "./timeline-service.ts";
 import { serveTimelineRequests } from "./timeline-worker-protocol.ts";
 
-const where = z.object({ cairnHome: z.string(), workspaceRoot: z.string(), version: z.string() }).parse(workerData);
+const { rows, ...where } = z.object({ cairnHome: z.string(), workspaceRoot: z.string(), version: z.string(), rows: z.boolean() }).parse(workerData);
 if (!parentPort) throw new Error("the timeline worker runs in a worker thread");
-serveTimelineRequests(parentPort, new TimelineService(where));
+// Transcripts kept as rows (PostgreSQL): read by the thread that holds the database client, built here.
+serveTimelineRequests(parentPort, new TimelineService(where, rows ? { rows: rowsOverThread(parentPort) } : {}));

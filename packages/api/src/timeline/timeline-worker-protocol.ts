@@ -14,7 +14,7 @@ const requestSchema = z.discriminatedUnion("method", [
 export type TimelineWorkerRequest = z.infer<typeof requestSchema>;
 
 /** A failure as it crosses the thread: an ApiError keeps its code and details, anything else its message. */
-type WorkerFailure = { message: string; code?: string; details?: ApiErrorDetails };
+export type WorkerFailure = { message: string; code?: string; details?: ApiErrorDetails };
 export type TimelineWorkerResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: WorkerFailure };
 
 /** The end of a message channel (a worker's `parentPort`, a `Worker`, a `MessagePort`). */
@@ -56,7 +56,7 @@ function answer(service: Pick<TimelinePort, TimelineWorkerMethod>, request: Time
   }
 }
 
-function failureOf(error: unknown): WorkerFailure {
+export function failureOf(error: unknown): WorkerFailure {
   if (error instanceof ApiError) return { message: error.message, code: error.code, details: error.details };
   return { message: error instanceof Error ? error.message : String(error) };
 }
