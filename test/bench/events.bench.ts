@@ -9,7 +9,8 @@
 // CAIRN_BENCH_EVENTS_CPU_PROF=<dir> has each server write a CPU profile there. CAIRN_BENCH_EVENTS_ROUNDS=100,200 runs
 // only those rounds (and no idle-memory round), for an A/B or a profile of one round. Counts that do not depend on the
 // machine's load come with the latencies: the server's CPU, read/write system calls and garbage collection pauses
-// (--trace-gc) per delta, and its longest collection pause.
+// (--trace-gc) per delta, and its longest collection pause. A comment line says when the slowest 2 % of deltas left the
+// simulator (a stall shows as many in one bin).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -118,6 +119,7 @@ async function streamingRound(
       latencies.push(at - sent);
       (Number(id.slice(5)) % DELTAS_PER_SESSION < DELTAS_PER_SESSION / 10 ? early : rest).push(at - sent);
     }
+    describeSlowest(latencies, received, emitted);
     if (latencies.length < expected * 0.99) throw new Error(`only ${latencies.length} of ${expected} deltas were seen leaving the simulator`);
     console.log(
       `# ${sessions} sessions: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms; p99 of each session's first tenth ${percentile(early, 99).toFixed(1)} ms, of the rest ${percentile(rest, 99).toFixed(1)} ms`,
@@ -126,6 +128,37 @@ async function streamingRound(
   } finally {
     for (const reader of readers) reader.close();
   }
+}
+
+/** Where the slowest 2 % of a round's deltas are: when they left the simulator (100 ms bins from the round's first delta; a stall shows as many in one bin) and their place in their session. */
+function describeSlowest(latencies: number[], received: ReadonlyMap<string, number>, emitted: ReadonlyMap<string, number>): void {
+  const threshold = percentile(latencies, 98);
+  const start = Math.min(...emitted.values());
+  const byTime = new Map<number, number>();
+  const byIndex = new Map<number, number>();
+  for (const [id, at] of received) {
+    const sent = emitted.get(id);
+    if (sent === undefined || at - sent < threshold) continue;
+    const bin = Math.floor((sent - start) / 100) * 100;
+    byTime.set(bin, (byTime.get(bin) ?? 0) + 1);
+    const index = Math.floor((Number(id.slice(5)) % DELTAS_PER_SESSION) / 10) * 10;
+    byIndex.set(index, (byIndex.get(index) ?? 0) + 1);
+  }
+  const last = Math.max(...emitted.values()) - start;
+  console.log(
+    `# start ${start.toFixed(1)} (CLOCK_MONOTONIC ms); late (>= p98 ${threshold.toFixed(1)} ms), emission spread ${last.toFixed(0)} ms; by emission time: ${[
+      ...byTime,
+    ]
+      .sort((a, b) => a[0] - b[0])
+      .map(([k, v]) => `${k}:${v}`)
+      .join(" ")}`,
+  );
+  console.log(
+    `# late by delta index: ${[...byIndex]
+      .sort((a, b) => a[0] - b[0])
+      .map(([k, v]) => `${k}:${v}`)
+      .join(" ")}`,
+  );
 }
 
 function segment(round: number, session: number, index: number): string {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
+import { bodyStreamOver, MessageBodyReader } from "./http-fetch-body.ts";
 import { FetchHeaders } from "./http-fetch-headers.ts";
 
 /** Statuses whose response has no body, whatever the server sends (fetch's "null body status"). */
@@ -7,7 +8,8 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
  * The `Response` `httpFetch` resolves with: status, headers and the body as a web `ReadableStream` of `Uint8Array`
- * chunks, read from the socket as the reader asks for them (the message pauses while the stream holds 64 KiB). A
+ * chunks, read from the socket as the reader asks for them (the message pauses while 64 KiB wait to be read); and
+ * `bodyReader()`, the same chunks without the web stream (see `MessageBodyReader`), which the model client takes. A
  * connection that closes before the body's end errors the stream with `TypeError("terminated")`, as Node's fetch does;
  * an abort errors it with the abort's `AbortError`.
  */
@@ -20,6 +22,8 @@ export class HttpFetchResponse implements Response {
   readonly type: Response["type"] = "basic";
   body: ReadableStream<Uint8Array<ArrayBuffer>> | null;
   #disturbed = false;
+  /** What `body` reads from, until a clone's tee reads it instead. */
+  #reader: MessageBodyReader | null;
 
   constructor(parts: {
     status: number;
@@ -28,6 +32,7 @@ export class HttpFetchResponse implements Response {
     url: string;
     redirected: boolean;
     body: ReadableStream<Uint8Array<ArrayBuffer>> | null;
+    reader?: MessageBodyReader;
   }) {
     this.status = parts.status;
     this.statusText = parts.statusText;
@@ -35,6 +40,7 @@ export class HttpFetchResponse implements Response {
     this.url = parts.url;
     this.redirected = parts.redirected;
     this.body = parts.body;
+    this.#reader = parts.reader ?? null;
   }
 
   /** The response to `message`, its body read from `content` (the message itself, or its decompressed stream). */
@@ -49,14 +55,27 @@ export class HttpFetchResponse implements Response {
     for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index]!, raw[index + 1]!);
     const empty = details.method === "HEAD" || NULL_BODY_STATUSES.has(status);
     if (empty) content.destroy();
+    const reader = empty ? undefined : new MessageBodyReader(content, details.signal);
     return new HttpFetchResponse({
       status,
       statusText: message.statusMessage ?? "",
       headers,
       url: details.url,
       redirected: details.redirected,
-      body: empty ? null : bodyStream(content, details.signal),
+      body: reader ? bodyStreamOver(reader) : null,
+      ...(reader ? { reader } : {}),
     });
+  }
+
+  /**
+   * The body's chunks for one reader, as `body.getReader()` gives them but without the web stream's machinery; null
+   * without a body. Takes the body: `body` is locked from then on.
+   */
+  bodyReader(): Pick<ReadableStreamDefaultReader<Uint8Array<ArrayBuffer>>, "read" | "cancel"> | null {
+    if (this.body === null) return null;
+    if (this.bodyUsed || this.body.locked) throw new TypeError("Body is unusable: Body has already been read");
+    const webReader = this.body.getReader();
+    return this.#reader ?? webReader;
   }
 
   get ok(): boolean {
@@ -114,50 +133,7 @@ export class HttpFetchResponse implements Response {
     if (this.body === null) return new HttpFetchResponse({ ...parts, body: null });
     const [mine, theirs] = this.body.tee();
     this.body = mine;
+    this.#reader = null;
     return new HttpFetchResponse({ ...parts, body: theirs });
   }
-}
-
-/**
- * Bytes the body's stream holds before the socket is paused. With the web stream's default (one chunk), every chunk
- * that arrived while the reader was busy paused the message and the next read resumed it on the next tick: a streamed
- * model response, one small event per chunk, paid that pause and resume for most of its events.
- */
-const BODY_HIGH_WATER_BYTES = 64 * 1024;
-
-function bodyStream(content: Readable, signal: AbortSignal | undefined): ReadableStream<Uint8Array<ArrayBuffer>> {
-  let settled = false;
-  return new ReadableStream<Uint8Array<ArrayBuffer>>(
-    {
-      start(controller) {
-        content.on("data", (chunk: Buffer) => {
-          controller.enqueue(new Uint8Array(chunk.buffer as ArrayBuffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 0) <= 0) content.pause();
-        });
-        content.once("end", () => {
-          if (settled) return;
-          settled = true;
-          controller.close();
-        });
-        content.once("error", (error: Error) => {
-          if (settled) return;
-          settled = true;
-          controller.error(signal?.aborted ? error : new TypeError("terminated", { cause: error }));
-        });
-        content.once("close", () => {
-          if (settled) return;
-          settled = true;
-          controller.error(new TypeError("terminated", { cause: new Error("the connection closed before the response's end") }));
-        });
-      },
-      pull() {
-        content.resume();
-      },
-      cancel() {
-        settled = true;
-        content.destroy();
-      },
-    },
-    { highWaterMark: BODY_HIGH_WATER_BYTES, size: (chunk) => chunk.byteLength },
-  );
 }

@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { httpFetch } from "./http-fetch.ts";
+import type { HttpFetchResponse } from "./http-fetch-response.ts";
 
 type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => void;
 const servers: Server[] = [];
@@ -76,7 +77,7 @@ describe("httpFetch", () => {
     expect((await reader.read()).done).toBe(true);
   });
 
-  it("stops reading the socket while its reader does not read (the stream holds up to 64 KiB), then hands on every byte", async () => {
+  it.each(["bytes()", "bodyReader()"])("stops reading the socket while nobody reads (up to 64 KiB wait), then hands on every byte through %s", async (way) => {
     const chunk = "x".repeat(64 * 1024);
     const CHUNKS = 1024; // 64 MiB: more than the connection's buffers hold
     let written = 0;
@@ -100,7 +101,48 @@ describe("httpFetch", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(server!.writableNeedDrain).toBe(true);
     expect(written).toBeLessThan(CHUNKS);
-    expect((await response.bytes()).byteLength).toBe(CHUNKS * chunk.length);
+    if (way === "bytes()") {
+      expect((await response.bytes()).byteLength).toBe(CHUNKS * chunk.length);
+      return;
+    }
+    const reader = (response as HttpFetchResponse).bodyReader()!;
+    let length = 0;
+    for (let part = await reader.read(); !part.done; part = await reader.read()) length += part.value.byteLength;
+    expect(length).toBe(CHUNKS * chunk.length);
+  });
+
+  it("hands the body over without its web stream through bodyReader(), which takes the body", async () => {
+    let finish: () => void = () => undefined;
+    let cut: () => void = () => undefined;
+    const url = await serve((request, _body, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write("event: one\n\n");
+      if (request.url === "/cut") cut = () => response.destroy();
+      else finish = () => response.end("event: two\n\n");
+    });
+    const response = (await httpFetch(url)) as HttpFetchResponse;
+    const reader = response.bodyReader()!;
+    expect(response.body!.locked).toBe(true);
+    await expect(response.text()).rejects.toThrow("Body is unusable");
+    expect(() => response.bodyReader()).toThrow("Body is unusable");
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("event: one\n\n");
+    finish();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("event: two\n\n");
+    expect((await reader.read()).done).toBe(true);
+    // Cut short: TypeError("terminated"), as Node's fetch. Cancelled: the read waiting ends as done.
+    const cutShort = ((await httpFetch(`${url}/cut`)) as HttpFetchResponse).bodyReader()!;
+    await cutShort.read();
+    cut();
+    await expect(cutShort.read()).rejects.toMatchObject({ name: "TypeError", message: "terminated" });
+    const cancelled = ((await httpFetch(url)) as HttpFetchResponse).bodyReader()!;
+    await cancelled.read();
+    const waiting = cancelled.read();
+    await cancelled.cancel();
+    expect((await waiting).done).toBe(true);
+    // A body already read through its stream is not handed over again.
+    const streamed = (await httpFetch(url)) as HttpFetchResponse;
+    streamed.body!.getReader();
+    expect(() => streamed.bodyReader()).toThrow("Body is unusable");
   });
 
   it("rejects with the abort's AbortError before the answer, and errors the body's stream with it after", async () => {
@@ -116,12 +158,14 @@ describe("httpFetch", () => {
     const pending = httpFetch(`${url}/slow`, { signal: waiting.signal });
     setTimeout(() => waiting.abort(), 20);
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
-    const reading = new AbortController();
-    const response = await httpFetch(url, { signal: reading.signal });
-    const reader = response.body!.getReader();
-    await reader.read();
-    reading.abort();
-    await expect(reader.read()).rejects.toMatchObject({ name: "AbortError" });
+    for (const read of ["body", "bodyReader"] as const) {
+      const reading = new AbortController();
+      const response = (await httpFetch(url, { signal: reading.signal })) as HttpFetchResponse;
+      const reader = read === "body" ? response.body!.getReader() : response.bodyReader()!;
+      await reader.read();
+      reading.abort();
+      await expect(reader.read()).rejects.toMatchObject({ name: "AbortError" });
+    }
   });
 
   it("fails as Node's fetch fails: TypeError('fetch failed') for no connection, 'terminated' for a body cut short", async () => {
