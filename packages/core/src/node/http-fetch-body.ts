@@ -8,6 +8,7 @@ import type { Readable } from "node:stream";
 const HIGH_WATER_BYTES = 64 * 1024;
 
 type Chunk = Uint8Array<ArrayBuffer>;
+type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Chunk>["read"]>>;
 
 /**
  * A response body's chunks as a reader takes them (`read` and `cancel`, as a web stream's reader), straight from the
@@ -27,7 +28,7 @@ export class MessageBodyReader {
   private paused = false;
   private ended = false;
   private failure: Error | undefined;
-  private waiting: { resolve: (result: ReadableStreamReadResult<Chunk>) => void; reject: (error: Error) => void } | undefined;
+  private waiting: { resolve: (result: ReadResult) => void; reject: (error: Error) => void } | undefined;
 
   constructor(content: Readable, signal: AbortSignal | undefined) {
     this.content = content;
@@ -37,7 +38,7 @@ export class MessageBodyReader {
     content.once("close", () => this.fail(new TypeError("terminated", { cause: new Error("the connection closed before the response's end") })));
   }
 
-  read(): Promise<ReadableStreamReadResult<Chunk>> {
+  read(): Promise<ReadResult> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.head < this.queue.length) {
       const value = this.queue[this.head]!;
