@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { WorkspaceError } from "@cairn/core/workspace";
+import { terminalColsSchema, terminalOpenOptionsSchema, terminalRowsSchema } from "../terminal/terminal-options.ts";
 
 /**
  * The web terminal in the worker protocol. A terminal lives as long as its `terminalOpen` call: the worker
@@ -12,13 +13,6 @@ export const terminalIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, "a terminal id is 1 to 64 letters, digits, '_' or '-'")
   .describe("terminal id");
-const colsSchema = z.number().int().min(2).max(1000);
-const rowsSchema = z.number().int().min(1).max(500);
-
-/** Where and how large a new shell is; `cwd` (absolute, or relative to the workspace root) must be a directory inside the workspace. */
-export const terminalOpenOptionsSchema = z.strictObject({ cols: colsSchema, rows: rowsSchema, cwd: z.string().min(1).max(4096).optional() });
-export type TerminalOpenOptions = z.infer<typeof terminalOpenOptionsSchema>;
-
 export const terminalExitSchema = z.strictObject({ exitCode: z.number().int().nullable(), signal: z.number().int().nullable() });
 
 /** What the worker streams for an open terminal, tagged with the `terminalOpen` call's id. */
@@ -35,7 +29,7 @@ const none = z.null();
 export const terminalMethodSchemas = {
   terminalOpen: { params: terminalOpenOptionsSchema.extend({ terminalId: terminalIdSchema }), result: terminalExitSchema },
   terminalInput: { params: z.strictObject({ terminalId: terminalIdSchema, data: z.string().max(MAX_TERMINAL_INPUT_CHARS) }), result: none },
-  terminalResize: { params: z.strictObject({ terminalId: terminalIdSchema, cols: colsSchema, rows: rowsSchema }), result: none },
+  terminalResize: { params: z.strictObject({ terminalId: terminalIdSchema, cols: terminalColsSchema, rows: terminalRowsSchema }), result: none },
   /** The client has taken `chars` more characters of the terminal's output. */
   terminalAck: { params: z.strictObject({ terminalId: terminalIdSchema, chars: z.number().int().positive() }), result: none },
 } as const;

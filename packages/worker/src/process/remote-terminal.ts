@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { WorkspaceError } from "@cairn/core/workspace";
 import type { TerminalListeners, WorkspaceTerminal, WorkspaceTerminals } from "../terminal/terminal-port.ts";
 import type { ProtocolConnection } from "./protocol-workspace.ts";
-import { terminalExitSchema, terminalMethodSchemas, terminalOpenOptionsSchema, type TerminalMethodName } from "./protocol-terminal.ts";
+import { terminalOpenOptionsSchema } from "../terminal/terminal-options.ts";
+import { terminalExitSchema, terminalMethodSchemas, type TerminalMethodName } from "./protocol-terminal.ts";
 import type { MethodParams } from "./protocol.ts";
 
 /** Output is acknowledged in steps of this size (well under the worker's low-water mark, so it never stalls). */

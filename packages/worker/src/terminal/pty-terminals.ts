@@ -1,7 +1,7 @@
 import type { IPty } from "node-pty";
 import { WorkspaceError } from "@cairn/core/workspace";
 import type { WorkerEnv } from "../env.ts";
-import { terminalOpenOptionsSchema } from "../process/protocol-terminal.ts";
+import { terminalOpenOptionsSchema } from "./terminal-options.ts";
 import { prepareTerminalLaunch } from "../sandbox/terminal-launch.ts";
 import { innerPtyResizer } from "./inner-pty-resize.ts";
 import type { LocalWorkspaceOptions } from "../settings.ts";

@@ -1,4 +1,4 @@
-import type { TerminalOpenOptions } from "../process/protocol-terminal.ts";
+import type { TerminalOpenOptions } from "./terminal-options.ts";
 
 export type TerminalExit = {
   exitCode: number | null;
