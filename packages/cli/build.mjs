@@ -165,8 +165,8 @@ const result = await build({
   sourcemap: "linked",
   // Less to read and compile at every start. Names are not kept: esbuild keeps them with a defineProperty call per
   // function and class as its module initialises (4,700 in a `cairn -p` run, each giving the function a map of its
-  // own: 9% of the instructions before the first request). Cairn's errors name themselves (`this.name = "..."`); a
-  // stack trace reads through the source map beside the bundle (`node --enable-source-maps`).
+  // own: 9% of the instructions before the first request). Cairn's errors name themselves (`this.name = "..."`); stack
+  // traces of the bundle show minified names (CAIRN_DEV=1 runs the sources).
   minify: true,
   plugins: [openTelemetryEsm, externals, precomputedInputJsonSchemas(inputJsonSchemas), ownUrl, zodEnglishOnly, sdkGlobals],
   logLevel: "warning",
