@@ -17,9 +17,13 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
   private readonly workspace: Workspace;
   readonly watcher: SharedWatch;
 
-  constructor(workspace: Workspace) {
+  private readonly statRetryMs: number;
+
+  /** `statRetryMs`: the pause before a changed path whose stat failed is looked at again (default 0.5 s). */
+  constructor(workspace: Workspace, options: { statRetryMs?: number } = {}) {
     this.workspace = workspace;
     this.watcher = new SharedWatch(workspace);
+    this.statRetryMs = options.statRetryMs ?? STAT_RETRY_MS;
   }
 
   async tree(path: string | undefined): Promise<TreeResult> {
@@ -97,6 +101,8 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
     const retries = new Map<string, number>();
     const wakeUps = new Notifier();
     const unsubscribe = this.watcher.subscribe((event) => {
+      // A new change to the path: its stat gets a fresh set of tries.
+      retries.delete(event.path);
       pending.set(event.path, pending.get(event.path) === "rename" ? "rename" : event.type);
       wakeUps.notify();
     });
@@ -122,11 +128,19 @@ export class WorkspaceFiles implements WorkspaceFilesPort {
           if (!stat) yield { type: "delete", path };
           else yield { type: type === "rename" ? "create" : "change", path, mtimeMs: stat.mtimeMs };
         }
-        const again = failed.filter(([path]) => (retries.get(path) ?? 0) < STAT_RETRIES);
-        for (const [path] of failed) retries.set(path, (retries.get(path) ?? 0) + 1);
+        const again: Array<[string, "change" | "rename"]> = [];
+        for (const [path, type] of failed) {
+          const tries = (retries.get(path) ?? 0) + 1;
+          // Given up on after STAT_RETRIES: forgotten, so the path's next change is looked at as many times again.
+          if (tries > STAT_RETRIES) retries.delete(path);
+          else {
+            retries.set(path, tries);
+            again.push([path, type]);
+          }
+        }
         if (again.length === 0) continue;
         // An abort ends the pause early; the loop then sees the aborted signal.
-        await sleep(STAT_RETRY_MS, undefined, { signal }).catch(() => undefined);
+        await sleep(this.statRetryMs, undefined, { signal }).catch(() => undefined);
         for (const [path, type] of again) if (!pending.has(path)) pending.set(path, type);
       }
     } finally {
