@@ -1,11 +1,10 @@
 "use client";
 
 import type { TimelineDetail, TimelineRow, TimelineSource } from "@cairn/core/timeline";
-import Link from "next/link";
 import { useCallback, useRef } from "react";
 import { cairnErrorCode, errorMessage } from "@/lib/errors";
-import { useTRPCClient } from "@/trpc/client";
 import { ExportHtmlButton } from "./export-html-button";
+import { useTimelineClient } from "./timeline-client";
 import { TimelineUpload } from "./timeline-upload";
 import { TimelineView } from "./timeline-view";
 import { useLiveTimeline, type FirstDetails } from "./use-live-timeline";
@@ -13,10 +12,11 @@ import styles from "./timeline.module.css";
 
 /**
  * `/sessions/<id>/timeline`: the timeline the server built, following the session while it runs;
- * an event's details are fetched when it is selected, the search runs on the server.
+ * an event's details are fetched when it is selected, the search runs on the server. It is its own small page
+ * (app-entry.tsx, not a Next page): its links to the IDE are plain links.
  */
 export function TimelinePage({ sessionId }: { sessionId: string }) {
-  const client = useTRPCClient();
+  const client = useTimelineClient();
   const live = useLiveTimeline(sessionId);
   // The first events' details came with the first look: opening one of them needs no request.
   const firstDetails = useRef<FirstDetails>(new Map());
@@ -57,13 +57,7 @@ export function TimelinePage({ sessionId }: { sessionId: string }) {
       <div className="splash" data-testid="timeline-error">
         <p>{missing ? `There is no session ${sessionId} in this workspace.` : `The timeline could not be loaded: ${errorMessage(live.error)}`}</p>
         <p>
-          <Link href="/" prefetch={false}>
-            Back to the IDE
-          </Link>{" "}
-          ·{" "}
-          <Link href="/timeline/import" prefetch={false}>
-            Open a Claude Code transcript
-          </Link>
+          <a href="/">Back to the IDE</a> · <a href="/timeline/import">Open a Claude Code transcript</a>
         </p>
       </div>
     );
@@ -89,9 +83,7 @@ export function TimelinePage({ sessionId }: { sessionId: string }) {
             )}
             <ExportHtmlButton sessionId={sessionId} loadSource={loadSource} />
             <TimelineUpload compact />
-            <Link href="/" prefetch={false}>
-              IDE
-            </Link>
+            <a href="/">IDE</a>
           </>
         }
       />

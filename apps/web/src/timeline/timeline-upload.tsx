@@ -1,25 +1,23 @@
 "use client";
 
-import { useMutation } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { errorMessage } from "@/lib/errors";
-import { useTRPC } from "@/trpc/client";
+import { useTimelineClient } from "./timeline-client";
 
 /** The server refuses more (JSON escaping included); checked here first so a huge file is not sent for nothing. */
 const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 
 /**
  * Opens a Claude Code `.jsonl` transcript: imports it as a new session of this workspace and goes
- * to its timeline. Broken lines do not stop the import; how many there were is said on the way.
+ * to its timeline. Broken lines do not stop the import; how many there were is said on the way. The timeline is
+ * its own page (not one of the IDE's Next pages): it is opened by a plain navigation.
  */
 export function TimelineUpload({ compact = false }: { compact?: boolean }) {
-  const trpc = useTRPC();
-  const router = useRouter();
+  const client = useTimelineClient();
   const input = useRef<HTMLInputElement>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
-  const importTranscript = useMutation(trpc.timeline.importTranscript.mutationOptions());
+  const [importing, setImporting] = useState(false);
 
   const onFile = async (file: File | undefined) => {
     setProblem(null);
@@ -29,18 +27,20 @@ export function TimelineUpload({ compact = false }: { compact?: boolean }) {
       setProblem(`${file.name} is ${(file.size / 1024 / 1024).toFixed(1)} MB; at most 50 MB can be opened.`);
       return;
     }
+    setImporting(true);
     try {
       const jsonl = await file.text();
-      const result = await importTranscript.mutateAsync({ jsonl, name: file.name });
+      const result = await client.timeline.importTranscript.mutate({ jsonl, name: file.name });
       const { report } = result;
       if (report.malformedLines > 0 || report.tornTail)
         setNote(`${report.malformedLines} broken line(s)${report.tornTail ? " and a cut-off last line" : ""} were skipped.`);
-      router.push(
+      window.location.assign(
         `/sessions/${encodeURIComponent(result.sessionId)}/timeline${report.malformedLines > 0 || report.tornTail ? `?skipped=${report.malformedLines + (report.tornTail ? 1 : 0)}` : ""}`,
       );
     } catch (error) {
       setProblem(`Could not open ${file.name}: ${errorMessage(error)}`);
     } finally {
+      setImporting(false);
       if (input.current) input.current.value = "";
     }
   };
@@ -54,7 +54,7 @@ export function TimelineUpload({ compact = false }: { compact?: boolean }) {
           style={{ border: "1px solid var(--border, #2c313b)", borderRadius: 6, padding: "0.15rem 0.55rem", background: "var(--bg-hover, #252a33)" }}
           onKeyDown={(event) => (event.key === "Enter" || event.key === " ") && input.current?.click()}
         >
-          {importTranscript.isPending ? "Importing…" : compact ? "Open transcript…" : "Choose a Claude Code .jsonl transcript…"}
+          {importing ? "Importing…" : compact ? "Open transcript…" : "Choose a Claude Code .jsonl transcript…"}
         </span>
         <input
           ref={input}
@@ -62,7 +62,7 @@ export function TimelineUpload({ compact = false }: { compact?: boolean }) {
           type="file"
           accept=".jsonl,application/jsonl,application/x-ndjson,text/plain"
           style={{ display: "none" }}
-          disabled={importTranscript.isPending}
+          disabled={importing}
           onChange={(event) => void onFile(event.target.files?.[0])}
         />
       </label>

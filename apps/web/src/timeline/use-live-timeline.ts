@@ -13,7 +13,7 @@ import { useEffect, useRef, useState } from "react";
 import { cairnErrorCode } from "@/lib/errors";
 import { takeEarlyView } from "./early-view";
 import { QuietMoments } from "./quiet-moments";
-import { useTRPCClient } from "@/trpc/client";
+import { useTimelineClient } from "./timeline-client";
 
 /** How often the page asks whether the transcript grew (a cheap stat on the server when it did not). */
 const FOLLOW_INTERVAL_MS = 1_500;
@@ -54,7 +54,7 @@ type Rest = { version: string; from: number; total: number };
  * clicks meanwhile. A timeline already shown whole stays on screen while a newer one comes in pages.
  */
 export function useLiveTimeline(sessionId: string): LiveTimeline {
-  const client = useTRPCClient();
+  const client = useTimelineClient();
   const [state, setState] = useState<LiveTimeline>({ kind: "loading" });
   const quietRef = useRef<QuietMoments | null>(null);
   // The quiet moment the rest waits for counts from when the first part is on screen (this effect runs once it is
