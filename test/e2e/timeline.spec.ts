@@ -172,7 +172,13 @@ test("timeline: the page's first request leaves while its scripts still load, th
   page.on("request", (request) => {
     if (new URL(request.url()).pathname.startsWith("/_next/")) nextChunks.push(request.url());
   });
-  await page.route("**/timeline-app.js", async (route) => {
+  // Named by its content (`?v=`), it is kept for good: a revalidated script would lose V8's compiled code each time.
+  const scriptCaching: string[] = [];
+  page.on("response", (response) => {
+    if (new URL(response.url()).pathname === "/timeline-app.js")
+      scriptCaching.push(`${new URL(response.url()).searchParams.has("v")} ${response.headers()["cache-control"]}`);
+  });
+  await page.route(/\/timeline-app\.js(\?|$)/, async (route) => {
     const timedOut = await Promise.race([asked.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 10_000))]);
     if (timedOut) heldUntilAsked = false;
     await route.continue();
@@ -182,6 +188,7 @@ test("timeline: the page's first request leaves while its scripts still load, th
   await expect(page.getByTestId("timeline-event")).not.toHaveCount(0);
   expect(heldUntilAsked).toBe(true);
   expect(nextChunks).toEqual([]);
+  expect(scriptCaching).toEqual(["true public, max-age=31536000, immutable"]);
   // One first look: the page took the inline request's answer instead of asking again.
   expect(firstLooks).toHaveLength(1);
   // The first event's details came with it: opening it asks nothing more.

@@ -12,9 +12,12 @@ export const TIMELINE_APP_STYLES_URL = "/timeline-app.css";
  * page's own script (app-entry.tsx, deferred: it runs once the document is parsed, while that request is under way)
  * and a splash until it draws. Not a Next page: no router, no server rendering, nothing to hydrate. `sessionId`
  * must match `TIMELINE_SESSION_ID` (the route checks it), which keeps it inert in the attribute it is written into.
+ * `version` names the script's and styles' content (next.config.ts): the browser keeps them, and V8 its compiled
+ * code of the script, until they change.
  */
-export function timelineAppHtml(sessionId: string): string {
+export function timelineAppHtml(sessionId: string, version: string): string {
   if (!TIMELINE_SESSION_ID.test(sessionId)) throw new Error(`not a session id: ${JSON.stringify(sessionId)}`);
+  const query = `?v=${encodeURIComponent(version)}`;
   return [
     "<!DOCTYPE html>",
     '<html lang="en"><head>',
@@ -25,8 +28,8 @@ export function timelineAppHtml(sessionId: string): string {
     "<title>Timeline · Cairn</title>",
     // Before the stylesheet: an inline script after one waits until it has loaded.
     `<script>${earlyViewScript(sessionId)}</script>`,
-    `<link rel="stylesheet" href="${TIMELINE_APP_STYLES_URL}">`,
-    `<script defer src="${TIMELINE_APP_SCRIPT_URL}"></script>`,
+    `<link rel="stylesheet" href="${TIMELINE_APP_STYLES_URL}${query}">`,
+    `<script defer src="${TIMELINE_APP_SCRIPT_URL}${query}"></script>`,
     "</head><body>",
     `<div id="timeline-root" style="height:100%" data-session-id="${sessionId}">`,
     '<div class="splash" data-testid="timeline-loading">Loading the timeline…</div>',

@@ -8,5 +8,6 @@ export async function GET(_request: Request, { params }: { params: Promise<{ id:
   const { id } = await params;
   const headers = { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" };
   if (!TIMELINE_SESSION_ID.test(id)) return new Response(TIMELINE_NOT_FOUND_HTML, { status: 404, headers });
-  return new Response(timelineAppHtml(id), { headers });
+  // Set by next.config.ts when the app is built (the content hash of public/timeline-app.*).
+  return new Response(timelineAppHtml(id, process.env.CAIRN_TIMELINE_APP_VERSION ?? "unbuilt"), { headers });
 }
