@@ -8,7 +8,7 @@
 // that arrive together into one event), deltas the simulator's text chunks delivered. The load average is printed
 // with the figures: on a busy machine they measure the machine. Counts that do not depend on the load come with them:
 // the nodes' CPU and read/write system calls per delta while the deltas stream (from the prompts that start them to the
-// last one received), and Redis commands per delta.
+// last one received), Redis commands per delta, and Redis's own CPU per delta (it shares the cores with the nodes).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,7 +43,7 @@ export default async function run(): Promise<void> {
     let round = 0;
     for (const sessions of CONCURRENCY) {
       const cpuBefore = await Promise.all(nodes.map(cpuMs));
-      const { latencies, streaming } = await latencyRound(nodes, sim, sessions, ++round, () => redisCommands(inspector));
+      const { latencies, streaming } = await latencyRound(nodes, sim, sessions, ++round, () => redisStats(inspector));
       const cpu = (await Promise.all(nodes.map(cpuMs))).reduce((sum, after, index) => sum + after - cpuBefore[index]!, 0);
       report(`distributed.latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
       report(`distributed.latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
@@ -52,6 +52,7 @@ export default async function run(): Promise<void> {
       report(`distributed.nodes_streaming_cpu_per_delta_at_${sessions}`, streaming.cpuMs / latencies.length, "ms");
       report(`distributed.nodes_syscalls_per_delta_at_${sessions}`, streaming.syscalls / latencies.length, "syscalls");
       report(`distributed.redis_commands_per_delta_at_${sessions}`, streaming.redisCommands / latencies.length, "commands");
+      report(`distributed.redis_cpu_per_delta_at_${sessions}`, (streaming.redisCpuMs * 1000) / latencies.length, "us");
     }
     const throughput = await throughputRound(nodes[0]!, sim, ++round);
     report("distributed.events_per_second_one_node", throughput.eventsPerSecond, "events/s");
@@ -67,22 +68,27 @@ export default async function run(): Promise<void> {
   }
 }
 
-type Counts = { cpuMs: number; syscalls: number; redisCommands: number };
+type Counts = { cpuMs: number; syscalls: number; redisCommands: number; redisCpuMs: number };
 
 async function latencyRound(
   nodes: ServeProcess[],
   sim: TimedSim,
   sessions: number,
   round: number,
-  redisCommands: () => Promise<number>,
+  redisStats: () => Promise<RedisStats>,
 ): Promise<{ latencies: number[]; streaming: Counts }> {
   const counts = async (): Promise<Counts> => {
-    const [cpu, syscalls, commands] = await Promise.all([
+    const [cpu, syscalls, redis] = await Promise.all([
       Promise.all(nodes.map(cpuMs)),
       Promise.all(nodes.map((node) => processSyscalls(node.child.pid))),
-      redisCommands(),
+      redisStats(),
     ]);
-    return { cpuMs: cpu.reduce((sum, value) => sum + value, 0), syscalls: syscalls.reduce((sum, value) => sum + value, 0), redisCommands: commands };
+    return {
+      cpuMs: cpu.reduce((sum, value) => sum + value, 0),
+      syscalls: syscalls.reduce((sum, value) => sum + value, 0),
+      redisCommands: redis.commands,
+      redisCpuMs: redis.cpuMs,
+    };
   };
   // Each session first answers a short prompt: another node finds a session once its first line is stored.
   const warmUp = Array.from({ length: sessions }, () => ({ content: [{ type: "text" as const, text: "ready" }] }));
@@ -117,6 +123,7 @@ async function latencyRound(
       cpuMs: after.cpuMs - before.cpuMs,
       syscalls: after.syscalls - before.syscalls,
       redisCommands: after.redisCommands - before.redisCommands - 1,
+      redisCpuMs: after.redisCpuMs - before.redisCpuMs,
     };
   } finally {
     for (const reader of readers) reader.close();
@@ -134,12 +141,15 @@ async function latencyRound(
   return { latencies, streaming };
 }
 
-/** Commands Redis has run since it started (INFO commandstats, every command counted). */
-async function redisCommands(redis: Redis): Promise<number> {
-  const stats = await redis.info("commandstats");
-  let total = 0;
-  for (const match of stats.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) total += Number(match[1]);
-  return total;
+type RedisStats = { commands: number; cpuMs: number };
+
+/** Commands Redis has run since it started (INFO commandstats, every command counted, a script's own calls too) and its CPU time (user + system). */
+async function redisStats(redis: Redis): Promise<RedisStats> {
+  const stats = await redis.info("commandstats", "cpu");
+  let commands = 0;
+  for (const match of stats.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) commands += Number(match[1]);
+  const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(stats)?.[1] ?? Number.NaN);
+  return { commands, cpuMs: (seconds("used_cpu_user") + seconds("used_cpu_sys")) * 1000 };
 }
 
 /** Sessions owned and followed on one node, the simulator streaming as fast as it can: stream entries per second. */
