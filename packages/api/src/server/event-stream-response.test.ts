@@ -5,7 +5,7 @@ import { MemoryEventBus } from "../hub/event-bus.ts";
 import { EventFeed } from "../hub/event-stream.ts";
 import type { SequencedEvent } from "../router/context.ts";
 import type { SessionEvent } from "../router/types.ts";
-import { type BatchedEventSource, EventStreamResponse } from "./event-stream-response.ts";
+import { type BatchedEventSource, EventStreamResponse, TurnFrameCache } from "./event-stream-response.ts";
 
 const notice = (code: string): SessionEvent => ({ type: "notice", level: "info", code, message: code });
 const delta = (text: string): SessionEvent => ({ type: "text-delta", index: 0, text });
@@ -31,7 +31,7 @@ function parseFrames(text: string): Frame[] {
 /** One server whose every request becomes an EventStreamResponse over `source()`; records the writes to its sockets. */
 class Harness {
   readonly bus = new MemoryEventBus({ ringSize: 5_000 });
-  readonly frameCache = new WeakMap<SequencedEvent, string>();
+  readonly frameCache = new TurnFrameCache();
   writes: string[] = [];
   serialized = 0;
   takes = 0;
@@ -199,6 +199,15 @@ describe("EventStreamResponse", () => {
     for (const code of ["a", "b", "c"]) harness.bus.publish("s", notice(code));
     for (const client of clients) await eventually(() => expect(client.dataFrames().map((frame) => frame.id)).toEqual(["1", "2", "3"]));
     expect(harness.serialized).toBe(3);
+  });
+
+  it("keeps a turn's frames for that turn only", async () => {
+    const cache = new TurnFrameCache();
+    const item: SequencedEvent = { seq: 1, event: notice("a") };
+    cache.set(item, "frame");
+    expect(cache.get(item)).toBe("frame");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cache.get(item)).toBeUndefined();
   });
 
   it("starts after the cursor it was given (a reconnect's lastEventId)", async () => {

@@ -19,14 +19,29 @@ export type EventStreamResponseOptions = {
   pingIntervalMs: number;
   /** The router's transformer (its output side). */
   serialize: (value: unknown) => unknown;
-  /**
-   * Frames already made for an event, shared by every response of a route: the session's other tabs are sent the
-   * same object from the bus, which is then serialized once for all of them.
-   */
-  frameCache?: WeakMap<SequencedEvent, string>;
+  /** Frames made this turn, shared by every response of a route (see `TurnFrameCache`). */
+  frameCache?: TurnFrameCache;
   /** The serialized-error data for a failure while reading, as the router's error formatter shapes it. */
   errorShape: (error: unknown) => unknown;
 };
+
+/**
+ * The frames made during one turn of the event loop, by bus entry: a session's tabs read what it published in the
+ * same turn and are handed the same entry objects, so each event is serialized once for all of them. Emptied at the
+ * next turn, so it holds no more than one turn's frames (the bus keeps thousands of entries per session).
+ */
+export class TurnFrameCache {
+  private readonly frames = new Map<SequencedEvent, string>();
+
+  get(item: SequencedEvent): string | undefined {
+    return this.frames.get(item);
+  }
+
+  set(item: SequencedEvent, frame: string): void {
+    if (this.frames.size === 0) setImmediate(() => this.frames.clear());
+    this.frames.set(item, frame);
+  }
+}
 
 /**
  * A live `session.events` response written straight to the socket in tRPC's SSE wire format. What a session

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getErrorShape, getTRPCErrorFromUnknown } from "@trpc/server";
-import type { ApiContext, SequencedEvent } from "../router/context.ts";
+import type { ApiContext } from "../router/context.ts";
 import { afterSeq, appRouter, sessionEventsInput } from "../router/index.ts";
 import { SSE_OPTIONS } from "../router/trpc.ts";
-import { type BatchedEventSource, EventStreamResponse } from "./event-stream-response.ts";
+import { type BatchedEventSource, EventStreamResponse, TurnFrameCache } from "./event-stream-response.ts";
 import { signedOutError } from "../router/signed-in-stream.ts";
 
 type HttpHandler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -29,7 +29,7 @@ export function createSessionEventsRoute(
   const serialize = (value: unknown): unknown => config.transformer.output.serialize(value);
   const deserialize = (value: unknown): unknown => config.transformer.input.deserialize(value);
   // A session's tabs are sent the same bus entries: each is serialized once for all of them.
-  const frameCache = new WeakMap<SequencedEvent, string>();
+  const frameCache = new TurnFrameCache();
   return (request, response) => {
     const input = request.method === "GET" ? parseInput(request, deserialize) : undefined;
     if (!input) {
