@@ -157,17 +157,18 @@ describe("browser sign-ins in PostgreSQL, across nodes", () => {
   const node = (sql: Database) => {
     const changes = createChangeChannel(sql, () => undefined);
     cleanups.push(() => changes.close());
-    return createPostgresBrowserSessions({ sql, changes });
+    return { sessions: createPostgresBrowserSessions({ sql, changes }), listening: () => changes.listening() };
   };
 
   it("a browser signed in through node A is admitted by node B; signing out everywhere on B is told to A's listeners and holds there", async () => {
-    const [nodeA, nodeB] = [node(sqlA), node(sqlB)];
+    const [onA, onB] = [node(sqlA), node(sqlB)];
+    const [nodeA, nodeB] = [onA.sessions, onB.sessions];
     let toldA = 0;
     nodeA.onRevoked(() => toldA++);
     const signedIn = await nodeA.create();
     expect(await nodeB.check(signedIn.cookie, signedIn.key)).toMatchObject({ kind: "valid", sessionId: signedIn.sessionId });
-    // The notice travels over LISTEN/NOTIFY: wait until A listens before B signs out.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The notice travels over LISTEN/NOTIFY: A hears it once its LISTEN is in place (as a node waits for at start).
+    expect(await onA.listening()).toBe(true);
     expect(await nodeB.revokeAll()).toBeGreaterThanOrEqual(1);
     await expect.poll(() => toldA, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
     expect((await nodeA.check(signedIn.cookie, signedIn.key)).kind).toBe("unknown");

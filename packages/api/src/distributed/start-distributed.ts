@@ -93,6 +93,8 @@ export async function startDistributedNode(
         const applied = await migrate(sql);
         cookieName = await clusterCookieName(sql);
         changes = createChangeChannel(sql, (message) => logError(`PostgreSQL change notices: ${message}`, { service: "postgres" }));
+        // Notices count from before the node serves anything (a revoke, a sign-out, a new token told meanwhile would be missed).
+        await changes.listening();
         if (options.accessToken !== undefined)
           tokenClaim = await claimAccessToken({
             sql,

@@ -20,13 +20,19 @@ const CHANNEL = "cairn_changes";
  */
 export type ChangeChannel = {
   publish(change: SharedChange): Promise<void>;
+  /** Delivers every notice from now on; the LISTEN starts with the first subscriber and is in place once `listening` resolves. */
   subscribe(listener: (change: SharedChange) => void): () => void;
+  /**
+   * Starts the LISTEN if nothing has yet and resolves once PostgreSQL has it in place (false when it could not, logged):
+   * a notice sent before then is not delivered. A node waits for it at start, before it serves anything.
+   */
+  listening(): Promise<boolean>;
   close(): Promise<void>;
 };
 
 export function createChangeChannel(sql: Database, onError: (message: string) => void): ChangeChannel {
   const listeners = new Set<(change: SharedChange) => void>();
-  let listening: Promise<{ unlisten(): Promise<void> }> | undefined;
+  let listening: Promise<{ unlisten(): Promise<void> } | undefined> | undefined;
   const deliver = (payload: string) => {
     let change: SharedChange;
     try {
@@ -43,18 +49,25 @@ export function createChangeChannel(sql: Database, onError: (message: string) =>
     },
     subscribe(listener) {
       listeners.add(listener);
-      listening ??= Promise.resolve(sql.listen(CHANNEL, deliver)).catch((error: unknown) => {
-        listening = undefined;
-        onError(`could not listen for changes: ${(error as Error).message}`);
-        return { unlisten: async () => undefined };
-      });
+      void listen();
       return () => listeners.delete(listener);
     },
+    listening: () => listen().then((active) => active !== undefined),
     async close() {
       listeners.clear();
       const active = listening;
       listening = undefined;
-      if (active) await (await active).unlisten().catch(() => undefined);
+      await (await active)?.unlisten().catch(() => undefined);
     },
   };
+
+  /** The LISTEN, started once: `postgres` resolves it when the server has run it (and re-issues it after a reconnect). */
+  function listen(): Promise<{ unlisten(): Promise<void> } | undefined> {
+    listening ??= Promise.resolve(sql.listen(CHANNEL, deliver)).catch((error: unknown) => {
+      listening = undefined;
+      onError(`could not listen for changes: ${(error as Error).message}`);
+      return undefined;
+    });
+    return listening;
+  }
 }

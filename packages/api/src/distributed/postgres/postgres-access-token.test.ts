@@ -46,8 +46,8 @@ describe("the cluster's access token in PostgreSQL (private PostgreSQL)", () => 
     const [nodeA, nodeB, nodeC] = [node(), node(), node()];
     const onA = await claim(nodeA, OLD_TOKEN);
     const onB = await claim(nodeB, OLD_TOKEN);
-    // Listening is set up by the first subscribe; let it settle before the notice is sent.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A notice reaches a node once its LISTEN is in place (a node waits for it at start).
+    expect(await Promise.all([nodeA.changes.listening(), nodeB.changes.listening()])).toEqual([true, true]);
     expect(onA.replaced.aborted).toBe(false);
 
     const startedAt = Date.now();
@@ -78,7 +78,7 @@ describe("the cluster's access token in PostgreSQL (private PostgreSQL)", () => 
     const deaf = node();
     const onDeaf = await claimAccessToken({
       sql: deaf.sql,
-      changes: { publish: async () => undefined, subscribe: () => () => undefined, close: async () => undefined },
+      changes: { publish: async () => undefined, subscribe: () => () => undefined, listening: async () => true, close: async () => undefined },
       token: first,
       recheckMs: 300,
     });

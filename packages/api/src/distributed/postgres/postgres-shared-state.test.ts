@@ -38,6 +38,8 @@ describe("shares, trust and IDE-written settings in PostgreSQL", () => {
     nodeA = node();
     nodeB = node();
     await migrate(nodeA.sql);
+    // A node hears notices once its LISTEN is in place (as a node waits for it at start): one sent before is missed.
+    expect(await Promise.all([nodeA.changes.listening(), nodeB.changes.listening()])).toEqual([true, true]);
   }, 120_000);
 
   afterAll(async () => {
