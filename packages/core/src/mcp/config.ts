@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { mcpServerConfigSchema, type McpServerConfig } from "../permissions/settings-schema.ts";
+import { mcpServerConfigSchema, type McpRemoteServerConfig, type McpServerConfig, type McpStdioServerConfig } from "../permissions/settings-schema.ts";
 
 /**
  * Where a server was configured. `dynamic` is `--mcp-config`, `project` is `<workspace>/.mcp.json`;
@@ -8,8 +8,7 @@ import { mcpServerConfigSchema, type McpServerConfig } from "../permissions/sett
 export const mcpServerSources = ["dynamic", "policySettings", "flagSettings", "localSettings", "projectSettings", "project", "userSettings"] as const;
 export type McpServerSource = (typeof mcpServerSources)[number];
 
-export type McpStdioServerConfig = z.infer<(typeof mcpServerConfigSchema.options)[0]>;
-export type McpRemoteServerConfig = z.infer<(typeof mcpServerConfigSchema.options)[1]>;
+export type { McpRemoteServerConfig, McpStdioServerConfig } from "../permissions/settings-schema.ts";
 
 export function isStdioServerConfig(config: McpServerConfig): config is McpStdioServerConfig {
   return config.type !== "http" && config.type !== "sse";
