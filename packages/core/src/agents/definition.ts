@@ -1,19 +1,22 @@
 import { z } from "zod";
 import { frontMatterList, frontMatterText, parseFrontMatter } from "./front-matter.ts";
 
-export const agentDefinitionSchema = z.object({
-  /** What `subagent_type` names. */
-  agentType: z.string().regex(/^[A-Za-z0-9][\w.:-]*$/, "use letters, digits, '-', '_', '.' or ':'"),
-  /** When to use the agent: shown to the model in the Agent tool's description. */
-  description: z.string().min(1),
-  /** Tool names the agent may use; undefined means every tool of the parent (except Agent). */
-  tools: z.array(z.string().min(1)).optional(),
-  /** `inherit` (the default), an alias (`sonnet`, `opus`, `haiku`) or a model id. */
-  model: z.string().min(1).optional(),
-  systemPrompt: z.string(),
-  source: z.enum(["built-in", "project"]),
-  path: z.string().optional(),
-});
+// Built at the first agent file read (z.lazy): a start without agent files builds none of it.
+export const agentDefinitionSchema = z.lazy(() =>
+  z.object({
+    /** What `subagent_type` names. */
+    agentType: z.string().regex(/^[A-Za-z0-9][\w.:-]*$/, "use letters, digits, '-', '_', '.' or ':'"),
+    /** When to use the agent: shown to the model in the Agent tool's description. */
+    description: z.string().min(1),
+    /** Tool names the agent may use; undefined means every tool of the parent (except Agent). */
+    tools: z.array(z.string().min(1)).optional(),
+    /** `inherit` (the default), an alias (`sonnet`, `opus`, `haiku`) or a model id. */
+    model: z.string().min(1).optional(),
+    systemPrompt: z.string(),
+    source: z.enum(["built-in", "project"]),
+    path: z.string().optional(),
+  }),
+);
 export type AgentDefinition = z.infer<typeof agentDefinitionSchema>;
 
 export const GENERAL_PURPOSE_AGENT_TYPE = "general-purpose";

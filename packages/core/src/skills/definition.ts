@@ -25,17 +25,20 @@ export type SkillProblem = { name: string; kind: "skill" | "command"; path: stri
 
 export const SKILL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 
-const toolList = z.union([z.string(), z.array(z.string())]);
-const frontMatterSchema = z
-  .object({
-    name: z.string().regex(SKILL_NAME_PATTERN, "use letters, digits, '-', '_', '.' or ':' (at most 64)").optional(),
-    description: z.string().optional(),
-    "allowed-tools": toolList.optional(),
-    model: z.string().min(1).optional(),
-    "disable-model-invocation": z.boolean().optional(),
-    "argument-hint": z.string().optional(),
-  })
-  .loose();
+// Built at the first skill file read (z.lazy): a start without skills builds no schema for them.
+const frontMatterSchema = z.lazy(() => {
+  const toolList = z.union([z.string(), z.array(z.string())]);
+  return z
+    .object({
+      name: z.string().regex(SKILL_NAME_PATTERN, "use letters, digits, '-', '_', '.' or ':' (at most 64)").optional(),
+      description: z.string().optional(),
+      "allowed-tools": toolList.optional(),
+      model: z.string().min(1).optional(),
+      "disable-model-invocation": z.boolean().optional(),
+      "argument-hint": z.string().optional(),
+    })
+    .loose();
+});
 
 export type ParsedSkill = { ok: true; skill: SkillDefinition; body: string } | { ok: false; problem: SkillProblem };
 
