@@ -102,7 +102,7 @@ describe("httpFetch", () => {
     expect(server!.writableNeedDrain).toBe(true);
     expect(written).toBeLessThan(CHUNKS);
     if (way === "bytes()") {
-      expect((await response.bytes()).byteLength).toBe(CHUNKS * chunk.length);
+      expect((await (response as HttpFetchResponse).bytes()).byteLength).toBe(CHUNKS * chunk.length);
       return;
     }
     const reader = (response as HttpFetchResponse).bodyReader()!;
