@@ -4,6 +4,7 @@ import type { SessionStore, SessionStoreLocation, SessionTranscriptSink, StoredS
 import { transcriptLineText } from "../../session-store/transcript-line-text.ts";
 import type { Database, Executor } from "./database.ts";
 import { openPostgresSidechain, readSidechainTexts } from "./postgres-sidechains.ts";
+import { appendGeneration, serialAppends, staleOwnerRefusal } from "./serial-appends.ts";
 
 export type PostgresSessionStoreOptions = SessionStoreLocation & {
   sql: Database;
@@ -34,9 +35,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
   const openTranscript = (sessionId: string): SessionTranscriptSink => {
     assertSessionId(sessionId);
     const text = transcriptLineText({ sessionId, cwd: workspaceRoot, version }, now);
-    let queue: Promise<unknown> = Promise.resolve();
     let created = false;
-    let closed = false;
     const ensureSession = async (): Promise<void> => {
       if (created) return;
       // New here, or registered at its creation with nothing written yet: the meta line comes first.
@@ -48,48 +47,27 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
       if (inserted.length > 0) await appendLine(sql, sessionId, text.meta());
       created = true;
     };
-    const write = (build: () => string): Promise<void> => {
-      if (closed) return Promise.reject(new TranscriptStoreError("closed", `Transcript of ${sessionId} is closed`));
-      let line: string;
-      try {
-        line = build();
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      const run = queue.then(async () => {
-        try {
-          await ensureSession();
-          await appendLine(sql, sessionId, line);
-        } catch (error) {
-          if (error instanceof TranscriptStoreError) throw error;
-          throw new TranscriptStoreError("write-failed", `Could not append to the transcript of ${sessionId}`, { cause: error });
-        }
-      });
-      queue = run.catch(() => undefined);
-      return run;
-    };
+    const { write, flush, close } = serialAppends(
+      { closed: `Transcript of ${sessionId} is closed`, failed: `Could not append to the transcript of ${sessionId}` },
+      async (line) => {
+        await ensureSession();
+        await appendLine(sql, sessionId, line);
+      },
+    );
     return {
       sessionId,
       appendMessage: (message) => write(() => text.message(message)),
       appendTombstone: (tombstoneOf, reason) => write(() => text.tombstone(tombstoneOf, reason)),
       appendHookRuns: (event, runs) => write(() => text.hookRuns(event, runs)),
       appendCheckpoint: (messageUuid, commit) => write(() => text.checkpoint(messageUuid, commit)),
-      // Every append has committed by the time its promise resolves: flushing is waiting for the queue.
-      flush: () => queue.then(() => undefined),
-      close() {
-        closed = true;
-        return queue.then(() => undefined);
-      },
+      flush,
+      close,
     };
   };
 
   const appendLine = async (executor: Executor, sessionId: string, line: string, fenced = options.fence !== undefined): Promise<void> => {
     const facts = lineFacts(line, now);
-    const generation = fenced ? options.fence?.(sessionId) : undefined;
-    if (fenced && generation === undefined) {
-      options.onFenced?.(sessionId, undefined);
-      throw new TranscriptStoreError("fenced", `This node does not hold the lease of session ${sessionId}`);
-    }
+    const generation = appendGeneration(options, sessionId, fenced);
     // FOR SHARE orders the append against a takeover (which updates the lease row): whichever commits
     // first wins, and an append waiting behind a takeover re-reads the new generation and writes nothing.
     const rows = await executor`
@@ -115,8 +93,7 @@ export function createPostgresSessionStore(options: PostgresSessionStoreOptions)
     if (rows.length > 0) return;
     const session = await executor`select 1 from cairn_sessions where session_id = ${sessionId}`;
     if (session.length === 0) throw new TranscriptStoreError("session-not-found", `Session ${sessionId} is not in the database`);
-    options.onFenced?.(sessionId, generation);
-    throw new TranscriptStoreError("fenced", `Session ${sessionId} was taken over by another node (lease generation ${generation} is no longer current)`);
+    throw staleOwnerRefusal(options, sessionId, generation);
   };
 
   /** A new session holding a whole conversation, re-linked as one chain, in one transaction: a half-written one is worse than none. */

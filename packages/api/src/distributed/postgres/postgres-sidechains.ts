@@ -1,17 +1,16 @@
 import type { TranscriptSink } from "@cairn/core";
-import { assertSessionId, TranscriptStoreError } from "@cairn/core/node";
+import { assertSessionId } from "@cairn/core/node";
 import type { SidechainAgent, SidechainTexts } from "../../session-store/session-store.ts";
 import { transcriptLineText } from "../../session-store/transcript-line-text.ts";
 import type { Database, Executor } from "./database.ts";
+import { type AppendFence, appendGeneration, serialAppends, staleOwnerRefusal } from "./serial-appends.ts";
 
-type SidechainOptions = {
+/** `fence`: the lease generation this node holds for a session (leases on): a stale owner's subagent writes nothing either. */
+type SidechainOptions = AppendFence & {
   sql: Database;
   workspaceRoot: string;
   version: string;
   now: () => Date;
-  /** The lease generation this node holds for a session (leases on): a stale owner's subagent writes nothing either. */
-  fence?: (sessionId: string) => number | undefined;
-  onFenced?: (sessionId: string, generation: number | undefined) => void;
 };
 
 /**
@@ -25,17 +24,10 @@ export function openPostgresSidechain(options: SidechainOptions, sessionId: stri
   assertSessionId(agent.agentId);
   const { sql } = options;
   const text = transcriptLineText({ sessionId, cwd: options.workspaceRoot, version: options.version }, options.now);
-  let queue: Promise<unknown> = Promise.resolve();
   let started = false;
-  let closed = false;
 
   const append = async (line: string): Promise<void> => {
-    const fenced = options.fence !== undefined;
-    const generation = options.fence?.(sessionId);
-    if (fenced && generation === undefined) {
-      options.onFenced?.(sessionId, undefined);
-      throw new TranscriptStoreError("fenced", `This node does not hold the lease of session ${sessionId}`);
-    }
+    const generation = appendGeneration(options, sessionId);
     // FOR SHARE orders the append against a takeover, as for the session's own lines (postgres-session-store.ts).
     const rows = await sql`
       with lease as (
@@ -45,40 +37,26 @@ export function openPostgresSidechain(options: SidechainOptions, sessionId: stri
       select ${sessionId}, ${agent.agentId},
              coalesce((select max(line_no) from cairn_subagent_lines where session_id = ${sessionId} and agent_id = ${agent.agentId}), 0) + 1,
              ${line}
-      where ${!fenced} or exists (select 1 from lease)
+      where ${options.fence === undefined} or exists (select 1 from lease)
       returning line_no`;
-    if (rows.length > 0) return;
-    options.onFenced?.(sessionId, generation);
-    throw new TranscriptStoreError("fenced", `Session ${sessionId} was taken over by another node (lease generation ${generation} is no longer current)`);
+    if (rows.length === 0) throw staleOwnerRefusal(options, sessionId, generation);
   };
 
-  const write = (build: () => string): Promise<void> => {
-    if (closed) return Promise.reject(new TranscriptStoreError("closed", `Sidechain ${agent.agentId} of ${sessionId} is closed`));
-    let line: string;
-    try {
-      line = build();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const run = queue.then(async () => {
-      try {
-        if (!started) {
-          await sql`
-            insert into cairn_subagents (session_id, agent_id, agent_type, description)
-            values (${sessionId}, ${agent.agentId}, ${agent.agentType}, ${agent.description})
-            on conflict (session_id, agent_id) do nothing`;
-          await append(text.meta());
-          started = true;
-        }
-        await append(line);
-      } catch (error) {
-        if (error instanceof TranscriptStoreError) throw error;
-        throw new TranscriptStoreError("write-failed", `Could not append to sidechain ${agent.agentId} of ${sessionId}`, { cause: error });
+  const appends = serialAppends(
+    { closed: `Sidechain ${agent.agentId} of ${sessionId} is closed`, failed: `Could not append to sidechain ${agent.agentId} of ${sessionId}` },
+    async (line) => {
+      if (!started) {
+        await sql`
+          insert into cairn_subagents (session_id, agent_id, agent_type, description)
+          values (${sessionId}, ${agent.agentId}, ${agent.agentType}, ${agent.description})
+          on conflict (session_id, agent_id) do nothing`;
+        await append(text.meta());
+        started = true;
       }
-    });
-    queue = run.catch(() => undefined);
-    return run;
-  };
+      await append(line);
+    },
+  );
+  const { write } = appends;
 
   return {
     path: `postgres:cairn_subagent_lines/${sessionId}/${agent.agentId}`,
@@ -87,11 +65,8 @@ export function openPostgresSidechain(options: SidechainOptions, sessionId: stri
       appendMessage: (message) => write(() => text.message(message)),
       appendTombstone: (tombstoneOf, reason) => write(() => text.tombstone(tombstoneOf, reason)),
       appendHookRuns: (event, runs) => write(() => text.hookRuns(event, runs)),
-      flush: () => queue.then(() => undefined),
-      close() {
-        closed = true;
-        return queue.then(() => undefined);
-      },
+      flush: appends.flush,
+      close: appends.close,
     },
   };
 }
