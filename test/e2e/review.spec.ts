@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Page } from "@playwright/test";
+import type { Page, Request } from "@playwright/test";
 import { expect, screenshot, test, type ScriptedTurn } from "./support/fixtures.ts";
 
 const CALC_BEFORE = ["export function add(a: number, b: number): number {", "  return a + b;", "}", "", "export const VERSION = 1;", ""].join("\n");
@@ -105,13 +105,20 @@ test("changes panel: lists Write and Bash changes, reverts one hunk to disk, and
 });
 
 test("changes panel: a revert of a file that changed since it was shown is refused and nothing is overwritten", async ({ ide: page, e2e, sim }) => {
+  const listsInFlight = new Set<Request>();
+  page.on("request", (request) => request.url().includes("changes.list") && listsInFlight.add(request));
+  page.on("requestfinished", (request) => listsInFlight.delete(request));
+  page.on("requestfailed", (request) => listsInFlight.delete(request));
   const files = await sessionThatChangedFiles(page, e2e.workspace, sim, "review-conflict");
   await page.getByTestId("changes-toggle").click();
   await page.locator(`[data-testid="changes-file"][data-path="${files.relative}"]`).click();
   await expect(page.getByTestId("changes-hunk")).toHaveCount(2);
 
-  // Someone changes the file after the panel showed it; the panel is kept from refreshing in between.
+  // Someone changes the file after the panel showed it; the panel is kept from refreshing in between. A list request
+  // sent before the route took hold (a late file-watch tick refreshes the panel) could still read the edited file and
+  // show it, so the edit waits until every such request has ended.
   await page.route("**/api/trpc/changes.list**", (route) => route.abort());
+  await expect.poll(() => listsInFlight.size).toBe(0);
   writeFileSync(files.calc, "// edited by hand meanwhile\n");
   await page.getByTestId("changes-revert-file").click();
   await expect(page.getByTestId("changes-error")).toContainText("changed since the Changes panel showed it; nothing was reverted");
