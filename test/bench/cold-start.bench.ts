@@ -33,17 +33,22 @@ export default async function run(): Promise<void> {
   const tap = await RequestTap.start(sim);
   const env = { ANTHROPIC_BASE_URL: tap.url, ANTHROPIC_API_KEY: "bench", CAIRN_HOME: cairnHome };
   const turn = { turns: [{ content: [{ type: "text" as const, text: "hello from the simulator" }] }] };
-  const figures = { cairn: [] as Run[], bare: [] as Run[], node: [] as Run[] };
+  // CAIRN_BENCH_COLD_BASELINE: another build's `cairn` program, run in the same rounds (an A/B on a shared machine).
+  const baselineBin = process.env.CAIRN_BENCH_COLD_BASELINE;
+  const figures = { cairn: [] as Run[], baseline: [] as Run[], bare: [] as Run[], node: [] as Run[] };
   try {
     // Interleaved rounds: whatever else the machine does hits all three alike.
     for (let round = 0; round < WARMUP + ROUNDS; round++) {
       sim.setScenario(turn);
       const cairn = await timed(tap, cairnBin, ["-p", "say hello"], workspace, env);
       sim.setScenario(turn);
+      const baseline = baselineBin ? await timed(tap, baselineBin, ["-p", "say hello"], workspace, env) : undefined;
+      sim.setScenario(turn);
       const bare = await timed(tap, process.execPath, [bareScript], workspace, env);
       const node = await timed(tap, process.execPath, ["-e", "0"], workspace, env);
       if (round < WARMUP) continue;
       figures.cairn.push(cairn);
+      if (baseline) figures.baseline.push(baseline);
       figures.bare.push(bare);
       figures.node.push(node);
     }
@@ -57,6 +62,11 @@ export default async function run(): Promise<void> {
   report("cold.first_request_cpu_ms", pick(figures.cairn, "firstRequestCpuMs"), "ms");
   report("cold.one_turn_wall_ms", pick(figures.cairn, "wallMs"), "ms");
   report("cold.one_turn_cpu_ms", pick(figures.cairn, "cpuMs"), "ms");
+  if (baselineBin) {
+    report("cold.baseline_first_request_ms", pick(figures.baseline, "firstRequestMs"), "ms");
+    report("cold.baseline_first_request_cpu_ms", pick(figures.baseline, "firstRequestCpuMs"), "ms");
+    report("cold.baseline_one_turn_wall_ms", pick(figures.baseline, "wallMs"), "ms");
+  }
   report("cold.bare_sdk_first_request_ms", pick(figures.bare, "firstRequestMs"), "ms");
   report("cold.bare_sdk_first_request_cpu_ms", pick(figures.bare, "firstRequestCpuMs"), "ms");
   report("cold.bare_sdk_one_turn_wall_ms", pick(figures.bare, "wallMs"), "ms");

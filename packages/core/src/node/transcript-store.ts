@@ -121,55 +121,65 @@ export function createJsonlTranscriptStore(options: JsonlTranscriptStoreOptions)
     return run;
   };
 
-  const openFile = async (): Promise<FileHandle> => {
-    if (handle !== undefined) return handle;
+  const metaLine = (): string => {
+    const meta: SessionMetaLine = {
+      type: "cairn-session",
+      sessionId: options.sessionId,
+      timestamp: now().toISOString(),
+      cwd: options.cwd,
+      cairnSchema: TRANSCRIPT_SCHEMA_VERSION,
+      version: options.version,
+      ...(options.model === undefined ? {} : { model: options.model }),
+      ...(options.title === undefined ? {} : { title: options.title }),
+      ...(options.forkedFrom === undefined ? {} : { forkedFrom: options.forkedFrom }),
+      ...(options.importedFrom === undefined ? {} : { importedFrom: options.importedFrom }),
+    };
+    return `${JSON.stringify(meta)}\n`;
+  };
+
+  /**
+   * Opens the file once. A file with nothing in it yet (new, or holding only a torn first line that was cut off)
+   * gets its meta line as `header`, to go out in the same write as the first line.
+   */
+  const openFile = async (): Promise<{ file: FileHandle; header: string }> => {
+    if (handle !== undefined) return { file: handle, header: "" };
     await mkdir(dirname(path), { recursive: true });
     const opened = await open(path, "a+");
+    let empty: boolean;
     try {
       const { size } = await opened.stat();
-      if (size > 0) {
-        await repairTornTail(opened, size);
-      } else {
-        const meta: SessionMetaLine = {
-          type: "cairn-session",
-          sessionId: options.sessionId,
-          timestamp: now().toISOString(),
-          cwd: options.cwd,
-          cairnSchema: TRANSCRIPT_SCHEMA_VERSION,
-          version: options.version,
-          ...(options.model === undefined ? {} : { model: options.model }),
-          ...(options.title === undefined ? {} : { title: options.title }),
-          ...(options.forkedFrom === undefined ? {} : { forkedFrom: options.forkedFrom }),
-          ...(options.importedFrom === undefined ? {} : { importedFrom: options.importedFrom }),
-        };
-        await writeWhole(opened, `${JSON.stringify(meta)}\n`);
-        if (fsync !== "never") {
-          await sync(opened);
-          await syncDirectory(dirname(path));
-        }
-      }
+      empty = size === 0 || ((await repairTornTail(opened, size)) === "truncated" && (await opened.stat()).size === 0);
     } catch (error) {
       await opened.close();
       throw error;
     }
     handle = opened;
-    return opened;
+    return { file: opened, header: empty ? metaLine() : "" };
   };
 
   const writeLine = (line: Record<string, unknown>, durable: boolean): Promise<void> => {
     if (closed) return Promise.reject(new TranscriptStoreError("closed", `Transcript ${path} is closed`));
     return enqueue(async () => {
-      const file = await openFile();
-      const text = `${startWithNewline ? "\n" : ""}${JSON.stringify(line)}\n`;
+      const { file, header } = await openFile();
+      const text = `${header}${startWithNewline ? "\n" : ""}${JSON.stringify(line)}\n`;
       try {
         await writeWhole(file, text);
         startWithNewline = false;
       } catch (error) {
-        startWithNewline = true;
+        if (header === "") startWithNewline = true;
+        else {
+          // The meta line may be torn: the next write opens the file again, which repairs it and starts it over.
+          handle = undefined;
+          await file.close().catch(() => undefined);
+        }
         throw new TranscriptStoreError("write-failed", `Could not append to ${path}`, { cause: error });
       }
       unsyncedWrites = true;
-      if (fsync === "always" || (durable && fsync === "user-messages")) await sync(file);
+      if (header !== "" && fsync !== "never") {
+        // The file's creation (its directory entry) and its first lines are made durable together: one sync of
+        // each, side by side, rather than the meta line and the first line one after the other.
+        await Promise.all([sync(file), syncDirectory(dirname(path))]);
+      } else if (fsync === "always" || (durable && fsync === "user-messages")) await sync(file);
     });
   };
 
