@@ -13,7 +13,7 @@
 // microseconds each round's deltas streamed between, to cut the profile to them). CAIRN_BENCH_DIST_ROUNDS=100 runs only
 // those latency rounds and no throughput round, for an A/B or a profile of one round. With
 // CAIRN_BENCH_DIST_BASELINE=<another build's bin/cairn.js> a second pair of nodes runs that build over the same
-// PostgreSQL and Redis, and each latency round runs on it first, then on this build (figures `distributed.baseline_…`).
+// PostgreSQL and Redis, and each round runs on it first, then on this build (figures `distributed.baseline_…`).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,12 +67,11 @@ export default async function run(): Promise<void> {
         report(`${prefix}redis_cpu_per_delta_at_${sessions}`, (streaming.redisCpuMs * 1000) / latencies.length, "us");
       }
     }
-    const nodes = pairs.at(-1)!.nodes;
-    if (!ROUNDS) {
+    for (const { prefix, nodes } of ROUNDS ? [] : pairs) {
       const throughput = await throughputRound(nodes[0]!, sim, ++round);
-      report("distributed.events_per_second_one_node", throughput.eventsPerSecond, "events/s");
-      report("distributed.deltas_per_second_one_node", throughput.deltasPerSecond, "deltas/s");
-      report("distributed.node_cpu_per_event", throughput.cpuPerEventMs, "ms");
+      report(`${prefix}events_per_second_one_node`, throughput.eventsPerSecond, "events/s");
+      report(`${prefix}deltas_per_second_one_node`, throughput.deltasPerSecond, "deltas/s");
+      report(`${prefix}node_cpu_per_event`, throughput.cpuPerEventMs, "ms");
     }
     report("distributed.load_average_at_end", loadavg()[0]!, "load");
   } finally {
