@@ -9,6 +9,11 @@
 // with the figures: on a busy machine they measure the machine. Counts that do not depend on the load come with them:
 // the nodes' CPU and read/write system calls per delta while the deltas stream (from the prompts that start them to the
 // last one received), Redis commands per delta, and Redis's own CPU per delta (it shares the cores with the nodes).
+// CAIRN_BENCH_DIST_CPU_PROF=<dir> has each node write a CPU profile there when it stops (with the CLOCK_MONOTONIC
+// microseconds each round's deltas streamed between, to cut the profile to them). CAIRN_BENCH_DIST_ROUNDS=100 runs only
+// those latency rounds and no throughput round, for an A/B or a profile of one round. With
+// CAIRN_BENCH_DIST_BASELINE=<another build's bin/cairn.js> a second pair of nodes runs that build over the same
+// PostgreSQL and Redis, and each round runs on it first, then on this build (figures `distributed.baseline_…`).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +28,9 @@ import { deltaSegment, TimedSim } from "./timed-sim.ts";
 const DELTAS_PER_SESSION = 120;
 const DELTA_INTERVAL_MS = 10; // ~100 deltas/s per session, a fast model
 const CONCURRENCY = [20, 100];
+const ROUNDS = process.env.CAIRN_BENCH_DIST_ROUNDS?.split(",").map(Number);
+const PROFILE_DIR = process.env.CAIRN_BENCH_DIST_CPU_PROF;
+const BASELINE = process.env.CAIRN_BENCH_DIST_BASELINE;
 const THROUGHPUT_SESSIONS = 20;
 const THROUGHPUT_DELTAS = 500;
 const THROUGHPUT_DELTA_INTERVAL_MS = 1; // as fast as the simulator goes, each delta still its own chunk
@@ -34,41 +42,48 @@ export default async function run(): Promise<void> {
   await mkdir(workspace);
   await writeFile(join(workspace, "README.md"), "# bench\n");
   const sim = await TimedSim.start();
-  const nodes: ServeProcess[] = [];
+  const pairs: Array<{ prefix: string; nodes: ServeProcess[] }> = [];
   const inspector = new Redis(redis.url, { lazyConnect: true });
   try {
-    for (const nodeId of ["bench-a", "bench-b"])
-      nodes.push(await startServeProcess({ parent, nodeId, workspace, modelUrl: sim.url, databaseUrl: database.url, redisUrl: redis.url }));
+    const nodeArgs = PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+    const start = (nodeId: string, bin?: string) =>
+      startServeProcess({ parent, nodeId, workspace, modelUrl: sim.url, databaseUrl: database.url, redisUrl: redis.url, nodeArgs, ...(bin ? { bin } : {}) });
+    if (BASELINE) pairs.push({ prefix: "distributed.baseline_", nodes: [await start("baseline-a", BASELINE), await start("baseline-b", BASELINE)] });
+    pairs.push({ prefix: "distributed.", nodes: [await start("bench-a"), await start("bench-b")] });
     report("distributed.load_average_at_start", loadavg()[0]!, "load");
     let round = 0;
-    for (const sessions of CONCURRENCY) {
-      const cpuBefore = await Promise.all(nodes.map(cpuMs));
-      const { latencies, streaming } = await latencyRound(nodes, sim, sessions, ++round, () => redisStats(inspector));
-      const cpu = (await Promise.all(nodes.map(cpuMs))).reduce((sum, after, index) => sum + after - cpuBefore[index]!, 0);
-      report(`distributed.latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
-      report(`distributed.latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
-      // Both nodes over the whole round: the sessions' creation and warm-up prompts included.
-      report(`distributed.nodes_cpu_per_delta_at_${sessions}`, cpu / latencies.length, "ms");
-      report(`distributed.nodes_streaming_cpu_per_delta_at_${sessions}`, streaming.cpuMs / latencies.length, "ms");
-      report(`distributed.nodes_syscalls_per_delta_at_${sessions}`, streaming.syscalls / latencies.length, "syscalls");
-      report(`distributed.redis_commands_per_delta_at_${sessions}`, streaming.redisCommands / latencies.length, "commands");
-      report(`distributed.redis_cpu_per_delta_at_${sessions}`, (streaming.redisCpuMs * 1000) / latencies.length, "us");
+    for (const sessions of ROUNDS ?? CONCURRENCY) {
+      for (const { prefix, nodes } of pairs) {
+        const cpuBefore = await Promise.all(nodes.map(cpuMs));
+        const { latencies, streaming } = await latencyRound(nodes, sim, sessions, ++round, () => redisStats(inspector));
+        const cpu = (await Promise.all(nodes.map(cpuMs))).reduce((sum, after, index) => sum + after - cpuBefore[index]!, 0);
+        report(`${prefix}latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
+        report(`${prefix}latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
+        // Both nodes over the whole round: the sessions' creation and warm-up prompts included.
+        report(`${prefix}nodes_cpu_per_delta_at_${sessions}`, cpu / latencies.length, "ms");
+        report(`${prefix}nodes_streaming_cpu_per_delta_at_${sessions}`, streaming.cpuMs / latencies.length, "ms");
+        report(`${prefix}nodes_syscalls_per_delta_at_${sessions}`, streaming.syscalls / latencies.length, "syscalls");
+        report(`${prefix}redis_commands_per_delta_at_${sessions}`, streaming.redisCommands / latencies.length, "commands");
+        report(`${prefix}redis_cpu_per_delta_at_${sessions}`, (streaming.redisCpuMs * 1000) / latencies.length, "us");
+      }
     }
-    const throughput = await throughputRound(nodes[0]!, sim, ++round);
-    report("distributed.events_per_second_one_node", throughput.eventsPerSecond, "events/s");
-    report("distributed.deltas_per_second_one_node", throughput.deltasPerSecond, "deltas/s");
-    report("distributed.node_cpu_per_event", throughput.cpuPerEventMs, "ms");
+    for (const { prefix, nodes } of ROUNDS ? [] : pairs) {
+      const throughput = await throughputRound(nodes[0]!, sim, ++round);
+      report(`${prefix}events_per_second_one_node`, throughput.eventsPerSecond, "events/s");
+      report(`${prefix}deltas_per_second_one_node`, throughput.deltasPerSecond, "deltas/s");
+      report(`${prefix}node_cpu_per_event`, throughput.cpuPerEventMs, "ms");
+    }
     report("distributed.load_average_at_end", loadavg()[0]!, "load");
   } finally {
     inspector.disconnect();
-    for (const node of nodes) await node.stop();
+    for (const { nodes } of pairs) for (const node of nodes) await node.stop();
     await sim.close();
     await Promise.all([database.stop(), redis.stop()]);
     await rm(parent, { recursive: true, force: true });
   }
 }
 
-type Counts = { cpuMs: number; syscalls: number; redisCommands: number; redisCpuMs: number };
+type Counts = { cpuMs: number; syscalls: number; redisCommands: number; redisCpuMs: number; byCommand: Map<string, number> };
 
 async function latencyRound(
   nodes: ServeProcess[],
@@ -88,6 +103,7 @@ async function latencyRound(
       syscalls: syscalls.reduce((sum, value) => sum + value, 0),
       redisCommands: redis.commands,
       redisCpuMs: redis.cpuMs,
+      byCommand: redis.byCommand,
     };
   };
   // Each session first answers a short prompt: another node finds a session once its first line is stored.
@@ -111,6 +127,7 @@ async function latencyRound(
   try {
     await Promise.all(readers.map((reader) => reader.connected));
     const before = await counts();
+    const streamedFrom = process.hrtime.bigint() / 1000n;
     await Promise.all(ids.map(({ sessionId }, index) => call(owners[index]!, "session.send", { sessionId, prompt: "go" })));
     await waitUntil(
       () => received.size >= expected,
@@ -118,38 +135,52 @@ async function latencyRound(
       () => `received ${received.size} of ${expected} deltas`,
     );
     const after = await counts();
+    if (PROFILE_DIR) console.log(`# ${sessions} sessions: deltas streamed between ${streamedFrom} and ${process.hrtime.bigint() / 1000n} us (CLOCK_MONOTONIC)`);
     // The counting itself (one INFO) is one of the commands.
     streaming = {
       cpuMs: after.cpuMs - before.cpuMs,
       syscalls: after.syscalls - before.syscalls,
       redisCommands: after.redisCommands - before.redisCommands - 1,
       redisCpuMs: after.redisCpuMs - before.redisCpuMs,
+      byCommand: new Map([...after.byCommand].map(([name, calls]) => [name, calls - (before.byCommand.get(name) ?? 0)])),
     };
+    // Which commands (a script's own calls counted apart): how many deltas each round trip carries.
+    const busiest = [...streaming.byCommand].filter(([, calls]) => calls > 0).sort((left, right) => right[1] - left[1]);
+    console.log(`# ${sessions} sessions, Redis commands while the deltas streamed: ${busiest.map(([name, calls]) => `${name} ${calls}`).join(", ")}`);
   } finally {
     for (const reader of readers) reader.close();
   }
   const emitted = await sim.takeEmitted();
   const latencies: number[] = [];
+  // Where the tail is: the first tenth of each session's deltas (while the other sessions still start) or the rest.
+  const early: number[] = [];
+  const rest: number[] = [];
   for (const [id, at] of received) {
     const sent = emitted.get(id);
-    if (sent !== undefined) latencies.push(at - sent);
+    if (sent === undefined) continue;
+    latencies.push(at - sent);
+    (Number(id.slice(5)) % DELTAS_PER_SESSION < DELTAS_PER_SESSION / 10 ? early : rest).push(at - sent);
   }
   if (latencies.length < expected * 0.99) throw new Error(`only ${latencies.length} of ${expected} deltas were seen leaving the simulator`);
   console.log(
-    `# ${sessions} sessions over 2 nodes: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms (load average ${loadavg()[0]!.toFixed(2)})`,
+    `# ${sessions} sessions over 2 nodes: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms; p99 of each session's first tenth ${percentile(early, 99).toFixed(1)} ms, of the rest ${percentile(rest, 99).toFixed(1)} ms (load average ${loadavg()[0]!.toFixed(2)})`,
   );
   return { latencies, streaming };
 }
 
-type RedisStats = { commands: number; cpuMs: number };
+type RedisStats = { commands: number; cpuMs: number; byCommand: Map<string, number> };
 
 /** Commands Redis has run since it started (INFO commandstats, every command counted, a script's own calls too) and its CPU time (user + system). */
 async function redisStats(redis: Redis): Promise<RedisStats> {
   const stats = await redis.info("commandstats", "cpu");
   let commands = 0;
-  for (const match of stats.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) commands += Number(match[1]);
+  const byCommand = new Map<string, number>();
+  for (const match of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    commands += Number(match[2]);
+    byCommand.set(match[1]!, Number(match[2]));
+  }
   const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, "m").exec(stats)?.[1] ?? Number.NaN);
-  return { commands, cpuMs: (seconds("used_cpu_user") + seconds("used_cpu_sys")) * 1000 };
+  return { commands, cpuMs: (seconds("used_cpu_user") + seconds("used_cpu_sys")) * 1000, byCommand };
 }
 
 /** Sessions owned and followed on one node, the simulator streaming as fast as it can: stream entries per second. */

@@ -27,6 +27,10 @@ export type ServeProcessOptions = {
   redisUrl?: string;
   workerUrls?: readonly string[];
   env?: Record<string, string>;
+  /** Another build's `bin/cairn.js` (a benchmark's baseline); this checkout's by default. */
+  bin?: string;
+  /** Flags for the node process itself (before the script), e.g. `--cpu-prof`. */
+  nodeArgs?: readonly string[];
 };
 
 export const SERVE_TOKEN = "distributed-test-token-0123456789";
@@ -38,7 +42,8 @@ export const SERVE_TOKEN = "distributed-test-token-0123456789";
 export async function startServeProcess(options: ServeProcessOptions): Promise<ServeProcess> {
   const home = join(options.parent, `node-${options.nodeId}`);
   await mkdir(home, { recursive: true });
-  const args = [cairnBin, "serve", "--api-only", "--port", "0", "--workspace", options.workspace, "--node-id", options.nodeId];
+  const script = [options.bin ?? cairnBin, "serve", "--api-only", "--port", "0", "--workspace", options.workspace, "--node-id", options.nodeId];
+  const args = [...(options.nodeArgs ?? []), ...script];
   if (options.databaseUrl) args.push("--database-url", options.databaseUrl);
   if (options.redisUrl) args.push("--redis-url", options.redisUrl);
   for (const url of options.workerUrls ?? []) args.push("--worker-url", url);

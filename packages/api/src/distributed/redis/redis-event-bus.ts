@@ -51,6 +51,8 @@ type Channel = {
   fencedAt: number;
   /** The generation (0: none) of the last refusal logged, so a refused run logs once, not per event. */
   refusalSaid: number | undefined;
+  /** The lease generation this node last published under (undefined: it has published nothing). */
+  publishedAt: number | undefined;
 };
 
 /**
@@ -58,7 +60,8 @@ type Channel = {
  * `tracked()` id a browser resumes from, so a tab may reconnect to any node. The node running a
  * session publishes: the event reaches this node's listeners at once and is appended with
  * `XADD … MAXLEN ~ n <seq>-0`. Every node reads the sessions its tabs watch through one blocking
- * connection (`XREAD BLOCK` over all of them) and fans out in-process. A replay older than this
+ * connection (`XREAD BLOCK` over all of them) and fans out in-process; with leases, not the streams it
+ * appends to itself (its tabs had those events as they were published), until the lease moves. A replay older than this
  * node's memory reads the stream (`XRANGE`); a cursor already trimmed away is a gap, which the
  * subscriber answers with a resync (the conversation as a snapshot), never a silent hole.
  */
@@ -89,6 +92,7 @@ export class RedisEventBus implements EventBus {
       redis: readerConnection,
       control: options.redis,
       deliver: (key, seq, fields) => this.ingestEntry(key.slice(this.prefix.length), seq, fields),
+      appendingAt: (key) => this.appendingAt(key.slice(this.prefix.length)),
       onError: this.onError,
     });
   }
@@ -109,6 +113,7 @@ export class RedisEventBus implements EventBus {
       return channel.seq;
     }
     channel.seq += 1;
+    channel.publishedAt = generation;
     const item: SequencedEvent = { seq: channel.seq, event };
     this.remember(channel, item);
     channel.unsent.push({ id: `${item.seq}-0`, payload: JSON.stringify(event), seq: item.seq, generation });
@@ -291,6 +296,20 @@ export class RedisEventBus implements EventBus {
     await this.reader.close();
   }
 
+  /**
+   * With leases, a session whose stream only this node appends to: it holds the lease, has published under it (so its
+   * seq is past whatever an earlier owner appended, and its listeners were told of each event as it was published) and
+   * the stream has not refused it. The blocking reader leaves such a stream out and resumes after this seq once the
+   * lease has moved. Without leases any node may append, so every watched stream is read.
+   */
+  private appendingAt(sessionId: string): number | undefined {
+    const channel = this.channels.get(sessionId);
+    if (!this.fence || !channel || channel.publishedAt === undefined) return undefined;
+    const generation = this.fence(sessionId);
+    if (generation === undefined || generation !== channel.publishedAt || generation <= channel.fencedAt) return undefined;
+    return channel.seq;
+  }
+
   /** A publish this node may not make (no lease, or one another node has taken over since): dropped, said once per generation. */
   private refused(sessionId: string, channel: Channel, generation: number | undefined): void {
     const said = generation ?? 0;
@@ -324,6 +343,8 @@ export class RedisEventBus implements EventBus {
     channel.seq = Math.max(seq - 1, last[0] ? seqOf(last[0][0]) : 0);
     const resync: SequencedEvent = { seq: seq - 1, event: { type: "resync" } };
     for (const listener of [...channel.listeners]) listener(resync);
+    // The stream is another node's now: its blocking read here resumes at once (watching it again wakes the reader).
+    if (channel.listeners.size > 0) this.reader.watch(this.key(sessionId), channel.seq);
   }
 
   /** Entries after `afterSeq` from the stream itself. */
@@ -371,7 +392,7 @@ export class RedisEventBus implements EventBus {
   private channel(sessionId: string): Channel {
     let channel = this.channels.get(sessionId);
     if (!channel) {
-      channel = { seq: 0, recent: new Map(), listeners: new Set(), unsent: [], fencedAt: 0, refusalSaid: undefined };
+      channel = { seq: 0, recent: new Map(), listeners: new Set(), unsent: [], fencedAt: 0, refusalSaid: undefined, publishedAt: undefined };
       this.channels.set(sessionId, channel);
     }
     return channel;

@@ -1,3 +1,4 @@
+import { Redis } from "ioredis";
 import { describe, expect, it, vi } from "vitest";
 import type { SequencedEvent } from "../../router/context.ts";
 import type { SessionEvent } from "../../router/types.ts";
@@ -218,5 +219,41 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
     parse.mockRestore();
     expect(onOwner.received.map(textOf)).toEqual(onFollower.received.map(textOf));
     await Promise.all([onOwner.stop(), onFollower.stop()]);
+  });
+
+  it("the owner's tabs get its events without it reading its own stream; once the lease moves they get the new owner's, each once", async () => {
+    const leasesA = new Map([["mine", 1]]);
+    const leasesB = new Map<string, number>();
+    const owner = node(leasesA, []);
+    const next = node(leasesB, []);
+    await owner.prepare("mine");
+    // Every XREAD any node of this file sends, by the streams it names.
+    const xread = vi.spyOn(Redis.prototype, "xread");
+    const readsOf = (key: string) => xread.mock.calls.filter((args) => (args as unknown[]).includes(key)).length;
+    try {
+      const tab = followBus(owner, "mine", 0, []);
+      for (let index = 1; index <= 40; index++) owner.publish("mine", said(`A ${index}`));
+      await owner.flush();
+      await vi.waitFor(() => expect(tab.lastSeq()).toBe(40));
+      for (let index = 41; index <= 60; index++) owner.publish("mine", said(`A ${index}`));
+      await owner.flush();
+      await vi.waitFor(() => expect(tab.lastSeq()).toBe(60));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(readsOf("cairn:events:mine")).toBe(0);
+      // The lease moves to the other node, which appends from where the stream is.
+      leasesA.delete("mine");
+      leasesB.set("mine", 2);
+      await next.raiseFence("mine", 2);
+      await next.prepare("mine");
+      for (let index = 61; index <= 80; index++) next.publish("mine", said(`B ${index}`));
+      await next.flush();
+      await vi.waitFor(() => expect(tab.lastSeq()).toBe(80), { timeout: 5_000 });
+      expect(readsOf("cairn:events:mine")).toBeGreaterThan(0);
+      await tab.stop();
+      expect(tab.received.map((item) => item.seq)).toEqual(Array.from({ length: 80 }, (_, index) => index + 1));
+      expect(tab.received.map(textOf)).toEqual(Array.from({ length: 80 }, (_, index) => `${index < 60 ? "A" : "B"} ${index + 1}`));
+    } finally {
+      xread.mockRestore();
+    }
   });
 });

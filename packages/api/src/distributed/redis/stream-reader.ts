@@ -9,6 +9,12 @@ export type StreamReaderOptions = {
   /** Each entry read, in order: its seq and its fields (`e` → the event's JSON), parsed only by a node that does not know it yet. */
   deliver: (key: string, seq: number, fields: readonly string[]) => void;
   onError: (error: Error, context: string) => void;
+  /**
+   * A watched stream this node appends to itself (it holds the session's lease and has published under it): the seq it
+   * is at, and the stream is left out of the XREAD (its listeners here had each entry as it was published), its cursor
+   * moved to that seq, so reading resumes after it if the node stops appending (the lease moved). Undefined: read it.
+   */
+  appendingAt?: (key: string) => number | undefined;
   /** How long one XREAD blocks (ms); changes to the watched set wake it earlier. */
   blockMs?: number;
 };
@@ -18,7 +24,7 @@ const MAX_BACKOFF_MS = 2_000;
 /**
  * One blocking reader per node: `XREAD BLOCK` over every stream a tab on this node watches, each
  * from the last id seen, delivering entries in order. Watching a new stream wakes the blocked read
- * so it is included at once. When Redis goes away the loop retries with backoff (ioredis
+ * so it is included at once. Streams the node appends to itself are left out while it does (`appendingAt`). When Redis goes away the loop retries with backoff (ioredis
  * reconnects) and resumes from the ids it had, so nothing between is skipped.
  */
 export class StreamReader {
@@ -69,8 +75,24 @@ export class StreamReader {
         continue;
       }
       try {
+        const keys: string[] = [];
+        for (const key of this.cursors.keys()) {
+          const appendingAt = this.options.appendingAt?.(key);
+          if (appendingAt === undefined) keys.push(key);
+          else this.cursors.set(key, `${appendingAt}-0`);
+        }
+        if (keys.length === 0) {
+          // Only streams this node appends to: nothing to read until the watched set changes or one of them stops being its own.
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, this.options.blockMs ?? 1_000);
+            this.wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          continue;
+        }
         this.clientId ??= Number(await this.options.redis.client("ID"));
-        const keys = [...this.cursors.keys()];
         const ids = keys.map((key) => this.cursors.get(key) ?? "0-0");
         this.blocked = true;
         const result = await this.options.redis.xread("COUNT", 1_000, "BLOCK", this.options.blockMs ?? 1_000, "STREAMS", ...keys, ...ids);
