@@ -71,7 +71,9 @@ async function measuredRound(server: ServerProcess, sim: TimedSim, sessions: num
   report(`${prefix}server_syscalls_per_delta_at_${sessions}`, serverSyscalls / latencies.length, "syscalls");
   report(`${prefix}server_gc_pause_per_delta_at_${sessions}`, (server.gc.pauseMs - gcBefore.pauseMs) / latencies.length, "ms");
   report(`${prefix}server_gc_longest_pause_at_${sessions}`, server.gc.longestMs, "ms");
-  console.log(`# ${sessions} sessions: ${server.gc.collections - gcBefore.collections} collections (${server.gc.fullCollections - gcBefore.fullCollections} full)`);
+  console.log(
+    `# ${sessions} sessions: ${server.gc.collections - gcBefore.collections} collections (${server.gc.fullCollections - gcBefore.fullCollections} full)`,
+  );
   report(`${prefix}latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
   report(`${prefix}latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
   report(`${prefix}deltas_measured_at_${sessions}`, latencies.length, "deltas");
