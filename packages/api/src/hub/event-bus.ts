@@ -26,6 +26,8 @@ export interface EventBus {
   drop(sessionId: string): void;
   /** A shared bus: catch up with what other nodes published before this node publishes to the session. */
   prepare?(sessionId: string): Promise<void>;
+  /** A shared bus: this node no longer owns the session (its lease went to another node); read what others append from here on. */
+  ownerLeft?(sessionId: string): void;
 }
 
 export const DEFAULT_RING_SIZE = 5_000;

@@ -124,6 +124,7 @@ export function ownershipHost(hub: {
       if (acquisition.crashed) await recoverTurn(session, bus, acquisition.previousOwner ?? "another node", carried?.waitingQuestions ?? []);
     },
     lost: (sessionId) => {
+      bus.ownerLeft?.(sessionId);
       const session = live.get(sessionId);
       live.delete(sessionId);
       void session?.close().catch(() => undefined);

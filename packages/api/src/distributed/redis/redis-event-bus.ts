@@ -29,6 +29,8 @@ export type RedisEventBusOptions = {
   fence?: (sessionId: string) => number | undefined;
   /** Failed appends and reads (logged by the caller); the bus keeps going. */
   onError?: (error: Error, context: string) => void;
+  /** How long one blocking read waits (ms; default 1 s); a change to what it reads wakes it earlier. */
+  readerBlockMs?: number;
 };
 
 type UnsentEntry = StreamEntry & { seq: number; generation: number | undefined };
@@ -93,6 +95,7 @@ export class RedisEventBus implements EventBus {
       control: options.redis,
       deliver: (key, seq, fields) => this.ingestEntry(key.slice(this.prefix.length), seq, fields),
       appendingAt: (key) => this.appendingAt(key.slice(this.prefix.length)),
+      ...(options.readerBlockMs === undefined ? {} : { blockMs: options.readerBlockMs }),
       onError: this.onError,
     });
   }
@@ -294,6 +297,14 @@ export class RedisEventBus implements EventBus {
   async close(): Promise<void> {
     await this.flush();
     await this.reader.close();
+  }
+
+  /** The lease went to another node: the blocking reader takes the stream back at once, after the last seq here. */
+  ownerLeft(sessionId: string): void {
+    const channel = this.channels.get(sessionId);
+    if (!channel || channel.publishedAt === undefined) return;
+    channel.publishedAt = undefined;
+    if (channel.listeners.size > 0) this.reader.watch(this.key(sessionId), channel.seq);
   }
 
   /**

@@ -256,4 +256,28 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
       xread.mockRestore();
     }
   });
+  it("an owner told its lease went elsewhere reads the stream again at once, not after its blocking read's timeout", async () => {
+    const leasesA = new Map([["handed", 1]]);
+    const leasesB = new Map<string, number>();
+    // A blocking read far longer than the test waits: only the wake-up can bring the new owner's events in time.
+    const owner = redis.node({ fence: (sessionId) => leasesA.get(sessionId), readerBlockMs: 30_000 });
+    const next = node(leasesB, []);
+    await owner.prepare("handed");
+    const tab = followBus(owner, "handed", 0, []);
+    for (let index = 1; index <= 5; index++) owner.publish("handed", said(`A ${index}`));
+    await owner.flush();
+    await vi.waitFor(() => expect(tab.lastSeq()).toBe(5));
+    // Let the reader park (it reads nothing while only this node appends).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    leasesA.delete("handed");
+    leasesB.set("handed", 2);
+    await next.raiseFence("handed", 2);
+    await next.prepare("handed");
+    for (let index = 6; index <= 10; index++) next.publish("handed", said(`B ${index}`));
+    await next.flush();
+    owner.ownerLeft("handed");
+    await vi.waitFor(() => expect(tab.lastSeq()).toBe(10), { timeout: 3_000 });
+    await tab.stop();
+    expect(tab.received.map(textOf)).toEqual([1, 2, 3, 4, 5].map((n) => `A ${n}`).concat([6, 7, 8, 9, 10].map((n) => `B ${n}`)));
+  });
 });
