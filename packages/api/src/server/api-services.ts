@@ -45,7 +45,7 @@ export type ApiServicesInput = {
 };
 
 /** The services the two routers serve: the IDE's context, and the share view that anonymous share links read through. */
-export function createApiServices(input: ApiServicesInput): { context: ApiContext; shareView: ShareViewService } {
+export function createApiServices(input: ApiServicesInput): { context: ApiContext; shareView: ShareViewService; timeline: TimelineWorkerClient } {
   const { runtime, hub, shareStore, shareOptions, now } = input;
   const { lineTexts } = runtime.transcripts;
   // A store of rows (PostgreSQL): timelines are built from it, since no node has the transcript on its disk.
@@ -85,6 +85,8 @@ export function createApiServices(input: ApiServicesInput): { context: ApiContex
           : loadTimelineSource(runtime, timelineInput.sessionId, options);
       }),
   });
+  // Timelines are built in a worker thread: from the files, or from rows (PostgreSQL) this thread reads for it.
+  const timeline = new TimelineWorkerClient(runtime, rows ? { rows } : {});
   const context: ApiContext = {
     meta: new MetaService(runtime, input.trustStore),
     sessions: hub,
@@ -93,8 +95,7 @@ export function createApiServices(input: ApiServicesInput): { context: ApiContex
     terminals: input.terminals,
     shares: new ShareService({ store: shareStore, sessions: hub, redactor, workspaceRoot: runtime.workspaceRoot, now }),
     mcp: new McpService(runtime.mcp),
-    // Timelines are built in a worker thread: from the files, or from rows (PostgreSQL) this thread reads for it.
-    timeline: new TimelineWorkerClient(runtime, rows ? { rows } : {}),
+    timeline,
     review: createReviewPort(hub),
     git: new GitService({
       // Git runs where the workspace lives (in the worker, when it is a separate process), never here.
@@ -104,5 +105,5 @@ export function createApiServices(input: ApiServicesInput): { context: ApiContex
     auth: { signOutEverywhere: () => input.browserSessions.revokeAll() },
     ...(input.worktrees ? { worktrees: createWorktreePort(hub, input.worktrees) } : {}),
   };
-  return { context, shareView };
+  return { context, shareView, timeline };
 }

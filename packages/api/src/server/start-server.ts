@@ -150,7 +150,7 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
     browserSessions = localAuth;
     const signIns = distributed?.signIns;
     const sessionStore = signIns ? signIns.sessions(ttl) : localAuth;
-    const { context, shareView } = createApiServices({
+    const { context, shareView, timeline } = createApiServices({
       runtime,
       hub,
       worktrees,
@@ -202,6 +202,11 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
         signIns: signInStreams,
       });
     });
+
+    // A server of the IDE (its web app) starts its timeline thread now that it is ready, while it waits for the first
+    // page: the thread's start and code loading are then not part of the first timeline opened. An API-only server
+    // (tests) starts it at its first timeline call.
+    if (webHandler) setImmediate(() => void timeline.start());
 
     const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
     const url = `http://${urlHost}:${port}`;

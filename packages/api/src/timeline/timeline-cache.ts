@@ -68,7 +68,7 @@ class Refresh {
  * How much of a large transcript is read before its first part is shown: a thousand events or so, built in
  * well under a tenth of a second, so the page is usable while the rest (possibly hundreds of MB) is read.
  */
-const DEFAULT_PARTIAL_BYTES = 512 * 1024;
+const DEFAULT_PARTIAL_BYTES = 128 * 1024;
 
 /**
  * Built timelines per session transcript, kept until the transcript's size or mtime (or a subagent

@@ -103,6 +103,24 @@ describe("TimelineService", () => {
     expect(await partly.view(sessionId, whole.version)).toEqual({ changed: false, version: whole.version });
   });
 
+  it("shows a transcript of a few hundred KB first in part by default: the first screen's events, not half a megabyte", async () => {
+    const big = syntheticTimelineSource({ events: 1_200, sidechains: 0 });
+    const bigText = text(big.lines);
+    // More than twice the first part's 128 KiB (so read in two steps), less than twice the 512 KiB it was.
+    expect(bigText.length).toBeGreaterThan(300 * 1024);
+    expect(bigText.length).toBeLessThan(1024 * 1024);
+    await writeFile(transcript, bigText);
+    const first = await service.view(sessionId, undefined);
+    if (!first.changed) throw new Error("expected a timeline");
+    expect(first.complete).toBe(false);
+    expect(first.rest).toBeUndefined();
+    const part = expandCompactTimeline(JSON.parse(first.timelineJson));
+    expect(part.events.length).toBeGreaterThan(50);
+    const second = await service.view(sessionId, part.version);
+    if (!second.changed) throw new Error("expected the whole timeline");
+    expect(expandCompactTimeline(JSON.parse(second.timelineJson)).events.length).toBeGreaterThan(part.events.length);
+  });
+
   it("sends a large timeline as its first events, then the rest in pages that add up to the whole", async () => {
     await writeFile(transcript, text(source.lines));
     const whole = await viewOf();

@@ -59,6 +59,14 @@ describe("TimelineWorkerClient", { timeout: 120_000 }, () => {
     await expect(waiting).rejects.toThrow("gone");
   });
 
+  it("starts its thread ahead of the first call when asked: ready once its code is loaded and warmed up", async () => {
+    await client.start();
+    // Already running: the same thread, ready at once.
+    await client.start();
+    const answer = await client.view(sessionId, undefined);
+    expect(answer.changed).toBe(true);
+  });
+
   it("fails the calls a dead thread owed, and starts a new one for the next call", async () => {
     const owed = client.view(sessionId, undefined);
     await client.close();

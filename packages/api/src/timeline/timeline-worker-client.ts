@@ -8,7 +8,7 @@ import { answerRows } from "./rows-over-thread.ts";
 import { loadTimelineSource } from "./source.ts";
 import { type LineStore, storeTimelineSource } from "./store-timeline-cache.ts";
 import type { ImportedTranscript, TimelinePageAnswer, TimelinePort, TimelineViewAnswer } from "./timeline-port.ts";
-import { errorOf, type TimelineWorkerRequest, type TimelineWorkerResponse } from "./timeline-worker-protocol.ts";
+import { errorOf, isThreadReady, type TimelineWorkerRequest, type TimelineWorkerResponse } from "./timeline-worker-protocol.ts";
 
 /** Where the transcripts are; an import is written through `transcripts` when given (`ImportTarget`). */
 type Where = ImportTarget;
@@ -19,8 +19,8 @@ type Call = TimelineWorkerRequest extends infer Request ? (Request extends Timel
 /**
  * The timeline port with its reading, building, paging and searching in a worker thread (`TimelineService`
  * there, with its cache): a large transcript takes seconds of CPU to read and build, and the node keeps serving
- * every other request (the IDE's own scripts among them) meanwhile. The thread starts at the first call, does not
- * keep the process alive, and a new one starts at the next call if it dies (whatever it was answering fails).
+ * every other request (the IDE's own scripts among them) meanwhile. The thread starts at `start()` or the first call,
+ * does not keep the process alive, and a new one starts at the next call if it dies (whatever it was answering fails).
  * `source` and `importTranscript` stay on this thread: they read or write once and build nothing. Transcripts kept as
  * rows (PostgreSQL) are read here, where the database client is, and built there: the thread asks for the rows.
  */
@@ -28,6 +28,8 @@ export class TimelineWorkerClient implements TimelinePort {
   private readonly where: Where;
   private readonly entry: URL;
   private worker: Worker | undefined;
+  /** Settles when the current thread has loaded its code (`TIMELINE_THREAD_READY`), or has failed first. */
+  private ready: Promise<void> = Promise.resolve();
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
@@ -63,6 +65,17 @@ export class TimelineWorkerClient implements TimelinePort {
 
   search(sessionId: string, query: string, signal?: AbortSignal): ReturnType<TimelinePort["search"]> {
     return this.call({ method: "search", sessionId, query }, signal) as ReturnType<TimelinePort["search"]>;
+  }
+
+  /**
+   * Starts the thread now, if none runs, so its start, the loading of its code and the first run of what a first
+   * look at a timeline runs (timeline-warm-up.ts) are not part of the first timeline's wait. Idle, it does not keep
+   * the process alive. Resolves once the thread is ready (at once when one already runs); rejects if it fails first.
+   */
+  start(): Promise<void> {
+    if (this.worker) return this.ready;
+    this.thread({ warmUp: true });
+    return this.ready;
   }
 
   /** Ends the thread (its caches go with it); calls waiting for it fail. A later call starts a new one. */
@@ -108,15 +121,29 @@ export class TimelineWorkerClient implements TimelinePort {
     if (this.pending.size === 0) worker.unref();
   }
 
-  private thread(): Worker {
+  /** The running thread, or a new one; `warmUp` when started ahead of any call (a call waiting would wait for it too). */
+  private thread(options: { warmUp?: boolean } = {}): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(this.entry, {
-      workerData: { cairnHome: this.where.cairnHome, workspaceRoot: this.where.workspaceRoot, version: this.where.version, rows: this.rows !== undefined },
+      workerData: {
+        cairnHome: this.where.cairnHome,
+        workspaceRoot: this.where.workspaceRoot,
+        version: this.where.version,
+        rows: this.rows !== undefined,
+        warmUp: options.warmUp === true,
+      },
     });
+    let settle: (error?: Error) => void = () => undefined;
+    this.ready = new Promise<void>((resolve, reject) => {
+      settle = (error) => (error ? reject(error) : resolve());
+    });
+    // Nobody need wait for it: a failure also reaches the calls under way.
+    this.ready.catch(() => undefined);
     // An idle timeline thread never holds the process open.
     worker.unref();
     const rows = this.rows;
     worker.on("message", (message: TimelineWorkerResponse) => {
+      if (isThreadReady(message)) return settle();
       if (rows && answerRows(message, rows, (reply) => worker.postMessage(reply))) return;
       const waiting = this.pending.get(message.id);
       if (!waiting) return;
@@ -126,6 +153,7 @@ export class TimelineWorkerClient implements TimelinePort {
       else waiting.reject(errorOf(message.error));
     });
     const fail = (error: Error) => {
+      settle(error);
       if (this.worker === worker) this.worker = undefined;
       const waiting = [...this.pending.values()];
       this.pending.clear();

@@ -13,6 +13,14 @@ const requestSchema = z.discriminatedUnion("method", [
 ]);
 export type TimelineWorkerRequest = z.infer<typeof requestSchema>;
 
+/** What the thread sends once its code is loaded (and warmed up, when it was started ahead): it carries no `id`. */
+export const TIMELINE_THREAD_READY = { timelineThreadReady: true } as const;
+
+/** Whether `message` is `TIMELINE_THREAD_READY`. */
+export function isThreadReady(message: unknown): boolean {
+  return typeof message === "object" && message !== null && (message as { timelineThreadReady?: unknown }).timelineThreadReady === true;
+}
+
 /** A failure as it crosses the thread: an ApiError keeps its code and details, anything else its message. */
 export type WorkerFailure = { message: string; code?: string; details?: ApiErrorDetails };
 export type TimelineWorkerResponse = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: WorkerFailure };
