@@ -1,4 +1,11 @@
-import { conversationMessageSchema, TRANSCRIPT_SCHEMA_VERSION, type ConversationMessage, type HookRunRecord, type SessionMetaLine } from "@cairn/core/schema";
+import {
+  conversationMessageSchema,
+  sessionMetaLineText,
+  TRANSCRIPT_SCHEMA_VERSION,
+  type ConversationMessage,
+  type HookRunRecord,
+  type SessionMetaOptions,
+} from "@cairn/core/schema";
 import { TranscriptStoreError } from "@cairn/core/node";
 
 /** What every line of one session carries. */
@@ -13,19 +20,8 @@ export type LineEnvelope = { sessionId: string; cwd: string; version: string };
 export function transcriptLineText(envelope: LineEnvelope, now: () => Date = () => new Date()) {
   const common = { sessionId: envelope.sessionId, cwd: envelope.cwd, version: envelope.version, userType: "external", cairnSchema: TRANSCRIPT_SCHEMA_VERSION };
   return {
-    meta(options: { model?: string; title?: string; forkedFrom?: SessionMetaLine["forkedFrom"]; importedFrom?: SessionMetaLine["importedFrom"] } = {}): string {
-      return JSON.stringify({
-        type: "cairn-session",
-        sessionId: envelope.sessionId,
-        timestamp: now().toISOString(),
-        cwd: envelope.cwd,
-        cairnSchema: TRANSCRIPT_SCHEMA_VERSION,
-        version: envelope.version,
-        ...(options.model === undefined ? {} : { model: options.model }),
-        ...(options.title === undefined ? {} : { title: options.title }),
-        ...(options.forkedFrom === undefined ? {} : { forkedFrom: options.forkedFrom }),
-        ...(options.importedFrom === undefined ? {} : { importedFrom: options.importedFrom }),
-      });
+    meta(options: SessionMetaOptions = {}): string {
+      return sessionMetaLineText({ ...envelope, timestamp: now().toISOString() }, options);
     },
     message(message: ConversationMessage): string {
       const parsed = conversationMessageSchema.safeParse(message);

@@ -1,7 +1,7 @@
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { conversationMessageSchema, type ConversationMessage, type HookRunRecord } from "../schema/messages.ts";
-import { TRANSCRIPT_SCHEMA_VERSION, projectDirName, type SessionMetaLine } from "../schema/transcript.ts";
+import { TRANSCRIPT_SCHEMA_VERSION, projectDirName, sessionMetaLineText, type SessionMetaLine } from "../schema/transcript.ts";
 import type { TranscriptSink } from "../session/port.ts";
 import { repairTornTail } from "./transcript-tail.ts";
 
@@ -121,21 +121,8 @@ export function createJsonlTranscriptStore(options: JsonlTranscriptStoreOptions)
     return run;
   };
 
-  const metaLine = (): string => {
-    const meta: SessionMetaLine = {
-      type: "cairn-session",
-      sessionId: options.sessionId,
-      timestamp: now().toISOString(),
-      cwd: options.cwd,
-      cairnSchema: TRANSCRIPT_SCHEMA_VERSION,
-      version: options.version,
-      ...(options.model === undefined ? {} : { model: options.model }),
-      ...(options.title === undefined ? {} : { title: options.title }),
-      ...(options.forkedFrom === undefined ? {} : { forkedFrom: options.forkedFrom }),
-      ...(options.importedFrom === undefined ? {} : { importedFrom: options.importedFrom }),
-    };
-    return `${JSON.stringify(meta)}\n`;
-  };
+  const metaLine = (): string =>
+    `${sessionMetaLineText({ sessionId: options.sessionId, cwd: options.cwd, version: options.version, timestamp: now().toISOString() }, options)}\n`;
 
   /**
    * Opens the file once. A file with nothing in it yet (new, or holding only a torn first line that was cut off)

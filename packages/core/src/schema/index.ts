@@ -65,10 +65,11 @@ export {
   checkpointLineSchema,
   projectDirName,
   sessionMetaLineSchema,
+  sessionMetaLineText,
   systemLineSchema,
   tombstoneLineSchema,
   transcriptLineSchema,
   userLineSchema,
 } from "./transcript.ts";
-export type { SessionMetaLine, TombstoneLine, TranscriptLine, TranscriptMessageLine } from "./transcript.ts";
+export type { SessionMetaLine, SessionMetaOptions, TombstoneLine, TranscriptLine, TranscriptMessageLine } from "./transcript.ts";
 export type { CheckpointLine } from "./transcript.ts";

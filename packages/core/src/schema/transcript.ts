@@ -94,6 +94,26 @@ export type TombstoneLine = z.infer<typeof tombstoneLineSchema>;
 export type SessionMetaLine = z.infer<typeof sessionMetaLineSchema>;
 export type CheckpointLine = z.infer<typeof checkpointLineSchema>;
 
+/** What a session's meta line says beyond its fixed fields; absent options stay off the line. */
+export type SessionMetaOptions = Partial<Pick<SessionMetaLine, "model" | "title" | "forkedFrom" | "importedFrom">>;
+
+/** A session's first line as text (no newline), the same for every store that writes transcript lines. */
+export function sessionMetaLineText(session: { sessionId: string; cwd: string; version: string; timestamp: string }, options: SessionMetaOptions = {}): string {
+  const meta: SessionMetaLine = {
+    type: "cairn-session",
+    sessionId: session.sessionId,
+    timestamp: session.timestamp,
+    cwd: session.cwd,
+    cairnSchema: TRANSCRIPT_SCHEMA_VERSION,
+    version: session.version,
+    ...(options.model === undefined ? {} : { model: options.model }),
+    ...(options.title === undefined ? {} : { title: options.title }),
+    ...(options.forkedFrom === undefined ? {} : { forkedFrom: options.forkedFrom }),
+    ...(options.importedFrom === undefined ? {} : { importedFrom: options.importedFrom }),
+  };
+  return JSON.stringify(meta);
+}
+
 /** `$CAIRN_HOME/projects/<this>/`: the cwd with each non-alphanumeric character replaced by "-", as Claude Code does. */
 export function projectDirName(cwd: string): string {
   return cwd.replace(/[^a-zA-Z0-9]/g, "-");
