@@ -304,7 +304,7 @@ export class RedisEventBus implements EventBus {
     const channel = this.channels.get(sessionId);
     if (!channel || channel.publishedAt === undefined) return;
     channel.publishedAt = undefined;
-    if (channel.listeners.size > 0) this.reader.watch(this.key(sessionId), channel.seq);
+    this.reader.resume(this.key(sessionId), channel.seq);
   }
 
   /**
@@ -354,8 +354,9 @@ export class RedisEventBus implements EventBus {
     channel.seq = Math.max(seq - 1, last[0] ? seqOf(last[0][0]) : 0);
     const resync: SequencedEvent = { seq: seq - 1, event: { type: "resync" } };
     for (const listener of [...channel.listeners]) listener(resync);
-    // The stream is another node's now: its blocking read here resumes at once (watching it again wakes the reader).
-    if (channel.listeners.size > 0) this.reader.watch(this.key(sessionId), channel.seq);
+    // The stream is another node's now: its blocking read here resumes at once, after the stream's seq (the reader may
+    // have moved past it, to what this node published and the stream refused, while it left the stream out).
+    this.reader.resume(this.key(sessionId), channel.seq);
   }
 
   /** Entries after `afterSeq` from the stream itself. */

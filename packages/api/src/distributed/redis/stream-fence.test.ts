@@ -280,4 +280,29 @@ describe("fenced event streams: a stale owner cannot append (private redis-serve
     await tab.stop();
     expect(tab.received.map(textOf)).toEqual([1, 2, 3, 4, 5].map((n) => `A ${n}`).concat([6, 7, 8, 9, 10].map((n) => `B ${n}`)));
   });
+  it("a stale owner refused after reading past the stream's end gets the new owner's next events at once", async () => {
+    const leasesA = new Map([["stale", 1]]);
+    const leasesB = new Map<string, number>();
+    const owner = redis.node({ fence: (sessionId) => leasesA.get(sessionId), readerBlockMs: 30_000, onError: () => undefined });
+    const next = node(leasesB, []);
+    await owner.prepare("stale");
+    const tab = followBus(owner, "stale", 0, []);
+    for (let index = 1; index <= 5; index++) owner.publish("stale", said(`A ${index}`));
+    await owner.flush();
+    await vi.waitFor(() => expect(tab.lastSeq()).toBe(5));
+    // The session is taken over; the old owner does not know yet and goes on: 6 to 10 reach its tab only.
+    leasesB.set("stale", 2);
+    await next.raiseFence("stale", 2);
+    await next.prepare("stale");
+    for (let index = 6; index <= 10; index++) owner.publish("stale", said(`stale ${index}`));
+    // A tab on another session wakes the owner's reader while those are still unsent, so it runs past them.
+    const other = followBus(owner, "elsewhere", 0, []);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await owner.flush();
+    // The new owner appends 6 and 7: the old owner's tab must get them (after its resync), not wait for a later one.
+    for (const index of [6, 7]) next.publish("stale", said(`B ${index}`));
+    await next.flush();
+    await vi.waitFor(() => expect(tab.received.map(textOf)).toContain("B 7"), { timeout: 3_000 });
+    await Promise.all([tab.stop(), other.stop()]);
+  });
 });

@@ -47,6 +47,13 @@ export class StreamReader {
     this.interrupt();
   }
 
+  /** A watched stream is read again from just after `afterSeq` (its cursor moved there, back or on), at once. */
+  resume(key: string, afterSeq: number): void {
+    if (!this.cursors.has(key)) return;
+    this.cursors.set(key, `${afterSeq}-0`);
+    this.interrupt();
+  }
+
   unwatch(key: string): void {
     this.cursors.delete(key);
   }
