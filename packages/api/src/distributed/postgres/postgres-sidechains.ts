@@ -42,7 +42,7 @@ export function openPostgresSidechain(options: SidechainOptions, sessionId: stri
     if (rows.length === 0) throw staleOwnerRefusal(options, sessionId, generation);
   };
 
-  const appends = serialAppends(
+  const { write, flush, close } = serialAppends(
     { closed: `Sidechain ${agent.agentId} of ${sessionId} is closed`, failed: `Could not append to sidechain ${agent.agentId} of ${sessionId}` },
     async (line) => {
       if (!started) {
@@ -56,7 +56,6 @@ export function openPostgresSidechain(options: SidechainOptions, sessionId: stri
       await append(line);
     },
   );
-  const { write } = appends;
 
   return {
     path: `postgres:cairn_subagent_lines/${sessionId}/${agent.agentId}`,
@@ -65,8 +64,8 @@ export function openPostgresSidechain(options: SidechainOptions, sessionId: stri
       appendMessage: (message) => write(() => text.message(message)),
       appendTombstone: (tombstoneOf, reason) => write(() => text.tombstone(tombstoneOf, reason)),
       appendHookRuns: (event, runs) => write(() => text.hookRuns(event, runs)),
-      flush: appends.flush,
-      close: appends.close,
+      flush,
+      close,
     },
   };
 }

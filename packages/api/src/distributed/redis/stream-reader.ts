@@ -72,13 +72,22 @@ export class StreamReader {
     if (this.blocked && this.clientId !== undefined) void this.options.control.client("UNBLOCK", this.clientId).catch(() => undefined);
   }
 
+  /** Resolves at the next `interrupt`, or after `timeoutMs` when given. */
+  private woken(timeoutMs?: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = timeoutMs === undefined ? undefined : setTimeout(resolve, timeoutMs);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
   private async loop(): Promise<void> {
     let backoff = 50;
     while (!this.closed) {
       if (this.cursors.size === 0) {
-        await new Promise<void>((resolve) => {
-          this.wake = resolve;
-        });
+        await this.woken();
         continue;
       }
       try {
@@ -90,13 +99,7 @@ export class StreamReader {
         }
         if (keys.length === 0) {
           // Only streams this node appends to: nothing to read until the watched set changes or one of them stops being its own.
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, this.options.blockMs ?? 1_000);
-            this.wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
+          await this.woken(this.options.blockMs ?? 1_000);
           continue;
         }
         this.clientId ??= Number(await this.options.redis.client("ID"));
