@@ -6,6 +6,9 @@
 // session is cold (the server reads and builds the timeline); the later ones hit its cache. The browser
 // signs in once (cookie + browser key in localStorage) and opens each time a fresh page of that context.
 // An open that times out is reported with the time it had waited, so its target shows as missed.
+// Options for a closer look: CAIRN_BENCH_TIMELINE_SIZES=_100k,_1m picks the sizes; CAIRN_BENCH_TIMELINE_SCROLLS=<n>
+// scrolls each open n times and prints every p95 (the figure stays the first scroll's); CAIRN_BENCH_TIMELINE_TRACE=<dir>
+// writes a Chromium trace of each open's scrolls there (what a slow frame did: layout, script, GC).
 import { createWriteStream, realpathSync, rmSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { availableParallelism, loadavg } from "node:os";
@@ -22,7 +25,10 @@ const FIRST_MARKS = '[data-testid="timeline-bar"], [data-testid="timeline-canvas
 const SIZES = [
   { events: 100_000, name: "", warmRuns: 3 },
   { events: 1_000_000, name: "_1m", warmRuns: 1 },
-];
+].filter((size) => !process.env.CAIRN_BENCH_TIMELINE_SIZES || process.env.CAIRN_BENCH_TIMELINE_SIZES.split(",").includes(size.name || "_100k"));
+/** A directory to write a Chromium trace of each scroll into (to see what a slow frame did). */
+const TRACE_DIR = process.env.CAIRN_BENCH_TIMELINE_TRACE;
+const SCROLLS = Number(process.env.CAIRN_BENCH_TIMELINE_SCROLLS ?? 1);
 
 export default async function run(): Promise<void> {
   const workspace = realpathSync(tempDir("cairn-bench-timeline-ws-"));
@@ -165,7 +171,15 @@ async function openOnce(context: BrowserContext, cairn: CairnProcess, sessionId:
     opened.heapUsedMb = (await metric(client, "JSHeapUsedSize")) / 1024 / 1024;
     await client.send("HeapProfiler.collectGarbage");
     opened.heapAfterGcMb = (await metric(client, "JSHeapUsedSize")) / 1024 / 1024;
+    const tracer = TRACE_DIR ? page.context().browser() : null;
+    await tracer?.startTracing(page, { path: join(TRACE_DIR ?? "", `scroll-${Date.now()}.json`), screenshots: false });
     opened.scrollFrameP95Ms = await scrollFrames(page);
+    for (let again = 1; again < SCROLLS; again++) {
+      await page.evaluate(`document.querySelector('[data-testid="timeline-event-list"]').scrollTop = 0`);
+      await page.waitForTimeout(300);
+      console.log(`# scroll again: p95 ${(await scrollFrames(page)).toFixed(1)} ms`);
+    }
+    await tracer?.stopTracing();
     const searchStarted = await page.evaluate(() => performance.now());
     await page.getByTestId("timeline-search").fill("echo step 4242");
     await page.locator('[data-testid="timeline-match-count"]', { hasText: " of " }).waitFor({ timeout: OPEN_TIMEOUT_MS });

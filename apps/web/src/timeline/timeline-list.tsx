@@ -8,8 +8,11 @@ import styles from "./timeline.module.css";
 
 const ROW_HEIGHT = 40;
 const EXPANDED_HEIGHT = 78;
-/** Rows drawn beyond each edge of the view, so a scroll shows drawn rows before React catches up. */
-const OVERSCAN = 12;
+/**
+ * Rows drawn beyond each edge of the view, so a scroll shows drawn rows before React catches up. A few rows'
+ * worth: a fast scroll replaces every row each frame anyway, and each row more is DOM to build and lay out.
+ */
+const OVERSCAN = 4;
 
 export type TimelineListProps = {
   timeline: Timeline;
