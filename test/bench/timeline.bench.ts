@@ -87,7 +87,7 @@ async function openOnce(browser: Browser, url: string) {
     // Interactive: a key press on the list selects the first event and its details render.
     await page.getByTestId("timeline-event-list").focus();
     await page.keyboard.press("ArrowDown");
-    await page.locator('[data-testid="timeline-detail"][data-index]').waitFor({ timeout: 60_000 });
+    await page.locator('[data-testid="timeline-detail"][data-loaded="true"]').waitFor({ timeout: 60_000 });
     const interactiveMs = await page.evaluate(() => performance.now());
     const events = Number(await page.getByTestId("timeline").getAttribute("data-events"));
     const heapUsedMb = await heapMb(client);

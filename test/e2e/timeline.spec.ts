@@ -89,6 +89,12 @@ test("timeline: parallel read-only calls overlap on the axis, search filters the
     await expect(exported.locator('[data-testid="timeline-bar"][data-kind="tool"]')).toHaveCount(2);
     await exported.locator('[data-testid="timeline-event"][data-kind="tool"]').first().click();
     await expect(exported.getByTestId("timeline-detail-output")).not.toBeEmpty();
+    // The search texts travel in the file too: the same search finds the same call, and its details open.
+    const exportedList = exported.getByTestId("timeline-event-list");
+    await exported.getByTestId("timeline-search").fill("math.ts");
+    await expect(exportedList.locator('[data-testid="timeline-event"][data-kind="tool"]')).toHaveCount(1);
+    await exportedList.locator('[data-testid="timeline-event"][data-kind="tool"]').click();
+    await expect(exported.getByTestId("timeline-detail-output")).toContainText("export const add");
     expect(requests).toEqual([]);
   } finally {
     await offline.close();

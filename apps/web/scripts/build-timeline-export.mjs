@@ -49,7 +49,7 @@ async function bundle(entry, name, alias = {}) {
 }
 
 await mkdir(publicDir, { recursive: true });
-const exported = await bundle("export-entry.tsx", "timeline-export");
+const exported = await bundle("export-entry.tsx", "timeline-export", PREACT);
 const injectCss = exported.css
   ? `(()=>{const s=document.createElement("style");s.textContent=${JSON.stringify(exported.css)};document.head.appendChild(s)})();\n`
   : "";

@@ -1,5 +1,16 @@
+import { buildTimeline, compactTimeline, expandCompactTimeline, searchTextOf, syntheticTimelineSource, timelineQueryMatcher } from "@cairn/core/timeline";
 import { describe, expect, it } from "vitest";
-import { buildExportHtml, EXPORT_CSP, readEmbeddedSource, scriptSafeJson } from "./export-html";
+import { buildExportHtml, EXPORT_CSP, EXPORT_PART_IDS, readEmbeddedJson, scriptSafeJson, type EmbeddedData } from "./export-html";
+import { readExportedTimeline } from "./exported-timeline";
+
+/** The embedded parts of an exported file, by id, as its viewer finds them. */
+function partsOf(html: string): Map<string, EmbeddedData> {
+  const parts = new Map<string, EmbeddedData>();
+  for (const match of html.matchAll(/<script type="[^"]+" id="([^"]+)" data-encoding="(json|gzip-base64)"[^>]*>([^<]*)<\/script>/g)) {
+    parts.set(match[1]!, { encoding: match[2] as EmbeddedData["encoding"], text: match[3]! });
+  }
+  return parts;
+}
 
 describe("buildExportHtml", () => {
   const source = {
@@ -7,25 +18,55 @@ describe("buildExportHtml", () => {
     title: "<b>title</b>",
     cwd: null,
     imported: false,
-    lines: [{ type: "user", text: "</script><script>alert(1)</script>\u2028" }] as never,
+    lines: [
+      { type: "user", uuid: "u1", timestamp: "2026-11-01T09:00:00.000Z", message: { role: "user", content: "</script><script>alert(1)</script>\u2028" } },
+    ] as never,
     sidechains: [],
   };
 
-  it("embeds the data so that no text in it can end the script element", async () => {
+  it("embeds the data so that no text in it can end a script element", async () => {
     const html = await buildExportHtml("console.log('</script>')", source);
-    const marker = 'id="timeline-data" data-encoding="json">';
-    const data = html.slice(html.indexOf(marker) + marker.length, html.indexOf("</script>", html.indexOf(marker)));
-    expect(data).not.toContain("<");
-    expect(JSON.parse(data)).toEqual(JSON.parse(JSON.stringify(source)));
-    expect(html.match(/<\/script>/g)).toHaveLength(2);
+    const parts = partsOf(html);
+    expect([...parts.keys()]).toEqual([EXPORT_PART_IDS.rows, EXPORT_PART_IDS.search, EXPORT_PART_IDS.details(0)]);
+    for (const part of parts.values()) expect(part.text).not.toContain("<");
+    // The rows, the viewer, the search texts and one part of details: nothing else closes a script.
+    expect(html.match(/<\/script>/g)).toHaveLength(4);
     expect(html).toContain("<title>Timeline: &lt;b&gt;title&lt;/b&gt;</title>");
+    const detail = (await readEmbeddedJson(parts.get(EXPORT_PART_IDS.details(0))!)) as Array<{ kind: string; text: string }>;
+    expect(detail[0]).toMatchObject({ kind: "prompt", text: "</script><script>alert(1)</script>\u2028" });
   });
 
-  it("gzips a large source into base64 and reads it back", async () => {
-    const html = await buildExportHtml("", source, { compressAboveChars: 10 });
-    const match = /<script type="application\/octet-stream" id="timeline-data" data-encoding="gzip-base64">([A-Za-z0-9+/=]+)<\/script>/.exec(html);
-    expect(match).not.toBeNull();
-    expect(await readEmbeddedSource({ encoding: "gzip-base64", text: match![1]! })).toEqual(JSON.parse(JSON.stringify(source)));
+  it("carries the timeline as built at export: the rows, every event's details in parts, the search texts", async () => {
+    const large = syntheticTimelineSource({ events: 2_500, sidechains: 2 });
+    const built = buildTimeline(large);
+    // Small parts and a low threshold, so several parts are read and both encodings are used.
+    const html = await buildExportHtml("", large, { detailPartEvents: 700, compressAboveChars: 250_000 });
+    const parts = partsOf(html);
+    const encodings = new Set([...parts.values()].map((part) => part.encoding));
+    expect(encodings).toEqual(new Set(["json", "gzip-base64"]));
+    expect(parts.size).toBe(2 + Math.ceil(built.events.length / 700));
+    const exported = await readExportedTimeline((id) => parts.get(id) ?? null, 700);
+    const { version: _version, ...expected } = expandCompactTimeline(compactTimeline(built, "any"));
+    const { version: _exportedVersion, ...rows } = exported.timeline as typeof exported.timeline & { version: string };
+    expect(rows).toEqual(expected);
+    for (const index of [0, 699, 700, 1_401, built.events.length - 1]) {
+      expect(await exported.loadDetail(exported.timeline.events[index]!)).toEqual(JSON.parse(JSON.stringify(built.events[index]!.detail)));
+    }
+    const query = "echo step 42";
+    const matcher = timelineQueryMatcher(query)!;
+    const expectedHits = built.events.filter((event) => matcher(searchTextOf(event))).map((event) => event.index);
+    expect(expectedHits.length).toBeGreaterThan(0);
+    expect(await exported.search(query)).toEqual(expectedHits);
+  });
+
+  it("a part missing from a damaged file is a clear error for that event, and the rest still reads", async () => {
+    const large = syntheticTimelineSource({ events: 300, sidechains: 0 });
+    const parts = partsOf(await buildExportHtml("", large, { detailPartEvents: 100 }));
+    parts.delete(EXPORT_PART_IDS.details(1));
+    const exported = await readExportedTimeline((id) => parts.get(id) ?? null, 100);
+    await expect(exported.loadDetail(exported.timeline.events[150]!)).rejects.toThrow(/no part "timeline-details-1"/);
+    await expect(exported.loadDetail(exported.timeline.events[250]!)).resolves.toBeTruthy();
+    await expect(readExportedTimeline(() => null, 100)).rejects.toThrow(/no part "timeline-data"/);
   });
 
   it("forbids every request with its CSP", async () => {

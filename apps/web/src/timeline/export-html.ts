@@ -1,4 +1,4 @@
-import type { TimelineSource } from "@cairn/core/timeline";
+import { buildTimeline, compactTimeline, searchTextOf, type TimelineSource } from "@cairn/core/timeline";
 
 /** The exported file may load nothing: only its own inline script and styles run. */
 export const EXPORT_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
@@ -15,25 +15,38 @@ function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
-/** Above this much JSON the data is embedded gzipped: the HTML parser scans inline text slowly (seconds for 50 MB). */
-export const COMPRESS_ABOVE_CHARS = 4 * 1024 * 1024;
+/**
+ * Above this much JSON a part is embedded gzipped: the HTML parser scans inline text slowly (seconds for 50 MB), and
+ * unpacking a part is cheap next to that.
+ */
+export const COMPRESS_ABOVE_CHARS = 256 * 1024;
+
+/** Events per embedded part of the details: opening one event's details unpacks and parses only its part. */
+export const DETAIL_PART_EVENTS = 1_000;
 
 export type EmbeddedData = { encoding: "json" | "gzip-base64"; text: string };
 
-/** The source as the export embeds it: JSON with "<" escaped, or (when large) gzip in base64. */
-export async function embedSource(source: TimelineSource, compressAboveChars = COMPRESS_ABOVE_CHARS): Promise<EmbeddedData> {
-  const json = JSON.stringify(source);
-  if (json.length <= compressAboveChars) return { encoding: "json", text: scriptSafeJson(source) };
+/** A value as the export embeds it: JSON with "<" escaped, or (when large) gzip in base64. */
+export async function embedJson(value: unknown, compressAboveChars = COMPRESS_ABOVE_CHARS): Promise<EmbeddedData> {
+  const json = JSON.stringify(value);
+  if (json.length <= compressAboveChars) return { encoding: "json", text: scriptSafeJson(value) };
   const compressed = await new Response(new Blob([json]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
   return { encoding: "gzip-base64", text: toBase64(new Uint8Array(compressed)) };
 }
 
-/** Reads back what `embedSource` wrote (in the exported page). */
-export async function readEmbeddedSource(data: EmbeddedData): Promise<unknown> {
+/** Reads back what `embedJson` wrote (in the exported page). */
+export async function readEmbeddedJson(data: EmbeddedData): Promise<unknown> {
   if (data.encoding === "json") return JSON.parse(data.text) as unknown;
   const bytes = fromBase64(data.text);
-  // Chunks gathered and decoded once: much faster than Response.text() on tens of megabytes.
-  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
+  // A stream of the bytes made here, not a Blob's: a Blob's stream is read back through the browser process, which
+  // a busy machine makes slow. Chunks gathered and decoded once: much faster than Response.text() on tens of megabytes.
+  const compressed = new ReadableStream<BufferSource>({
+    start(controller) {
+      controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+  const reader = compressed.pipeThrough(new DecompressionStream("gzip")).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -68,17 +81,35 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** The ids of the embedded parts (exported-timeline.ts reads them back). */
+export const EXPORT_PART_IDS = { rows: "timeline-data", search: "timeline-search", details: (part: number) => `timeline-details-${part}` };
+
 /**
- * One self-contained HTML file showing the timeline: the viewer bundle (which renders
- * `#timeline-data` into `#timeline-root`) and the source, both inline, behind a CSP that forbids
- * every request.
+ * One self-contained HTML file showing the timeline, behind a CSP that forbids every request. The timeline is built
+ * here, once, and embedded as the viewer uses it: the rows (compact, as the IDE's server sends them), then the viewer
+ * bundle, then the search texts and the details in parts of `DETAIL_PART_EVENTS` events. The viewer draws the rows as
+ * soon as the parser has passed them; a part of the details is unpacked when one of its events is opened, the search
+ * texts when the first search is typed.
  */
-export async function buildExportHtml(viewerScript: string, source: TimelineSource, options: { compressAboveChars?: number } = {}): Promise<string> {
+export async function buildExportHtml(
+  viewerScript: string,
+  source: TimelineSource,
+  options: { compressAboveChars?: number; detailPartEvents?: number } = {},
+): Promise<string> {
   // A script's text may not contain its own closing tag.
   const script = viewerScript.replace(/<\/(script)/gi, "<\\/$1");
   const title = `Timeline: ${source.title ?? source.sessionId}`;
-  const data = await embedSource(source, options.compressAboveChars);
-  const type = data.encoding === "json" ? "application/json" : "application/octet-stream";
+  const timeline = buildTimeline(source);
+  const partEvents = Math.max(1, options.detailPartEvents ?? DETAIL_PART_EVENTS);
+  const embed = (value: unknown) => embedJson(value, options.compressAboveChars);
+  const rows = await embed(compactTimeline(timeline, `export-${timeline.events.length}`));
+  const search = await embed(timeline.events.map(searchTextOf));
+  const parts: EmbeddedData[] = [];
+  for (let first = 0; first < timeline.events.length; first += partEvents) {
+    parts.push(await embed(timeline.events.slice(first, first + partEvents).map((event) => event.detail)));
+  }
+  const element = (id: string, data: EmbeddedData, extra = "") =>
+    `<script type="${data.encoding === "json" ? "application/json" : "application/octet-stream"}" id="${id}" data-encoding="${data.encoding}"${extra}>${data.text}</script>`;
   return [
     "<!doctype html>",
     '<html lang="en">',
@@ -92,8 +123,10 @@ export async function buildExportHtml(viewerScript: string, source: TimelineSour
     "</head>",
     "<body>",
     '<div id="timeline-root"></div>',
-    `<script type="${type}" id="timeline-data" data-encoding="${data.encoding}">${data.text}</script>`,
+    element(EXPORT_PART_IDS.rows, rows, ` data-detail-part-events="${partEvents}"`),
     `<script>${script}</script>`,
+    element(EXPORT_PART_IDS.search, search),
+    ...parts.map((part, index) => element(EXPORT_PART_IDS.details(index), part)),
     "</body>",
     "</html>",
     "",

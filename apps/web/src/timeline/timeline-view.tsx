@@ -23,7 +23,7 @@ export type TimelineViewProps = {
   actions?: ReactNode;
 };
 
-/** The view over a raw source (the share page, the exported HTML file): built here, details at hand. */
+/** The view over a raw source (the share page): built here, details at hand. */
 export function SourceTimelineView({ source, actions }: { source: TimelineSource; actions?: ReactNode }) {
   const timeline = useMemo(() => {
     // User Timing: how long the build took shows in the browser's performance panel (and the benchmark).
@@ -42,7 +42,7 @@ type LoadedDetail = { eventId: string; detail: TimelineDetail | null; problem: s
 /**
  * A session's timeline: lanes on a zoomable time axis, a virtualised event list kept in step with
  * it, filters, search, keyboard navigation and a detail panel. The IDE page feeds it the compact
- * timeline the server built; the share page and the exported HTML file build one from a source.
+ * timeline the server built, the exported HTML file the one built at export; the share page builds one from a source.
  */
 export function TimelineView({ timeline, loadDetail, search, actions }: TimelineViewProps) {
   const [viewport, setViewport] = useState<Viewport>(() => fitViewport(timeline));
