@@ -75,4 +75,12 @@ describe("buildExportHtml", () => {
     expect(EXPORT_CSP).toBe("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:");
     expect(scriptSafeJson("a<b")).toBe('"a\\u003cb"');
   });
+
+  it("writes the data as ASCII only (a one-byte string to decode) that reads back as it was", () => {
+    const value = { text: "1201 in · 81 out … \u2028 \u2029 é 😀 \ud800 <!-- </script>", n: [1, null, 2.5] };
+    const json = scriptSafeJson(value);
+    expect(json).toMatch(/^[\x20-\x7e]*$/);
+    expect(json).not.toContain("<");
+    expect(JSON.parse(json)).toEqual(value);
+  });
 });

@@ -3,12 +3,13 @@ import { buildTimeline, compactTimeline, searchTextOf, type TimelineSource } fro
 /** The exported file may load nothing: only its own inline script and styles run. */
 export const EXPORT_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
 
-/** JSON safe inside a <script> element: no "<" (so no "</script>" or "<!--"), no line separators that break old parsers. */
+/**
+ * JSON safe inside a <script> element and all ASCII: "<" (so no "</script>" or "<!--") and every character past
+ * ASCII (line separators included) written as \u escapes. The reader's TextDecoder then makes a one-byte string,
+ * several times faster than decoding multi-byte text (a single "·" in a summary used to cost the whole part that).
+ */
 export function scriptSafeJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, "\\u003c")
-    .replace(/\u2028/g, "\\u2028")
-    .replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(value).replace(/[<\u007f-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function escapeHtml(text: string): string {
@@ -28,8 +29,8 @@ export type EmbeddedData = { encoding: "json" | "gzip-base64"; text: string };
 
 /** A value as the export embeds it: JSON with "<" escaped, or (when large) gzip in base64. */
 export async function embedJson(value: unknown, compressAboveChars = COMPRESS_ABOVE_CHARS): Promise<EmbeddedData> {
-  const json = JSON.stringify(value);
-  if (json.length <= compressAboveChars) return { encoding: "json", text: scriptSafeJson(value) };
+  const json = scriptSafeJson(value);
+  if (json.length <= compressAboveChars) return { encoding: "json", text: json };
   const compressed = await new Response(new Blob([json]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
   return { encoding: "gzip-base64", text: toBase64(new Uint8Array(compressed)) };
 }
