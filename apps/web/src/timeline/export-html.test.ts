@@ -1,6 +1,15 @@
-import { buildTimeline, compactTimeline, expandCompactTimeline, searchTextOf, syntheticTimelineSource, timelineQueryMatcher } from "@cairn/core/timeline";
+import {
+  buildTimeline,
+  compactHead,
+  compactTimeline,
+  expandCompactTimeline,
+  searchTextOf,
+  syntheticTimelineSource,
+  timelineQueryMatcher,
+  type TimelineRows,
+} from "@cairn/core/timeline";
 import { describe, expect, it } from "vitest";
-import { buildExportHtml, EXPORT_CSP, EXPORT_PART_IDS, readEmbeddedJson, scriptSafeJson, type EmbeddedData } from "./export-html";
+import { buildExportHtml, DETAIL_PART_EVENTS, EXPORT_CSP, EXPORT_PART_IDS, HEAD_EVENTS, readEmbeddedJson, scriptSafeJson, type EmbeddedData } from "./export-html";
 import { readExportedTimeline } from "./exported-timeline";
 
 /** The embedded parts of an exported file, by id, as its viewer finds them. */
@@ -10,6 +19,11 @@ function partsOf(html: string): Map<string, EmbeddedData> {
     parts.set(match[1]!, { encoding: match[2] as EmbeddedData["encoding"], text: match[3]! });
   }
   return parts;
+}
+
+function withoutVersion(rows: TimelineRows): TimelineRows {
+  const { version: _version, ...rest } = rows as TimelineRows & { version?: string };
+  return rest;
 }
 
 describe("buildExportHtml", () => {
@@ -29,28 +43,46 @@ describe("buildExportHtml", () => {
     const parts = partsOf(html);
     expect([...parts.keys()]).toEqual([EXPORT_PART_IDS.rows, EXPORT_PART_IDS.search, EXPORT_PART_IDS.details(0)]);
     for (const part of parts.values()) expect(part.text).not.toContain("<");
-    // The rows, the viewer, the search texts and one part of details: nothing else closes a script.
+    // The viewer, the rows, the search texts and one part of details: nothing else closes a script.
     expect(html.match(/<\/script>/g)).toHaveLength(4);
     expect(html).toContain("<title>Timeline: &lt;b&gt;title&lt;/b&gt;</title>");
     const detail = (await readEmbeddedJson(parts.get(EXPORT_PART_IDS.details(0))!)) as Array<{ kind: string; text: string }>;
     expect(detail[0]).toMatchObject({ kind: "prompt", text: "</script><script>alert(1)</script>\u2028" });
   });
 
-  it("carries the timeline as built at export: the rows, every event's details in parts, the search texts", async () => {
+  it("carries the timeline as built at export: its first events, every row, every event's details in parts, the search texts", async () => {
     const large = syntheticTimelineSource({ events: 2_500, sidechains: 2 });
     const built = buildTimeline(large);
+    expect(built.events.length).toBeGreaterThan(HEAD_EVENTS);
     // Small parts and a low threshold, so several parts are read and both encodings are used.
     const html = await buildExportHtml("", large, { detailPartEvents: 700, compressAboveChars: 250_000 });
     const parts = partsOf(html);
     const encodings = new Set([...parts.values()].map((part) => part.encoding));
     expect(encodings).toEqual(new Set(["json", "gzip-base64"]));
-    expect(parts.size).toBe(2 + Math.ceil(built.events.length / 700));
+    // The first rows and their details, every row, the search texts, the other details.
+    expect([...parts.keys()].slice(0, 6)).toEqual([
+      EXPORT_PART_IDS.head,
+      EXPORT_PART_IDS.details(0),
+      EXPORT_PART_IDS.details(1),
+      EXPORT_PART_IDS.details(2),
+      EXPORT_PART_IDS.rows,
+      EXPORT_PART_IDS.search,
+    ]);
+    expect(parts.size).toBe(3 + Math.ceil(built.events.length / 700));
+    // The first rows come before the viewer; everything else after it.
+    expect(html.indexOf(`id="${EXPORT_PART_IDS.head}"`)).toBeLessThan(html.indexOf('<script data-detail-part-events="700">'));
+    expect(html.indexOf('<script data-detail-part-events="700">')).toBeLessThan(html.indexOf(`id="${EXPORT_PART_IDS.rows}"`));
+
     const exported = await readExportedTimeline((id) => parts.get(id) ?? null, 700);
-    const { version: _version, ...expected } = expandCompactTimeline(compactTimeline(built, "any"));
-    const { version: _exportedVersion, ...rows } = exported.timeline as typeof exported.timeline & { version: string };
-    expect(rows).toEqual(expected);
+    const compact = compactTimeline(built, "any");
+    const { version: _headVersion, ...headRows } = expandCompactTimeline(compactHead(compact, HEAD_EVENTS, "any"));
+    expect(exported.partial).toBe(true);
+    expect(withoutVersion(exported.first)).toEqual(headRows);
+    const whole = await exported.whole();
+    const { version: _version, ...expected } = expandCompactTimeline(compact);
+    expect(withoutVersion(whole)).toEqual(expected);
     for (const index of [0, 699, 700, 1_401, built.events.length - 1]) {
-      expect(await exported.loadDetail(exported.timeline.events[index]!)).toEqual(JSON.parse(JSON.stringify(built.events[index]!.detail)));
+      expect(await exported.loadDetail(whole.events[index]!)).toEqual(JSON.parse(JSON.stringify(built.events[index]!.detail)));
     }
     const query = "echo step 42";
     const matcher = timelineQueryMatcher(query)!;
@@ -59,13 +91,27 @@ describe("buildExportHtml", () => {
     expect(await exported.search(query)).toEqual(expectedHits);
   });
 
-  it("a part missing from a damaged file is a clear error for that event, and the rest still reads", async () => {
-    const large = syntheticTimelineSource({ events: 300, sidechains: 0 });
+  it("a small timeline has no separate first part: its rows are the whole", async () => {
+    const parts = partsOf(await buildExportHtml("", syntheticTimelineSource({ events: 300, sidechains: 0 })));
+    expect(parts.has(EXPORT_PART_IDS.head)).toBe(false);
+    const exported = await readExportedTimeline((id) => parts.get(id) ?? null, DETAIL_PART_EVENTS);
+    expect(exported.partial).toBe(false);
+    expect(await exported.whole()).toBe(exported.first);
+  });
+
+  it("a part missing from a damaged file is a clear error where it is needed, and the rest still reads", async () => {
+    const large = syntheticTimelineSource({ events: 3_000, sidechains: 0 });
     const parts = partsOf(await buildExportHtml("", large, { detailPartEvents: 100 }));
     parts.delete(EXPORT_PART_IDS.details(1));
     const exported = await readExportedTimeline((id) => parts.get(id) ?? null, 100);
-    await expect(exported.loadDetail(exported.timeline.events[150]!)).rejects.toThrow(/no part "timeline-details-1"/);
-    await expect(exported.loadDetail(exported.timeline.events[250]!)).resolves.toBeTruthy();
+    await expect(exported.loadDetail(exported.first.events[150]!)).rejects.toThrow(/no part "timeline-details-1"/);
+    await expect(exported.loadDetail(exported.first.events[250]!)).resolves.toBeTruthy();
+    // Without its whole rows, the first ones still show; the whole and the search say why they cannot.
+    parts.delete(EXPORT_PART_IDS.rows);
+    const cut = await readExportedTimeline((id) => parts.get(id) ?? null, 100);
+    expect(cut.first.events).toHaveLength(HEAD_EVENTS);
+    await expect(cut.whole()).rejects.toThrow(/no part "timeline-data"/);
+    await expect(cut.search("echo")).rejects.toThrow(/no part "timeline-data"/);
     await expect(readExportedTimeline(() => null, 100)).rejects.toThrow(/no part "timeline-data"/);
   });
 

@@ -1,4 +1,4 @@
-import { buildTimeline, compactTimeline, searchTextOf, type TimelineSource } from "@cairn/core/timeline";
+import { buildTimeline, compactHead, compactTimeline, searchTextOf, type TimelineSource } from "@cairn/core/timeline";
 
 /** The exported file may load nothing: only its own inline script and styles run. */
 export const EXPORT_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
@@ -25,6 +25,9 @@ export const COMPRESS_ABOVE_CHARS = 256 * 1024;
 /** Events per embedded part of the details: opening one event's details unpacks and parses only its part. */
 export const DETAIL_PART_EVENTS = 1_000;
 
+/** A larger timeline's first events, embedded on their own ahead of the viewer: drawn while the rest is read. */
+export const HEAD_EVENTS = 2_000;
+
 export type EmbeddedData = { encoding: "json" | "gzip-base64"; text: string };
 
 /** A value as the export embeds it: JSON with "<" escaped, or (when large) gzip in base64. */
@@ -35,19 +38,45 @@ export async function embedJson(value: unknown, compressAboveChars = COMPRESS_AB
   return { encoding: "gzip-base64", text: toBase64(new Uint8Array(compressed)) };
 }
 
-/** Reads back what `embedJson` wrote (in the exported page). */
+/** Compressed bytes handed to the decompressor at a time: between two, the reader can let the page answer input. */
+const INFLATE_SLICE_BYTES = 64 * 1024;
+/** The most time unpacking a part works before it lets the page answer input (a key press, a click, a frame). */
+const WORK_SLICE_MS = 12;
+
+/** A macrotask's pause: what is waiting (input, a frame) runs first. */
+export function yieldToPage(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  return scheduler?.yield ? scheduler.yield() : new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * Reads back what `embedJson` wrote (in the exported page). A large part is unpacked in slices, pausing for the page
+ * every `WORK_SLICE_MS`: the whole timeline is read while the first events are shown, and they stay usable.
+ */
 export async function readEmbeddedJson(data: EmbeddedData): Promise<unknown> {
   if (data.encoding === "json") return JSON.parse(data.text) as unknown;
+  let sliceStart = performance.now();
+  const pause = async () => {
+    if (performance.now() - sliceStart < WORK_SLICE_MS) return;
+    await yieldToPage();
+    sliceStart = performance.now();
+  };
   const bytes = fromBase64(data.text);
-  // A stream of the bytes made here, not a Blob's: a Blob's stream is read back through the browser process, which
-  // a busy machine makes slow. Chunks gathered and decoded once: much faster than Response.text() on tens of megabytes.
-  const compressed = new ReadableStream<BufferSource>({
-    start(controller) {
-      controller.enqueue(bytes);
-      controller.close();
+  // A stream of the bytes made here, not a Blob's (a Blob's stream is read back through the browser process, which a
+  // busy machine makes slow), pulled a slice at a time.
+  let fed = 0;
+  const compressed = new ReadableStream<BufferSource>(
+    {
+      pull(controller) {
+        if (fed >= bytes.length) return controller.close();
+        controller.enqueue(bytes.subarray(fed, fed + INFLATE_SLICE_BYTES));
+        fed += INFLATE_SLICE_BYTES;
+      },
     },
-  });
+    { highWaterMark: 0 },
+  );
   const reader = compressed.pipeThrough(new DecompressionStream("gzip")).getReader();
+  // Chunks gathered and decoded once: much faster than Response.text() on tens of megabytes.
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -55,6 +84,7 @@ export async function readEmbeddedJson(data: EmbeddedData): Promise<unknown> {
     if (step.done) break;
     chunks.push(step.value);
     size += step.value.length;
+    await pause();
   }
   const whole = new Uint8Array(size);
   let offset = 0;
@@ -62,7 +92,10 @@ export async function readEmbeddedJson(data: EmbeddedData): Promise<unknown> {
     whole.set(chunk, offset);
     offset += chunk.length;
   }
-  return JSON.parse(new TextDecoder().decode(whole)) as unknown;
+  await pause();
+  const text = new TextDecoder().decode(whole);
+  await pause();
+  return JSON.parse(text) as unknown;
 }
 
 /** Native `Uint8Array.fromBase64` where the browser has it (Chromium 140+, Firefox 133+), else atob. */
@@ -83,14 +116,20 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 /** The ids of the embedded parts (exported-timeline.ts reads them back). */
-export const EXPORT_PART_IDS = { rows: "timeline-data", search: "timeline-search", details: (part: number) => `timeline-details-${part}` };
+export const EXPORT_PART_IDS = {
+  head: "timeline-head",
+  rows: "timeline-data",
+  search: "timeline-search",
+  details: (part: number) => `timeline-details-${part}`,
+};
 
 /**
  * One self-contained HTML file showing the timeline, behind a CSP that forbids every request. The timeline is built
- * here, once, and embedded as the viewer uses it: the rows (compact, as the IDE's server sends them), then the viewer
- * bundle, then the search texts and the details in parts of `DETAIL_PART_EVENTS` events. The viewer draws the rows as
- * soon as the parser has passed them; a part of the details is unpacked when one of its events is opened, the search
- * texts when the first search is typed.
+ * here, once, and embedded as the viewer uses it (its rows compact, as the IDE's server sends them): the first
+ * `HEAD_EVENTS` events' rows when there are more, the viewer bundle, those events' details, every row, the search
+ * texts, and the other details (in parts of `DETAIL_PART_EVENTS` events). The viewer draws the first rows as soon as the parser has passed them and the
+ * whole once it is read, as the IDE page does with a large session; a part of the details is unpacked when one of its
+ * events is opened, the search texts when the first search is typed.
  */
 export async function buildExportHtml(
   viewerScript: string,
@@ -103,14 +142,18 @@ export async function buildExportHtml(
   const timeline = buildTimeline(source);
   const partEvents = Math.max(1, options.detailPartEvents ?? DETAIL_PART_EVENTS);
   const embed = (value: unknown) => embedJson(value, options.compressAboveChars);
-  const rows = await embed(compactTimeline(timeline, `export-${timeline.events.length}`));
+  const compact = compactTimeline(timeline, `export-${timeline.events.length}`);
+  const head = compact.columns.count > HEAD_EVENTS ? await embed(compactHead(compact, HEAD_EVENTS, `${compact.version}-head`)) : null;
+  const rows = await embed(compact);
   const search = await embed(timeline.events.map(searchTextOf));
   const parts: EmbeddedData[] = [];
   for (let first = 0; first < timeline.events.length; first += partEvents) {
     parts.push(await embed(timeline.events.slice(first, first + partEvents).map((event) => event.detail)));
   }
-  const element = (id: string, data: EmbeddedData, extra = "") =>
-    `<script type="${data.encoding === "json" ? "application/json" : "application/octet-stream"}" id="${id}" data-encoding="${data.encoding}"${extra}>${data.text}</script>`;
+  const element = (id: string, data: EmbeddedData) =>
+    `<script type="${data.encoding === "json" ? "application/json" : "application/octet-stream"}" id="${id}" data-encoding="${data.encoding}">${data.text}</script>`;
+  const detailElements = parts.map((part, index) => element(EXPORT_PART_IDS.details(index), part));
+  const headParts = head ? Math.ceil(HEAD_EVENTS / partEvents) : 0;
   return [
     "<!doctype html>",
     '<html lang="en">',
@@ -124,10 +167,13 @@ export async function buildExportHtml(
     "</head>",
     "<body>",
     '<div id="timeline-root"></div>',
-    element(EXPORT_PART_IDS.rows, rows, ` data-detail-part-events="${partEvents}"`),
-    `<script>${script}</script>`,
+    ...(head ? [element(EXPORT_PART_IDS.head, head)] : []),
+    `<script data-detail-part-events="${partEvents}">${script}</script>`,
+    // The details of the first events come next (they can be opened as soon as they are drawn), then the rest.
+    ...detailElements.slice(0, headParts),
+    element(EXPORT_PART_IDS.rows, rows),
     element(EXPORT_PART_IDS.search, search),
-    ...parts.map((part, index) => element(EXPORT_PART_IDS.details(index), part)),
+    ...detailElements.slice(headParts),
     "</body>",
     "</html>",
     "",

@@ -6,22 +6,28 @@ import {
   type TimelineRow,
   type TimelineRows,
 } from "@cairn/core/timeline";
-import { EXPORT_PART_IDS, readEmbeddedJson, type EmbeddedData } from "./export-html";
+import { EXPORT_PART_IDS, readEmbeddedJson, yieldToPage, type EmbeddedData } from "./export-html";
 
 /** One embedded part of an exported file by its id (the page's elements; a map in tests), or null when it has none. */
 export type EmbeddedParts = (id: string) => EmbeddedData | null | Promise<EmbeddedData | null>;
 
-/** What the viewer of an exported file works with: the rows at once, details and search unpacked when first asked. */
+/** What the viewer of an exported file works with: rows to draw at once, details and search unpacked when first asked. */
 export type ExportedTimeline = {
-  timeline: TimelineRows;
+  /** The first events of a large timeline (drawn while the rest is read), or the whole. */
+  first: TimelineRows;
+  /** Whether `first` is only the first events (the file has a separate first part). */
+  partial: boolean;
+  /** Reads the whole timeline, once (`first` itself when the file has no separate first part). */
+  whole: () => Promise<TimelineRows>;
   loadDetail: (event: TimelineRow) => Promise<TimelineDetail>;
+  /** The events matching `query`, once the whole timeline is read (indices into it). */
   search: (query: string) => Promise<number[]>;
 };
 
 /**
- * Reads the timeline `buildExportHtml` embedded: the rows now (User Timing `timeline-parse` for unpacking them,
- * `timeline-build` for making the rows), a part of the details when one of its events is opened, and the search
- * texts when the first search is typed. Each part is unpacked once.
+ * Reads the timeline `buildExportHtml` embedded: the first rows now, the whole when asked (User Timing `timeline-parse` for
+ * unpacking the rows drawn first, `timeline-build` for making them), a part of the details when one of its events is
+ * opened, and the search texts when the first search is typed. Each part is unpacked once.
  */
 export async function readExportedTimeline(parts: EmbeddedParts, detailPartEvents: number): Promise<ExportedTimeline> {
   const read = async (id: string): Promise<unknown> => {
@@ -29,17 +35,32 @@ export async function readExportedTimeline(parts: EmbeddedParts, detailPartEvent
     if (!data) throw new Error(`the file has no part "${id}": it is damaged or was cut short`);
     return readEmbeddedJson(data);
   };
-  const started = performance.now();
-  const compact = (await read(EXPORT_PART_IDS.rows)) as CompactTimeline;
-  const parsed = performance.now();
-  performance.measure("timeline-parse", { start: started, end: parsed });
-  const timeline = expandCompactTimeline(compact);
-  performance.measure("timeline-build", { start: parsed, end: performance.now() });
+  const rowsOf = async (id: string, measured: boolean) => {
+    const started = performance.now();
+    const compact = (await read(id)) as CompactTimeline;
+    const parsed = performance.now();
+    if (!measured) await yieldToPage();
+    const rows = expandCompactTimeline(compact);
+    if (measured) {
+      performance.measure("timeline-parse", { start: started, end: parsed });
+      performance.measure("timeline-build", { start: parsed, end: performance.now() });
+    }
+    return rows;
+  };
+  const head = await parts(EXPORT_PART_IDS.head);
+  const first = await rowsOf(head ? EXPORT_PART_IDS.head : EXPORT_PART_IDS.rows, true);
+  let wholeRows: Promise<TimelineRows> | undefined;
+  const whole = () => {
+    wholeRows ??= head ? rowsOf(EXPORT_PART_IDS.rows, false) : Promise.resolve(first);
+    return wholeRows;
+  };
 
   const details = new Map<number, Promise<TimelineDetail[]>>();
   let index: Promise<TimelineSearchIndex> | undefined;
   return {
-    timeline,
+    first,
+    partial: head !== null,
+    whole,
     async loadDetail(event) {
       const part = Math.floor(event.index / detailPartEvents);
       let loading = details.get(part);
@@ -60,7 +81,8 @@ export async function readExportedTimeline(parts: EmbeddedParts, detailPartEvent
         return built;
       });
       index.catch(() => (index = undefined));
-      return (await index).search(query);
+      const [searchIndex] = await Promise.all([index, whole()]);
+      return searchIndex.search(query);
     },
   };
 }
