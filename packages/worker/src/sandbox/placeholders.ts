@@ -4,12 +4,15 @@ import { join } from "node:path";
 import { z } from "zod";
 import { WorkspaceError } from "@cairn/core/workspace";
 
-const stateSchema = z.object({
-  /** Empty directories made in workspaces as mount points, known by identity (see identityOf) so nothing else is ever removed. */
-  made: z.array(z.object({ path: z.string(), identity: z.string() })),
-  /** Sandboxes that rely on placeholders: the process holding each (pid and start time, so a reused pid is no holder). */
-  leases: z.array(z.object({ id: z.string(), pid: z.number(), started: z.string(), paths: z.array(z.string()) })),
-});
+// Built at the first read of the state (z.lazy), not whenever the sandbox host's module loads (every `cairn -p` start).
+const stateSchema = z.lazy(() =>
+  z.object({
+    /** Empty directories made in workspaces as mount points, known by identity (see identityOf) so nothing else is ever removed. */
+    made: z.array(z.object({ path: z.string(), identity: z.string() })),
+    /** Sandboxes that rely on placeholders: the process holding each (pid and start time, so a reused pid is no holder). */
+    leases: z.array(z.object({ id: z.string(), pid: z.number(), started: z.string(), paths: z.array(z.string()) })),
+  }),
+);
 type PlaceholderState = z.infer<typeof stateSchema>;
 
 /** What a sandbox holds while it runs; `release` (idempotent) removes the placeholders no other sandbox holds. */

@@ -10,26 +10,30 @@ import { sandboxSettingsSchema } from "../settings.ts";
 import { buildFilesystemPolicy } from "./policy.ts";
 import { processSandboxHost, sandboxRuntimeVendorDirectory } from "./sandbox-host.ts";
 
-export const sandboxedCommandOptionsSchema = z.strictObject({
-  /** The program and its arguments, run as they are (no shell parsing). */
-  command: z.string().min(1),
-  args: z.array(z.string()).optional(),
-  /** The workspace: the command may write here (and in its private directory) only. */
-  root: z.string().min(1),
-  additionalDirectories: z.array(z.string().min(1)).optional(),
-  /** Working directory; must lie inside a workspace directory. Default: the root. */
-  cwd: z.string().min(1).optional(),
-  /** Variables laid over the scrubbed base (PATH, HOME, LANG, TERM, TMPDIR). */
-  env: z.record(z.string(), z.string()).optional(),
-  /** Network and extra read denies, as in the `sandbox` settings (`enabled` is not consulted: this always sandboxes). */
-  policy: sandboxSettingsSchema.omit({ enabled: true }).optional(),
-  /** Hidden from the command, like the server's home. Defaults to $CAIRN_HOME or ~/.cairn. */
-  cairnHome: z.string().min(1).optional(),
-  /** Where the private directory (HOME and TMPDIR) is made. Defaults to the OS temp dir. */
-  temporaryDirectory: z.string().min(1).optional(),
-  /** A word for the private directory's name (e.g. the MCP server's name). */
-  label: z.string().optional(),
-});
+// Built at the first sandboxed command (z.lazy): `cairn -p` loads this module with its workspace at every start, and
+// most runs start no MCP server.
+export const sandboxedCommandOptionsSchema = z.lazy(() =>
+  z.strictObject({
+    /** The program and its arguments, run as they are (no shell parsing). */
+    command: z.string().min(1),
+    args: z.array(z.string()).optional(),
+    /** The workspace: the command may write here (and in its private directory) only. */
+    root: z.string().min(1),
+    additionalDirectories: z.array(z.string().min(1)).optional(),
+    /** Working directory; must lie inside a workspace directory. Default: the root. */
+    cwd: z.string().min(1).optional(),
+    /** Variables laid over the scrubbed base (PATH, HOME, LANG, TERM, TMPDIR). */
+    env: z.record(z.string(), z.string()).optional(),
+    /** Network and extra read denies, as in the `sandbox` settings (`enabled` is not consulted: this always sandboxes). */
+    policy: sandboxSettingsSchema.omit({ enabled: true }).optional(),
+    /** Hidden from the command, like the server's home. Defaults to $CAIRN_HOME or ~/.cairn. */
+    cairnHome: z.string().min(1).optional(),
+    /** Where the private directory (HOME and TMPDIR) is made. Defaults to the OS temp dir. */
+    temporaryDirectory: z.string().min(1).optional(),
+    /** A word for the private directory's name (e.g. the MCP server's name). */
+    label: z.string().optional(),
+  }),
+);
 export type SandboxedCommandOptions = z.input<typeof sandboxedCommandOptionsSchema>;
 
 /** A command ready to spawn (`spawn(command, args, { cwd, env })`, stdio as you like) inside the sandbox. */

@@ -40,11 +40,13 @@ const verdictTool: ApiTool = {
   },
 };
 
-/** The only answer accepted: exactly these two fields. */
-const verdictInputSchema = z.strictObject({
-  decision: z.enum(["allow", "ask", "deny"]),
-  reason: z.string().trim().min(1).max(1_000),
-});
+/** The only answer accepted: exactly these two fields. Built at the first verdict (z.lazy): only auto mode asks for one. */
+const verdictInputSchema = z.lazy(() =>
+  z.strictObject({
+    decision: z.enum(["allow", "ask", "deny"]),
+    reason: z.string().trim().min(1).max(1_000),
+  }),
+);
 
 const MAX_REQUESTS = 20;
 const MAX_REQUEST_CHARS = 2_000;
