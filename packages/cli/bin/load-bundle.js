@@ -15,9 +15,7 @@ const vm = require("node:vm");
  * functions, so each keeps its own.
  */
 function loadBundle(file, kind) {
-  // Read as Latin-1: the bundle is ASCII (build.mjs refuses any other byte), so this is the same text, and Node makes
-  // it by copying the bytes, where UTF-8 would decode and check all 1.7 MB at every start.
-  const source = readFileSync(file, "latin1");
+  const source = readFileSync(file, "utf8");
   // V8 checks a cache against the source's length only: the name ties it to this very build (size and time).
   const { size, mtimeMs } = statSync(file);
   // V8 also rejects a cache made under other flags (`cairn` run as a program passes one, `node bin/cairn.js` none):
