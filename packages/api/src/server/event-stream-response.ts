@@ -2,7 +2,15 @@ import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { EventBatch } from "../hub/event-stream.ts";
 import type { SequencedEvent } from "../router/context.ts";
-import { connectedFrame, PING_FRAME, serializedErrorFrame, SSE_RESPONSE_HEADERS, type SseClientOptions, trackedFrame } from "./trpc-sse-wire.ts";
+import {
+  connectedFrame,
+  PING_FRAME,
+  serializedErrorFrame,
+  SSE_RESPONSE_HEADERS,
+  type SseClientOptions,
+  trackedFrame,
+  trackedJsonFrame,
+} from "./trpc-sse-wire.ts";
 
 /** Where the events come from: a session's event feed (`EventFeed`), or anything shaped like it. */
 export type BatchedEventSource = {
@@ -19,6 +27,11 @@ export type EventStreamResponseOptions = {
   pingIntervalMs: number;
   /** The router's transformer (its output side). */
   serialize: (value: unknown) => unknown;
+  /**
+   * The transformer leaves values as they are, so an event's frame data is `JSON.stringify(event)`: an entry the bus
+   * hands over with that JSON (`SequencedEvent.json`, the Redis stream's payload) is written without serializing it again.
+   */
+  serializeKeepsValues?: boolean;
   /** Frames made this turn, shared by every response of a route (see `TurnFrameCache`). */
   frameCache?: TurnFrameCache;
   /** The serialized-error data for a failure while reading, as the router's error formatter shapes it. */
@@ -124,9 +137,13 @@ export class EventStreamResponse {
   }
 
   private frames(events: readonly SequencedEvent[]): string {
-    const { serialize, frameCache } = this.options;
+    const { serialize, frameCache, serializeKeepsValues } = this.options;
     let text = "";
     for (const item of events) {
+      if (serializeKeepsValues && item.json !== undefined) {
+        text += trackedJsonFrame(String(item.seq), item.json);
+        continue;
+      }
       let frame = frameCache?.get(item);
       if (frame === undefined) {
         frame = trackedFrame(String(item.seq), serialize(item.event));
