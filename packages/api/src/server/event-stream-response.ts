@@ -16,7 +16,8 @@ import {
 export type BatchedEventSource = {
   /** Calls `onPublished` whenever events may be ready; returns the unsubscribe. */
   listen(onPublished: () => void): () => void;
-  take(): Promise<EventBatch>;
+  /** What is there after the subscriber's cursor: at once when it is at hand, or a promise. */
+  take(): EventBatch | Promise<EventBatch>;
 };
 
 export type EventStreamResponseOptions = {
@@ -110,11 +111,12 @@ export class EventStreamResponse {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      void this.read();
+      this.read();
     });
   }
 
-  private async read(): Promise<void> {
+  /** Takes what the source has: the live case (events in memory) synchronously, without a promise per read. */
+  private read(): void {
     if (this.closed || this.waitingForDrain) return;
     if (this.reading) {
       this.readAgain = true;
@@ -122,19 +124,34 @@ export class EventStreamResponse {
     }
     this.reading = true;
     this.readAgain = false;
+    let taken: EventBatch | Promise<EventBatch>;
     try {
-      const batch = await this.options.source.take();
-      if (this.closed) return;
+      taken = this.options.source.take();
+    } catch (error) {
+      this.failed(error);
+      return;
+    }
+    if (taken instanceof Promise) taken.then(this.took, this.failed);
+    else this.took(taken);
+  }
+
+  private readonly took = (batch: EventBatch): void => {
+    this.reading = false;
+    if (this.closed) return;
+    try {
       if (batch.events.length > 0) this.write(this.frames(batch.events));
-      if (batch.more) this.readAgain = true;
     } catch (error) {
       this.fail(error);
       return;
-    } finally {
-      this.reading = false;
     }
+    if (batch.more) this.readAgain = true;
     if (this.readAgain) this.schedule();
-  }
+  };
+
+  private readonly failed = (error: unknown): void => {
+    this.reading = false;
+    this.fail(error);
+  };
 
   private frames(events: readonly SequencedEvent[]): string {
     const { serialize, frameCache, serializeKeepsValues } = this.options;

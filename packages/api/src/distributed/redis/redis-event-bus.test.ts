@@ -122,6 +122,20 @@ describe("Redis Streams event bus (private redis-server)", () => {
     expect(late.received.map((item) => item.json)).toEqual(payloads.slice(1));
   });
 
+  it("replays what the node holds in memory at once, and what it does not from the stream", async () => {
+    const owner = node();
+    await owner.prepare("memory");
+    for (let index = 1; index <= 5; index++) owner.publish("memory", notice(index));
+    await owner.flush();
+    const held = owner.replay("memory", 2);
+    expect(held).not.toBeInstanceOf(Promise);
+    expect((held as Awaited<typeof held>).events.map((item) => item.seq)).toEqual([3, 4, 5]);
+    const other = node();
+    const read = other.replay("memory", 2);
+    expect(read).toBeInstanceOf(Promise);
+    expect((await read).events.map((item) => item.seq)).toEqual([3, 4, 5]);
+  });
+
   it("one blocking reader per node serves many sessions and many tabs", async () => {
     const owner = node();
     const watcher = node();

@@ -264,7 +264,23 @@ export class RedisEventBus implements EventBus {
     return this.channels.get(sessionId)?.seq ?? 0;
   }
 
-  async replay(sessionId: string, afterSeq: number): Promise<Replay> {
+  /** From this node's memory at once when it holds every event after `afterSeq` (a live subscriber's case); otherwise from the stream. */
+  replay(sessionId: string, afterSeq: number): Replay | Promise<Replay> {
+    const channel = this.channel(sessionId);
+    if (afterSeq === channel.seq) return { kind: "events", events: [] };
+    if (afterSeq < channel.seq && channel.recent.has(afterSeq + 1)) {
+      const events: SequencedEvent[] = [];
+      for (let seq = afterSeq + 1; seq <= channel.seq; seq++) {
+        const item = channel.recent.get(seq);
+        if (!item) break;
+        events.push(item);
+      }
+      if (events.at(-1)?.seq === channel.seq) return { kind: "events", events };
+    }
+    return this.replayFromStream(sessionId, afterSeq);
+  }
+
+  private async replayFromStream(sessionId: string, afterSeq: number): Promise<Replay> {
     const channel = this.channel(sessionId);
     if (afterSeq >= channel.seq) {
       if (afterSeq === channel.seq) return { kind: "events", events: [] };
