@@ -79,6 +79,19 @@ describe("EventFeed", () => {
     expect(bus.listenerCount("s")).toBe(0);
   });
 
+  it("takes what the bus holds in memory at once, without a promise; a resync waits for its backfill", async () => {
+    const bus = new MemoryEventBus({ ringSize: 2 });
+    const feed = new EventFeed({ bus, sessionId: "s", afterSeq: 0, backfill: async () => [notice("history")] });
+    bus.publish("s", notice("1"));
+    const live = feed.take();
+    expect(live).not.toBeInstanceOf(Promise);
+    expect(codes((live as Awaited<typeof live>).events)).toEqual(["1"]);
+    for (let index = 2; index <= 5; index++) bus.publish("s", notice(String(index)));
+    const behind = feed.take();
+    expect(behind).toBeInstanceOf(Promise);
+    expect(codes((await behind).events)).toEqual(["resync", "history"]);
+  });
+
   it("answers a cursor the bus no longer holds with a resync and the backfill, then the retained events", async () => {
     const bus = new MemoryEventBus({ ringSize: 2 });
     for (let index = 1; index <= 4; index++) bus.publish("s", notice(String(index)));

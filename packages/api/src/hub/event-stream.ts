@@ -1,7 +1,7 @@
 import { Notifier } from "@cairn/core";
 import type { SequencedEvent } from "../router/context.ts";
 import type { SessionEvent } from "../router/types.ts";
-import type { EventBus } from "./event-bus.ts";
+import type { EventBus, Replay } from "./event-bus.ts";
 
 export type StreamEventsOptions = {
   bus: EventBus;
@@ -52,23 +52,31 @@ export class EventFeed {
    * gone from the bus, a resync and the backfill, all under the seq just before the oldest retained
    * event (`more` then says the retained events are still to be taken). When the bus voided events
    * this subscriber has (a resync event at or before its cursor), the resync starts over there.
+   * Events the bus holds in memory are taken at once, without a promise (the live case: one take per
+   * subscriber and publish); a read from a shared bus's stream, or a backfill, is waited for.
    */
-  async take(): Promise<EventBatch> {
+  take(): EventBatch | Promise<EventBatch> {
     const { bus, sessionId } = this.options;
     const voided = this.resyncAfter !== undefined && this.resyncAfter < this.cursor ? this.resyncAfter : undefined;
     this.resyncAfter = undefined;
-    const replay = voided === undefined ? await bus.replay(sessionId, this.cursor) : { kind: "gap" as const, events: [] };
-    if (replay.kind === "gap") {
-      const base = voided ?? (replay.events[0]?.seq ?? bus.lastSeq(sessionId) + 1) - 1;
-      const backfill = await this.options.backfill();
-      this.cursor = base;
-      // Said first, so the client knows to replace what it holds rather than add to it.
-      return { events: [{ seq: base, event: { type: "resync" } }, ...backfill.map((event) => ({ seq: base, event }))], more: true };
-    }
+    if (voided !== undefined) return this.resync(voided);
+    const replay = bus.replay(sessionId, this.cursor);
+    return replay instanceof Promise ? replay.then((read) => this.taken(read)) : this.taken(replay);
+  }
+
+  private taken(replay: Replay): EventBatch | Promise<EventBatch> {
+    if (replay.kind === "gap") return this.resync((replay.events[0]?.seq ?? this.options.bus.lastSeq(this.options.sessionId) + 1) - 1);
     const events = coalesceDeltas(replay.events.filter((event) => event.seq > this.cursor));
     const last = events.at(-1);
     if (last) this.cursor = last.seq;
     return { events, more: false };
+  }
+
+  private async resync(base: number): Promise<EventBatch> {
+    const backfill = await this.options.backfill();
+    this.cursor = base;
+    // Said first, so the client knows to replace what it holds rather than add to it.
+    return { events: [{ seq: base, event: { type: "resync" } }, ...backfill.map((event) => ({ seq: base, event }))], more: true };
   }
 }
 

@@ -24,8 +24,11 @@ import type { SharesPort } from "../share/share-types.ts";
 import type { GitBranchView, GitStatusView } from "../git/git-types.ts";
 import type { ChangesView, ReviewCommentInput, RevertResult } from "../review/review-types.ts";
 
-/** An event with its per-session sequence number (1, 2, 3, … without gaps). */
-export type SequencedEvent = { seq: number; event: SessionEvent };
+/**
+ * An event with its per-session sequence number (1, 2, 3, … without gaps). `json`, when a bus has it at hand, is
+ * `JSON.stringify(event)` as published (the Redis stream entry's payload): the live SSE response writes it as it is.
+ */
+export type SequencedEvent = { seq: number; event: SessionEvent; json?: string };
 
 /** The live sessions, as the router sees them. Implemented by `SessionHub`. */
 export interface SessionsPort {

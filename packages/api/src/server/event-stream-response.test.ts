@@ -1,7 +1,7 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, connect as connectSocket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryEventBus } from "../hub/event-bus.ts";
+import { type EventBus, MemoryEventBus } from "../hub/event-bus.ts";
 import { EventFeed } from "../hub/event-stream.ts";
 import type { SequencedEvent } from "../router/context.ts";
 import type { SessionEvent } from "../router/types.ts";
@@ -28,6 +28,28 @@ function parseFrames(text: string): Frame[] {
     });
 }
 
+type HarnessOptions = {
+  pingIntervalMs?: number;
+  /** The bus hands over each entry with its JSON, as the Redis bus does (here with a space after the colons, to tell it apart). */
+  entriesWithJson?: boolean;
+  serializeKeepsValues?: boolean;
+};
+
+/** The bus's entries, each with its JSON as a shared bus holds it (the Redis stream's payload). */
+function withJson(bus: MemoryEventBus): EventBus {
+  return {
+    publish: (sessionId, event) => bus.publish(sessionId, event),
+    lastSeq: (sessionId) => bus.lastSeq(sessionId),
+    replay(sessionId, afterSeq) {
+      const replay = bus.replay(sessionId, afterSeq);
+      return { ...replay, events: replay.events.map((item) => ({ ...item, json: JSON.stringify(item.event).replaceAll('":', '": ') })) };
+    },
+    subscribe: (sessionId, listener) => bus.subscribe(sessionId, listener),
+    listenerCount: (sessionId) => bus.listenerCount(sessionId),
+    drop: (sessionId) => bus.drop(sessionId),
+  };
+}
+
 /** One server whose every request becomes an EventStreamResponse over `source()`; records the writes to its sockets. */
 class Harness {
   readonly bus = new MemoryEventBus({ ringSize: 5_000 });
@@ -39,8 +61,9 @@ class Harness {
   failTake: Error | undefined;
   private server: Server | undefined;
 
-  source(afterSeq: number): BatchedEventSource {
-    const feed = new EventFeed({ bus: this.bus, sessionId: "s", afterSeq, backfill: async () => [notice("history")] });
+  source(afterSeq: number, entriesWithJson: boolean): BatchedEventSource {
+    const bus = entriesWithJson ? withJson(this.bus) : this.bus;
+    const feed = new EventFeed({ bus, sessionId: "s", afterSeq, backfill: async () => [notice("history")] });
     return {
       listen: (onPublished) => feed.listen(onPublished),
       take: () => {
@@ -51,7 +74,7 @@ class Harness {
     };
   }
 
-  async start(options: { pingIntervalMs?: number } = {}): Promise<string> {
+  async start(options: HarnessOptions = {}): Promise<string> {
     this.server = createServer((incoming: IncomingMessage, response: ServerResponse) => {
       const afterSeq = Number(new URL(incoming.url ?? "/", "http://x").searchParams.get("after") ?? 0);
       const socket = incoming.socket;
@@ -63,7 +86,7 @@ class Harness {
       this.responses.push(response);
       new EventStreamResponse({
         response,
-        source: this.source(afterSeq),
+        source: this.source(afterSeq, options.entriesWithJson ?? false),
         client: { reconnectAfterInactivityMs: 5_000 },
         pingIntervalMs: options.pingIntervalMs ?? 60_000,
         serialize: (value) => {
@@ -71,6 +94,7 @@ class Harness {
           return value;
         },
         frameCache: this.frameCache,
+        ...(options.serializeKeepsValues === undefined ? {} : { serializeKeepsValues: options.serializeKeepsValues }),
         errorShape: (error) => ({ message: (error as Error).message }),
       }).start();
     });
@@ -133,7 +157,7 @@ async function eventually(check: () => void, timeoutMs = 5_000): Promise<void> {
 }
 
 const harnesses: Harness[] = [];
-async function started(options: { pingIntervalMs?: number } = {}): Promise<{ harness: Harness; url: string }> {
+async function started(options: HarnessOptions = {}): Promise<{ harness: Harness; url: string }> {
   const harness = new Harness();
   harnesses.push(harness);
   return { harness, url: await harness.start(options) };
@@ -199,6 +223,32 @@ describe("EventStreamResponse", () => {
     for (const code of ["a", "b", "c"]) harness.bus.publish("s", notice(code));
     for (const client of clients) await eventually(() => expect(client.dataFrames().map((frame) => frame.id)).toEqual(["1", "2", "3"]));
     expect(harness.serialized).toBe(3);
+  });
+
+  it("writes an entry's JSON as the bus holds it, serializing nothing, when the transformer keeps values as they are", async () => {
+    const { harness, url } = await started({ entriesWithJson: true, serializeKeepsValues: true });
+    const client = connect(url);
+    await eventually(() => expect(harness.bus.listenerCount("s")).toBe(1));
+    for (const code of ["a", "b"]) harness.bus.publish("s", notice(code));
+    await eventually(() => expect(client.dataFrames().map((frame) => frame.id)).toEqual(["1", "2"]));
+    expect(client.dataFrames()[0]?.data).toBe('{"type": "notice","level": "info","code": "a","message": "a"}');
+    expect(harness.serialized).toBe(0);
+    // Adjacent deltas joined into one event have no JSON of their own: that one is serialized.
+    harness.bus.publish("s", delta("x"));
+    harness.bus.publish("s", delta("y"));
+    await eventually(() => expect(client.dataFrames().map((frame) => frame.id)).toEqual(["1", "2", "4"]));
+    expect(JSON.parse(client.dataFrames()[2]?.data ?? "")).toEqual(delta("xy"));
+    expect(harness.serialized).toBe(1);
+  });
+
+  it("serializes an entry through the transformer when the transformer changes values, whatever JSON the bus holds", async () => {
+    const { harness, url } = await started({ entriesWithJson: true, serializeKeepsValues: false });
+    const client = connect(url);
+    await eventually(() => expect(harness.bus.listenerCount("s")).toBe(1));
+    harness.bus.publish("s", notice("a"));
+    await eventually(() => expect(client.dataFrames()).toHaveLength(1));
+    expect(client.dataFrames()[0]?.data).toBe('{"type":"notice","level":"info","code":"a","message":"a"}');
+    expect(harness.serialized).toBe(1);
   });
 
   it("keeps a turn's frames for that turn only", async () => {

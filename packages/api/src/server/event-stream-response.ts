@@ -2,13 +2,22 @@ import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { EventBatch } from "../hub/event-stream.ts";
 import type { SequencedEvent } from "../router/context.ts";
-import { connectedFrame, PING_FRAME, serializedErrorFrame, SSE_RESPONSE_HEADERS, type SseClientOptions, trackedFrame } from "./trpc-sse-wire.ts";
+import {
+  connectedFrame,
+  PING_FRAME,
+  serializedErrorFrame,
+  SSE_RESPONSE_HEADERS,
+  type SseClientOptions,
+  trackedFrame,
+  trackedJsonFrame,
+} from "./trpc-sse-wire.ts";
 
 /** Where the events come from: a session's event feed (`EventFeed`), or anything shaped like it. */
 export type BatchedEventSource = {
   /** Calls `onPublished` whenever events may be ready; returns the unsubscribe. */
   listen(onPublished: () => void): () => void;
-  take(): Promise<EventBatch>;
+  /** What is there after the subscriber's cursor: at once when it is at hand, or a promise. */
+  take(): EventBatch | Promise<EventBatch>;
 };
 
 export type EventStreamResponseOptions = {
@@ -19,6 +28,11 @@ export type EventStreamResponseOptions = {
   pingIntervalMs: number;
   /** The router's transformer (its output side). */
   serialize: (value: unknown) => unknown;
+  /**
+   * The transformer leaves values as they are, so an event's frame data is `JSON.stringify(event)`: an entry the bus
+   * hands over with that JSON (`SequencedEvent.json`, the Redis stream's payload) is written without serializing it again.
+   */
+  serializeKeepsValues?: boolean;
   /** Frames made this turn, shared by every response of a route (see `TurnFrameCache`). */
   frameCache?: TurnFrameCache;
   /** The serialized-error data for a failure while reading, as the router's error formatter shapes it. */
@@ -97,11 +111,12 @@ export class EventStreamResponse {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      void this.read();
+      this.read();
     });
   }
 
-  private async read(): Promise<void> {
+  /** Takes what the source has: the live case (events in memory) synchronously, without a promise per read. */
+  private read(): void {
     if (this.closed || this.waitingForDrain) return;
     if (this.reading) {
       this.readAgain = true;
@@ -109,24 +124,43 @@ export class EventStreamResponse {
     }
     this.reading = true;
     this.readAgain = false;
+    let taken: EventBatch | Promise<EventBatch>;
     try {
-      const batch = await this.options.source.take();
-      if (this.closed) return;
+      taken = this.options.source.take();
+    } catch (error) {
+      this.failed(error);
+      return;
+    }
+    if (taken instanceof Promise) taken.then(this.took, this.failed);
+    else this.took(taken);
+  }
+
+  private readonly took = (batch: EventBatch): void => {
+    this.reading = false;
+    if (this.closed) return;
+    try {
       if (batch.events.length > 0) this.write(this.frames(batch.events));
-      if (batch.more) this.readAgain = true;
     } catch (error) {
       this.fail(error);
       return;
-    } finally {
-      this.reading = false;
     }
+    if (batch.more) this.readAgain = true;
     if (this.readAgain) this.schedule();
-  }
+  };
+
+  private readonly failed = (error: unknown): void => {
+    this.reading = false;
+    this.fail(error);
+  };
 
   private frames(events: readonly SequencedEvent[]): string {
-    const { serialize, frameCache } = this.options;
+    const { serialize, frameCache, serializeKeepsValues } = this.options;
     let text = "";
     for (const item of events) {
+      if (serializeKeepsValues && item.json !== undefined) {
+        text += trackedJsonFrame(String(item.seq), item.json);
+        continue;
+      }
       let frame = frameCache?.get(item);
       if (frame === undefined) {
         frame = trackedFrame(String(item.seq), serialize(item.event));

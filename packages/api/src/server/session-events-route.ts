@@ -28,6 +28,9 @@ export function createSessionEventsRoute(
   const config = appRouter._def._config;
   const serialize = (value: unknown): unknown => config.transformer.output.serialize(value);
   const deserialize = (value: unknown): unknown => config.transformer.input.deserialize(value);
+  // tRPC's default transformer hands values over as they are (superjson, say, would wrap them).
+  const probe = {};
+  const serializeKeepsValues = serialize(probe) === probe;
   // A session's tabs are sent the same bus entries: each is serialized once for all of them.
   const frameCache = new TurnFrameCache();
   return (request, response) => {
@@ -45,6 +48,7 @@ export function createSessionEventsRoute(
           client: SSE_OPTIONS.client,
           pingIntervalMs: SSE_OPTIONS.ping.intervalMs,
           serialize,
+          serializeKeepsValues,
           frameCache,
           errorShape: (error) =>
             getErrorShape({ config, error: getTRPCErrorFromUnknown(error), type: "subscription", path: PROCEDURE_PATH, input, ctx: context }),

@@ -24,7 +24,12 @@ export function connectedFrame(client: SseClientOptions): string {
 
 /** A `tracked(id, data)` value; `data` is what the transformer serialized. */
 export function trackedFrame(id: string, data: unknown): string {
-  return `data: ${JSON.stringify(data)}\nid: ${id}\n\n\n`;
+  return trackedJsonFrame(id, JSON.stringify(data));
+}
+
+/** A `tracked(id, data)` value whose data is already JSON (one line: `JSON.stringify` writes no newline). */
+export function trackedJsonFrame(id: string, json: string): string {
+  return `data: ${json}\nid: ${id}\n\n\n`;
 }
 
 export const PING_FRAME = "event: ping\ndata: \n\n\n";

@@ -99,6 +99,43 @@ describe("Redis Streams event bus (private redis-server)", () => {
     expect(last?.[0]).toBe("11-0");
   });
 
+  it("hands each event over with its JSON, the stream entry's payload, on the node that published it and on one that read it", async () => {
+    const owner = node();
+    const reader = node();
+    await owner.prepare("json");
+    const here = follow(owner, "json", 0);
+    const there = follow(reader, "json", 0);
+    for (let index = 1; index <= 3; index++) owner.publish("json", notice(index));
+    await vi.waitFor(() => expect(there.lastSeq()).toBe(3), { timeout: 10_000 });
+    await vi.waitFor(() => expect(here.lastSeq()).toBe(3), { timeout: 10_000 });
+    await here.stop();
+    await there.stop();
+    const entries = await redis.inspector().xrange("cairn:events:json", "-", "+");
+    const payloads = entries.map(([, fields]) => fields[1]);
+    expect(payloads).toEqual([1, 2, 3].map((index) => JSON.stringify(notice(index))));
+    expect(here.received.map((item) => item.json)).toEqual(payloads);
+    expect(there.received.map((item) => item.json)).toEqual(payloads);
+    // A replay from the stream (a node that holds none of it) carries it too.
+    const late = follow(node(), "json", 1);
+    await vi.waitFor(() => expect(late.lastSeq()).toBe(3), { timeout: 10_000 });
+    await late.stop();
+    expect(late.received.map((item) => item.json)).toEqual(payloads.slice(1));
+  });
+
+  it("replays what the node holds in memory at once, and what it does not from the stream", async () => {
+    const owner = node();
+    await owner.prepare("memory");
+    for (let index = 1; index <= 5; index++) owner.publish("memory", notice(index));
+    await owner.flush();
+    const held = owner.replay("memory", 2);
+    expect(held).not.toBeInstanceOf(Promise);
+    expect((held as Awaited<typeof held>).events.map((item) => item.seq)).toEqual([3, 4, 5]);
+    const other = node();
+    const read = other.replay("memory", 2);
+    expect(read).toBeInstanceOf(Promise);
+    expect((await read).events.map((item) => item.seq)).toEqual([3, 4, 5]);
+  });
+
   it("one blocking reader per node serves many sessions and many tabs", async () => {
     const owner = node();
     const watcher = node();

@@ -2,8 +2,9 @@ import type { Redis } from "ioredis";
 import type { SequencedEvent } from "../../router/context.ts";
 import type { SessionEvent } from "../../router/types.ts";
 import { countListeners, type EventBus, type EventListener, type Replay } from "../../hub/event-bus.ts";
-import { eventOf, seqOf } from "./stream-entries.ts";
-import { type FencedAppendResult, StreamFence, type StreamEntry } from "./stream-fence.ts";
+import { parsedEvent, payloadOf, seqOf } from "./stream-entries.ts";
+import { type FencedAppend, type FencedAppendResult, StreamFence, type StreamEntry } from "./stream-fence.ts";
+import { RecentEvents } from "./recent-events.ts";
 import { StreamReader } from "./stream-reader.ts";
 
 export const DEFAULT_STREAM_MAXLEN = 10_000;
@@ -45,7 +46,7 @@ type Channel = {
   /** The highest seq this node knows of the session (published here or read from the stream). */
   seq: number;
   /** The last `LOCAL_WINDOW` events by seq. */
-  recent: Map<number, SequencedEvent>;
+  recent: RecentEvents;
   listeners: Set<EventListener>;
   /** Events published here and not yet sent to the stream, in seq order, each with the lease generation it was published under. */
   unsent: UnsentEntry[];
@@ -117,9 +118,11 @@ export class RedisEventBus implements EventBus {
     }
     channel.seq += 1;
     channel.publishedAt = generation;
-    const item: SequencedEvent = { seq: channel.seq, event };
+    // Serialized once: the stream entry's payload, and the frame this node's own tabs are sent.
+    const json = JSON.stringify(event);
+    const item: SequencedEvent = { seq: channel.seq, event, json };
     this.remember(channel, item);
-    channel.unsent.push({ id: `${item.seq}-0`, payload: JSON.stringify(event), seq: item.seq, generation });
+    channel.unsent.push({ id: `${item.seq}-0`, payload: json, seq: item.seq, generation });
     this.unsent.set(sessionId, channel);
     this.sending ??= this.send();
     for (const listener of [...channel.listeners]) listener(item);
@@ -164,28 +167,40 @@ export class RedisEventBus implements EventBus {
   }
 
   private async appendAll(appends: readonly Append[]): Promise<void> {
-    const pipeline = this.redis.pipeline();
     const sent = this.commands(appends);
-    for (const command of sent) {
-      if (command.fenced) {
-        const parts = command.appends.map(({ sessionId, generation, entries }) => ({
-          stream: this.key(sessionId),
-          fence: this.fenceKey(sessionId),
-          generation: generation as number,
-          entries,
-        }));
-        this.streamFence.appendTo(pipeline, this.maxLen, parts);
-      } else {
-        const { sessionId, entries } = command.append;
-        pipeline.xadd(this.key(sessionId), "MAXLEN", "~", this.maxLen, entries[0]!.id, "e", entries[0]!.payload);
-      }
-    }
     let answers: Array<[Error | null, unknown]>;
-    try {
-      answers = (await pipeline.exec()) ?? [];
-    } catch (error) {
-      for (const append of appends) this.onError(error as Error, what(this.key(append.sessionId), append.entries));
-      return;
+    const only = sent.length === 1 ? sent[0] : undefined;
+    if (only?.fenced) {
+      // The usual case with leases: one script call for every session, sent as it is (a pipeline of one costs more to build than to send).
+      answers = await this.streamFence
+        .append(
+          this.maxLen,
+          only.appends.map((append) => this.fencedPart(append)),
+        )
+        .then(
+          (answer): Array<[Error | null, unknown]> => [[null, answer]],
+          (error: Error): Array<[Error | null, unknown]> => [[error, undefined]],
+        );
+    } else {
+      const pipeline = this.redis.pipeline();
+      for (const command of sent) {
+        if (command.fenced)
+          this.streamFence.appendTo(
+            pipeline,
+            this.maxLen,
+            command.appends.map((append) => this.fencedPart(append)),
+          );
+        else {
+          const { sessionId, entries } = command.append;
+          pipeline.xadd(this.key(sessionId), "MAXLEN", "~", this.maxLen, entries[0]!.id, "e", entries[0]!.payload);
+        }
+      }
+      try {
+        answers = (await pipeline.exec()) ?? [];
+      } catch (error) {
+        for (const append of appends) this.onError(error as Error, what(this.key(append.sessionId), append.entries));
+        return;
+      }
     }
     // In order: a refusal is handled before the session's next batch is looked at.
     for (const [index, command] of sent.entries()) {
@@ -212,6 +227,10 @@ export class RedisEventBus implements EventBus {
         else for (const refusal of result.refused) this.onError(new Error(refusal), context);
       }
     }
+  }
+
+  private fencedPart({ sessionId, generation, entries }: Append): FencedAppend {
+    return { stream: this.key(sessionId), fence: this.fenceKey(sessionId), generation: generation as number, entries };
   }
 
   /** The pipeline's commands: the fenced batches of all sessions in as few script calls as `MAX_SCRIPT_ENTRIES` allows; without a lease, an XADD per entry. */
@@ -245,7 +264,23 @@ export class RedisEventBus implements EventBus {
     return this.channels.get(sessionId)?.seq ?? 0;
   }
 
-  async replay(sessionId: string, afterSeq: number): Promise<Replay> {
+  /** From this node's memory at once when it holds every event after `afterSeq` (a live subscriber's case); otherwise from the stream. */
+  replay(sessionId: string, afterSeq: number): Replay | Promise<Replay> {
+    const channel = this.channel(sessionId);
+    if (afterSeq === channel.seq) return { kind: "events", events: [] };
+    if (afterSeq < channel.seq && channel.recent.has(afterSeq + 1)) {
+      const events: SequencedEvent[] = [];
+      for (let seq = afterSeq + 1; seq <= channel.seq; seq++) {
+        const item = channel.recent.get(seq);
+        if (!item) break;
+        events.push(item);
+      }
+      if (events.at(-1)?.seq === channel.seq) return { kind: "events", events };
+    }
+    return this.replayFromStream(sessionId, afterSeq);
+  }
+
+  private async replayFromStream(sessionId: string, afterSeq: number): Promise<Replay> {
     const channel = this.channel(sessionId);
     if (afterSeq >= channel.seq) {
       if (afterSeq === channel.seq) return { kind: "events", events: [] };
@@ -265,7 +300,7 @@ export class RedisEventBus implements EventBus {
       if (events.at(-1)?.seq === channel.seq) return { kind: "events", events };
     }
     const events = await this.read(sessionId, afterSeq);
-    for (const item of events) this.ingest(sessionId, item.seq, item.event, false);
+    for (const item of events) this.ingest(channel, item, false);
     if (events.length === 0) return { kind: "events", events };
     return events[0]?.seq === afterSeq + 1 ? { kind: "events", events } : { kind: "gap", events };
   }
@@ -349,7 +384,7 @@ export class RedisEventBus implements EventBus {
       new Error(`refused to publish to session ${sessionId}: lease generation ${generation} is no longer current (the stream's fence is at ${fence})`),
       "publish",
     );
-    for (const stale of [...channel.recent.keys()]) if (stale >= seq) channel.recent.delete(stale);
+    channel.recent.dropFrom(seq);
     const last = await this.redis.xrevrange(this.key(sessionId), "+", "-", "COUNT", 1);
     channel.seq = Math.max(seq - 1, last[0] ? seqOf(last[0][0]) : 0);
     const resync: SequencedEvent = { seq: seq - 1, event: { type: "resync" } };
@@ -366,8 +401,9 @@ export class RedisEventBus implements EventBus {
       count === undefined ? await this.redis.xrange(key, `(${afterSeq}-0`, "+") : await this.redis.xrange(key, `(${afterSeq}-0`, "+", "COUNT", count);
     const events: SequencedEvent[] = [];
     for (const [id, fields] of entries) {
-      const event = eventOf(fields);
-      if (event) events.push({ seq: seqOf(id), event });
+      const json = payloadOf(fields);
+      const event = json === undefined ? undefined : parsedEvent(json);
+      if (event) events.push({ seq: seqOf(id), event, json: json as string });
     }
     return events;
   }
@@ -381,30 +417,36 @@ export class RedisEventBus implements EventBus {
   private ingestEntry(sessionId: string, seq: number, fields: readonly string[]): void {
     const channel = this.channels.get(sessionId);
     if (!channel || (this.fence && seq <= channel.seq && channel.recent.has(seq))) return;
-    const event = eventOf(fields);
-    if (event) this.ingest(sessionId, seq, event);
+    const json = payloadOf(fields);
+    const event = json === undefined ? undefined : parsedEvent(json);
+    if (event) this.ingest(channel, { seq, event, json: json as string });
   }
 
   /** An entry read from the stream: new ones go to this node's listeners. */
-  private ingest(sessionId: string, seq: number, event: SessionEvent, notify = true): void {
-    const channel = this.channels.get(sessionId);
-    if (!channel) return;
-    this.remember(channel, { seq, event });
-    if (seq <= channel.seq) return;
-    channel.seq = seq;
+  private ingest(channel: Channel, item: SequencedEvent, notify = true): void {
+    this.remember(channel, item);
+    if (item.seq <= channel.seq) return;
+    channel.seq = item.seq;
     if (!notify) return;
-    for (const listener of [...channel.listeners]) listener({ seq, event });
+    for (const listener of [...channel.listeners]) listener(item);
   }
 
   private remember(channel: Channel, item: SequencedEvent): void {
-    channel.recent.set(item.seq, item);
-    channel.recent.delete(item.seq - LOCAL_WINDOW);
+    channel.recent.set(item);
   }
 
   private channel(sessionId: string): Channel {
     let channel = this.channels.get(sessionId);
     if (!channel) {
-      channel = { seq: 0, recent: new Map(), listeners: new Set(), unsent: [], fencedAt: 0, refusalSaid: undefined, publishedAt: undefined };
+      channel = {
+        seq: 0,
+        recent: new RecentEvents(LOCAL_WINDOW),
+        listeners: new Set(),
+        unsent: [],
+        fencedAt: 0,
+        refusalSaid: undefined,
+        publishedAt: undefined,
+      };
       this.channels.set(sessionId, channel);
     }
     return channel;

@@ -44,6 +44,7 @@ export type StreamEntry = { id: string; payload: string };
 
 type FencedCommands = {
   cairnRaiseFence(fence: string, generation: number): Promise<number>;
+  cairnFencedXadd(keyCount: number, keys: string[], args: Array<string | number>): Promise<unknown>;
 };
 
 type FencedPipeline = ChainableCommander & {
@@ -78,15 +79,14 @@ export class StreamFence {
    * order, each session's refused whole if its fence has passed its generation; `results` reads the answer.
    */
   appendTo(pipeline: ChainableCommander, maxLen: number, appends: readonly FencedAppend[]): void {
-    const keys: string[] = [];
-    const args: Array<string | number> = [maxLen];
-    for (const { stream, fence, generation, entries } of appends) {
-      keys.push(stream, fence);
-      args.push(generation, entries.length);
-      for (const { id, payload } of entries) args.push(id, payload);
-    }
-    // ioredis flattens the arrays into the command's arguments.
+    const { keys, args } = scriptCall(maxLen, appends);
     (pipeline as FencedPipeline).cairnFencedXadd(keys.length, keys, args);
+  }
+
+  /** The same script call sent on its own (no pipeline to build when it is the only command); resolves to its raw answer. */
+  append(maxLen: number, appends: readonly FencedAppend[]): Promise<unknown> {
+    const { keys, args } = scriptCall(maxLen, appends);
+    return this.redis.cairnFencedXadd(keys.length, keys, args);
   }
 
   /** A fenced append's answer, one per session in order: `{ fence }` when it was refused (nothing added), else the entries Redis refused, each as `<id>: <reason>`. */
@@ -98,4 +98,16 @@ export class StreamFence {
   async raise(fence: string, generation: number): Promise<void> {
     await this.redis.cairnRaiseFence(fence, generation);
   }
+}
+
+/** The fenced append's keys and arguments (see FENCED_XADD); ioredis flattens the arrays into the command's arguments. */
+function scriptCall(maxLen: number, appends: readonly FencedAppend[]): { keys: string[]; args: Array<string | number> } {
+  const keys: string[] = [];
+  const args: Array<string | number> = [maxLen];
+  for (const { stream, fence, generation, entries } of appends) {
+    keys.push(stream, fence);
+    args.push(generation, entries.length);
+    for (const { id, payload } of entries) args.push(id, payload);
+  }
+  return { keys, args };
 }
