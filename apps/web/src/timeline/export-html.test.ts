@@ -9,14 +9,33 @@ import {
   type TimelineRows,
 } from "@cairn/core/timeline";
 import { describe, expect, it } from "vitest";
-import { buildExportHtml, DETAIL_PART_EVENTS, EXPORT_CSP, EXPORT_PART_IDS, HEAD_EVENTS, readEmbeddedJson, scriptSafeJson, type EmbeddedData } from "./export-html";
+import {
+  buildExportHtml,
+  DETAIL_PART_EVENTS,
+  EXPORT_CSP,
+  EXPORT_PART_IDS,
+  HEAD_EVENTS,
+  PIECE_CHARS,
+  pieceId,
+  readEmbeddedJson,
+  scriptSafeJson,
+  type EmbeddedData,
+} from "./export-html";
 import { readExportedTimeline } from "./exported-timeline";
 
-/** The embedded parts of an exported file, by id, as its viewer finds them. */
+/** The embedded parts of an exported file, by id, as its viewer finds them (a part's pieces joined). */
 function partsOf(html: string): Map<string, EmbeddedData> {
+  const elements = new Map<string, { encoding?: string; pieces: number; text: string }>();
+  for (const match of html.matchAll(/<script type="[^"]+" id="([^"]+)"((?: data-[a-z-]+="[^"]*")*)>([^<]*)<\/script>/g)) {
+    const attribute = (name: string) => new RegExp(` data-${name}="([^"]*)"`).exec(match[2]!)?.[1];
+    elements.set(match[1]!, { encoding: attribute("encoding"), pieces: Number(attribute("pieces") ?? 1), text: match[3]! });
+  }
   const parts = new Map<string, EmbeddedData>();
-  for (const match of html.matchAll(/<script type="[^"]+" id="([^"]+)" data-encoding="(json|gzip-base64)"[^>]*>([^<]*)<\/script>/g)) {
-    parts.set(match[1]!, { encoding: match[2] as EmbeddedData["encoding"], text: match[3]! });
+  for (const [id, element] of elements) {
+    if (!element.encoding) continue;
+    let text = element.text;
+    for (let index = 1; index < element.pieces; index++) text += elements.get(pieceId(id, index))!.text;
+    parts.set(id, { encoding: element.encoding as EmbeddedData["encoding"], text });
   }
   return parts;
 }
@@ -69,6 +88,12 @@ describe("buildExportHtml", () => {
       EXPORT_PART_IDS.search,
     ]);
     expect(parts.size).toBe(3 + Math.ceil(built.events.length / 700));
+    // A large part is cut into pieces of at most PIECE_CHARS, one script element each.
+    const rowPieces = Number(/id="timeline-data" data-encoding="[^"]+" data-pieces="(\d+)"/.exec(html)?.[1]);
+    expect(rowPieces).toBe(Math.ceil(parts.get(EXPORT_PART_IDS.rows)!.text.length / PIECE_CHARS));
+    expect(rowPieces).toBeGreaterThan(1);
+    expect(html).toContain(`id="${pieceId(EXPORT_PART_IDS.rows, rowPieces - 1)}"`);
+    for (const match of html.matchAll(/<script type="[^"]+" id="[^"]+"[^>]*>([^<]*)<\/script>/g)) expect(match[1]!.length).toBeLessThanOrEqual(PIECE_CHARS);
     // The first rows come before the viewer; everything else after it.
     expect(html.indexOf(`id="${EXPORT_PART_IDS.head}"`)).toBeLessThan(html.indexOf('<script data-detail-part-events="700">'));
     expect(html.indexOf('<script data-detail-part-events="700">')).toBeLessThan(html.indexOf(`id="${EXPORT_PART_IDS.rows}"`));

@@ -115,6 +115,19 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/**
+ * The most text in one script element: a part's text is cut into elements of this size (`data-pieces` on the first
+ * says how many). Chromium's HTML parser reads many small elements about twice as fast as one large one (6.7 MB of
+ * base64: 350-440 ms against 700-775 ms to DOMContentLoaded), and the page is drawn and answers input only as often
+ * as the parser lets it until then.
+ */
+export const PIECE_CHARS = 64 * 1024;
+
+/** The id of the element holding piece `index` (from 1) of the part `id`. */
+export function pieceId(id: string, index: number): string {
+  return `${id}.${index}`;
+}
+
 /** The ids of the embedded parts (exported-timeline.ts reads them back). */
 export const EXPORT_PART_IDS = {
   head: "timeline-head",
@@ -150,8 +163,19 @@ export async function buildExportHtml(
   for (let first = 0; first < timeline.events.length; first += partEvents) {
     parts.push(await embed(timeline.events.slice(first, first + partEvents).map((event) => event.detail)));
   }
-  const element = (id: string, data: EmbeddedData) =>
-    `<script type="${data.encoding === "json" ? "application/json" : "application/octet-stream"}" id="${id}" data-encoding="${data.encoding}">${data.text}</script>`;
+  const element = (id: string, data: EmbeddedData) => {
+    const type = data.encoding === "json" ? "application/json" : "application/octet-stream";
+    const pieces: string[] = [];
+    for (let at = 0; at < data.text.length || pieces.length === 0; at += PIECE_CHARS) pieces.push(data.text.slice(at, at + PIECE_CHARS));
+    const more = pieces.length > 1 ? ` data-pieces="${pieces.length}"` : "";
+    return pieces
+      .map((piece, index) =>
+        index === 0
+          ? `<script type="${type}" id="${id}" data-encoding="${data.encoding}"${more}>${piece}</script>`
+          : `<script type="${type}" id="${pieceId(id, index)}">${piece}</script>`,
+      )
+      .join("\n");
+  };
   const detailElements = parts.map((part, index) => element(EXPORT_PART_IDS.details(index), part));
   const headParts = head ? Math.ceil(HEAD_EVENTS / partEvents) : 0;
   return [
