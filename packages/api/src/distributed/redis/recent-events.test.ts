@@ -23,6 +23,17 @@ describe("RecentEvents", () => {
     expect(recent.get(6)?.event).toEqual(notice("6, the stream's"));
   });
 
+  it("gives every event after a seq through the last, only when it holds them all", () => {
+    const recent = new RecentEvents(4);
+    for (let seq = 1; seq <= 6; seq++) recent.set({ seq, event: notice(`${seq}`) });
+    expect(recent.after(3, 6)?.map((item) => item.seq)).toEqual([4, 5, 6]);
+    expect(recent.after(5, 6)?.map((item) => item.seq)).toEqual([6]);
+    // 2 fell out of the ring; nothing after the last; a last beyond what it holds.
+    expect(recent.after(1, 6)).toBeNull();
+    expect(recent.after(6, 6)).toBeNull();
+    expect(recent.after(4, 7)).toBeNull();
+  });
+
   it("forgets the events from a seq on", () => {
     const recent = new RecentEvents(8);
     for (let seq = 1; seq <= 6; seq++) recent.set({ seq, event: notice(`${seq}`) });

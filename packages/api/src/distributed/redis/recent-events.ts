@@ -27,6 +27,17 @@ export class RecentEvents {
     if (held === undefined || held.seq <= item.seq) this.slots[slot] = item;
   }
 
+  /** Every event after `afterSeq` through `lastSeq`, in order, when all of them are held; else null. */
+  after(afterSeq: number, lastSeq: number): SequencedEvent[] | null {
+    const events: SequencedEvent[] = [];
+    for (let seq = afterSeq + 1; seq <= lastSeq; seq++) {
+      const item = this.get(seq);
+      if (!item) return null;
+      events.push(item);
+    }
+    return events.length > 0 ? events : null;
+  }
+
   /** Forgets the events at `seq` and after. */
   dropFrom(seq: number): void {
     for (let slot = 0; slot < this.slots.length; slot++) if ((this.slots[slot]?.seq ?? -1) >= seq) this.slots[slot] = undefined;

@@ -58,18 +58,6 @@ type Channel = {
   publishedAt: number | undefined;
 };
 
-/** Every event after `afterSeq` up to the newest this node knows, when its memory still holds them all; else null. */
-function heldAfter(channel: Channel, afterSeq: number): SequencedEvent[] | null {
-  if (!channel.recent.has(afterSeq + 1)) return null;
-  const events: SequencedEvent[] = [];
-  for (let seq = afterSeq + 1; seq <= channel.seq; seq++) {
-    const item = channel.recent.get(seq);
-    if (!item) return null;
-    events.push(item);
-  }
-  return events.at(-1)?.seq === channel.seq ? events : null;
-}
-
 /**
  * The event fan-out over Redis Streams: one stream per session, entry id `<seq>-0`, where seq is the
  * `tracked()` id a browser resumes from, so a tab may reconnect to any node. The node running a
@@ -280,7 +268,7 @@ export class RedisEventBus implements EventBus {
   replay(sessionId: string, afterSeq: number): Replay | Promise<Replay> {
     const channel = this.channel(sessionId);
     if (afterSeq === channel.seq) return { kind: "events", events: [] };
-    const held = afterSeq < channel.seq ? heldAfter(channel, afterSeq) : null;
+    const held = channel.recent.after(afterSeq, channel.seq);
     return held ? { kind: "events", events: held } : this.replayFromStream(sessionId, afterSeq);
   }
 
@@ -294,7 +282,7 @@ export class RedisEventBus implements EventBus {
       // The subscriber only needs where the stream starts: the snapshot comes first, then the events after it.
       if (afterSeq > channel.seq) return { kind: "gap", events: await this.read(sessionId, 0, 1) };
     }
-    const held = heldAfter(channel, afterSeq);
+    const held = channel.recent.after(afterSeq, channel.seq);
     if (held) return { kind: "events", events: held };
     const events = await this.read(sessionId, afterSeq);
     for (const item of events) this.ingest(channel, item, false);
