@@ -1,9 +1,9 @@
 // Live events over two API nodes (issue 14): two `cairn serve --api-only` processes over a private PostgreSQL and
 // Redis. Latency: the simulator emits a delta → the owner node's loop and hub → XADD to the session's Redis stream →
 // the other node's XREAD → session.events SSE over HTTP → a subscriber, at 20 and 100 live sessions spread over both
-// nodes (each session owned by one node, followed on the other). The model side (the simulator and a TCP tap that
-// timestamps each delta as it leaves) runs in a process of its own, the subscribers here on plain node:http sockets,
-// both timestamps on CLOCK_MONOTONIC (as events.bench.ts). Throughput: sessions owned and followed on one node, the
+// nodes (each session owned by one node, followed on the other). The model side (the simulator, which timestamps each
+// delta as it hands it to its socket) and the subscribers (the browser tabs, plain node:http sockets) run in processes
+// of their own, both timestamps on CLOCK_MONOTONIC (as events.bench.ts). Throughput: sessions owned and followed on one node, the
 // simulator streaming as fast as it goes; events are the entries of the sessions' streams (the loop may join deltas
 // that arrive together into one event), deltas the simulator's text chunks delivered. The load average is printed
 // with the figures: on a busy machine they measure the machine. Counts that do not depend on the load come with them:
@@ -22,7 +22,7 @@ import { Redis } from "ioredis";
 import { startServeProcess, type ServeProcess } from "../support/serve-process.ts";
 import { processCpuMs, processSyscalls } from "./process-stats.ts";
 import { median, percentile, report } from "./report.ts";
-import { readSessionEvents } from "./sse-reader.ts";
+import { BrowserTabs, type TabsStatus } from "./browser-tabs.ts";
 import { deltaSegment, TimedSim } from "./timed-sim.ts";
 
 const DELTAS_PER_SESSION = 120;
@@ -42,6 +42,7 @@ export default async function run(): Promise<void> {
   await mkdir(workspace);
   await writeFile(join(workspace, "README.md"), "# bench\n");
   const sim = await TimedSim.start();
+  const tabs = BrowserTabs.start();
   const pairs: Array<{ prefix: string; nodes: ServeProcess[] }> = [];
   const inspector = new Redis(redis.url, { lazyConnect: true });
   try {
@@ -55,7 +56,7 @@ export default async function run(): Promise<void> {
     for (const sessions of ROUNDS ?? CONCURRENCY) {
       for (const { prefix, nodes } of pairs) {
         const cpuBefore = await Promise.all(nodes.map(cpuMs));
-        const { latencies, streaming } = await latencyRound(nodes, sim, sessions, ++round, () => redisStats(inspector));
+        const { latencies, streaming } = await latencyRound(nodes, sim, tabs, sessions, ++round, () => redisStats(inspector));
         const cpu = (await Promise.all(nodes.map(cpuMs))).reduce((sum, after, index) => sum + after - cpuBefore[index]!, 0);
         report(`${prefix}latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
         report(`${prefix}latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
@@ -68,7 +69,7 @@ export default async function run(): Promise<void> {
       }
     }
     for (const { prefix, nodes } of ROUNDS ? [] : pairs) {
-      const throughput = await throughputRound(nodes[0]!, sim, ++round);
+      const throughput = await throughputRound(nodes[0]!, sim, tabs, ++round);
       report(`${prefix}events_per_second_one_node`, throughput.eventsPerSecond, "events/s");
       report(`${prefix}deltas_per_second_one_node`, throughput.deltasPerSecond, "deltas/s");
       report(`${prefix}node_cpu_per_event`, throughput.cpuPerEventMs, "ms");
@@ -78,6 +79,7 @@ export default async function run(): Promise<void> {
     inspector.disconnect();
     for (const { nodes } of pairs) for (const node of nodes) await node.stop();
     await sim.close();
+    await tabs.close();
     await Promise.all([database.stop(), redis.stop()]);
     await rm(parent, { recursive: true, force: true });
   }
@@ -88,6 +90,7 @@ type Counts = { cpuMs: number; syscalls: number; redisCommands: number; redisCpu
 async function latencyRound(
   nodes: ServeProcess[],
   sim: TimedSim,
+  tabs: BrowserTabs,
   sessions: number,
   round: number,
   redisStats: () => Promise<RedisStats>,
@@ -120,19 +123,18 @@ async function latencyRound(
       return !snapshot.running && snapshot.messages.length >= 2;
     });
   }
-  const received = new Map<string, number>();
   const expected = sessions * DELTAS_PER_SESSION;
-  const readers = ids.map(({ sessionId }, index) => readSessionEvents(nodes[(index + 1) % 2]!, sessionId, received));
   let streaming: Counts;
+  let received: Map<string, number>;
   try {
-    await Promise.all(readers.map((reader) => reader.connected));
+    await tabs.open(ids.map(({ sessionId }, index) => ({ server: nodes[(index + 1) % 2]!, sessionId })));
     const before = await counts();
     const streamedFrom = process.hrtime.bigint() / 1000n;
     await Promise.all(ids.map(({ sessionId }, index) => call(owners[index]!, "session.send", { sessionId, prompt: "go" })));
-    await waitUntil(
-      () => received.size >= expected,
+    await tabs.waitUntil(
+      (status) => status.received >= expected,
       180_000,
-      () => `received ${received.size} of ${expected} deltas`,
+      (status) => `received ${status.received} of ${expected} deltas`,
     );
     const after = await counts();
     if (PROFILE_DIR) console.log(`# ${sessions} sessions: deltas streamed between ${streamedFrom} and ${process.hrtime.bigint() / 1000n} us (CLOCK_MONOTONIC)`);
@@ -148,7 +150,7 @@ async function latencyRound(
     const busiest = [...streaming.byCommand].filter(([, calls]) => calls > 0).sort((left, right) => right[1] - left[1]);
     console.log(`# ${sessions} sessions, Redis commands while the deltas streamed: ${busiest.map(([name, calls]) => `${name} ${calls}`).join(", ")}`);
   } finally {
-    for (const reader of readers) reader.close();
+    received = await tabs.take();
   }
   const emitted = await sim.takeEmitted();
   const latencies: number[] = [];
@@ -187,32 +189,33 @@ async function redisStats(redis: Redis): Promise<RedisStats> {
 async function throughputRound(
   node: ServeProcess,
   sim: TimedSim,
+  tabs: BrowserTabs,
   round: number,
 ): Promise<{ eventsPerSecond: number; deltasPerSecond: number; cpuPerEventMs: number }> {
   await sim.setScenario({ turns: scriptedTurns(round, THROUGHPUT_SESSIONS, THROUGHPUT_DELTAS, THROUGHPUT_DELTA_INTERVAL_MS) });
   const ids = await Promise.all(Array.from({ length: THROUGHPUT_SESSIONS }, () => call<{ sessionId: string }>(node, "session.create", {})));
-  const delivered = new Map<string, number>();
-  const readers = ids.map(({ sessionId }) => readSessionEvents(node, sessionId, delivered));
   let elapsedMs: number;
   let cpu: number;
+  let ended: TabsStatus;
+  let delivered: Map<string, number>;
   try {
-    await Promise.all(readers.map((reader) => reader.connected));
+    await tabs.open(ids.map(({ sessionId }) => ({ server: node, sessionId })));
     const cpuBefore = await cpuMs(node);
     const started = performance.now();
     await Promise.all(ids.map(({ sessionId }) => call(node, "session.send", { sessionId, prompt: "go" })));
-    await waitUntil(
-      () => readers.every((reader) => reader.ended()),
+    ended = await tabs.waitUntil(
+      (status) => status.ended === THROUGHPUT_SESSIONS,
       180_000,
-      () => `${readers.filter((reader) => reader.ended()).length} of ${THROUGHPUT_SESSIONS} runs ended`,
+      (status) => `${status.ended} of ${THROUGHPUT_SESSIONS} runs ended`,
     );
     elapsedMs = performance.now() - started;
     cpu = (await cpuMs(node)) - cpuBefore;
   } finally {
-    for (const reader of readers) reader.close();
+    delivered = await tabs.take();
   }
   await sim.takeEmitted();
   // Stream entry ids count from 1 per session: the last one a subscriber got is the number of events in the stream.
-  const events = readers.reduce((sum, reader) => sum + reader.lastId(), 0);
+  const events = ended.lastIds;
   const deltas = THROUGHPUT_SESSIONS * THROUGHPUT_DELTAS;
   if (delivered.size < deltas) throw new Error(`the subscribers got ${delivered.size} of ${deltas} deltas`);
   console.log(`# one node, ${THROUGHPUT_SESSIONS} sessions: ${events} events (${deltas} deltas) in ${elapsedMs.toFixed(0)} ms`);
@@ -246,13 +249,5 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 120_000): Prom
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error("timed out waiting for the warm-up answers");
     await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -1,8 +1,8 @@
 // Event latency through the web server: the simulator emits a text delta → the SDK parses it → the
-// loop → the session hub → HTTP SSE → a subscriber. Three processes, as in use: the model side (the
-// simulator and a TCP tap that timestamps each delta as it leaves the simulator, events-sim.bench-child.ts),
-// the server (`cairn serve --api-only`), and here the SSE readers standing in for the browsers (plain
-// node:http sockets; a browser parses its stream in its own process). Both timestamps are CLOCK_MONOTONIC,
+// loop → the session hub → HTTP SSE → a subscriber. Each side in a process of its own, as in use: the model side (the
+// simulator, which timestamps each delta as it hands it to its socket, events-sim.bench-child.ts), the server
+// (`cairn serve --api-only`), and the SSE readers standing in for the browsers (plain node:http sockets, in a
+// process of their own as a browser's are: browser-tabs.bench-child.ts). Both timestamps are CLOCK_MONOTONIC,
 // which the processes share. Server CPU is counted while the deltas stream (after the sessions exist).
 // With CAIRN_BENCH_EVENTS_BASELINE=<path to another build's bin/cairn.js>, every round runs on that build
 // too, right before the same round on this one, and its figures are reported as events.baseline_*.
@@ -18,7 +18,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { processCpuMs, processSyscalls } from "./process-stats.ts";
 import { median, percentile, report } from "./report.ts";
-import { readSessionEvents } from "./sse-reader.ts";
+import { BrowserTabs } from "./browser-tabs.ts";
 import { deltaSegment, TimedSim } from "./timed-sim.ts";
 
 const DELTAS_PER_SESSION = 120;
@@ -32,6 +32,7 @@ export default async function run(): Promise<void> {
   report("events.load_average_at_start", loadavg()[0]!, "load");
   const parent = await mkdtemp(join(tmpdir(), "cairn-bench-events-"));
   const sim = await TimedSim.start();
+  const tabs = BrowserTabs.start();
   const servers: Array<{ prefix: string; server: ServerProcess }> = [];
   try {
     const baseline = process.env.CAIRN_BENCH_EVENTS_BASELINE;
@@ -43,11 +44,11 @@ export default async function run(): Promise<void> {
       server: await startServerProcess(join(parent, "current"), sim.url, join(here, "..", "..", "packages", "cli", "bin", "cairn.js"), flags),
     });
     for (const sessions of ROUNDS ?? CONCURRENCY) {
-      for (const { prefix, server } of servers) await measuredRound(server, sim, sessions, prefix);
+      for (const { prefix, server } of servers) await measuredRound(server, sim, tabs, sessions, prefix);
     }
     // 100 sessions again on the same servers, now past their start: what a server that has been running serves
     // (its code optimised, its heap grown). The target stays on the first round, which includes the warm-up.
-    for (const { prefix, server } of ROUNDS ? [] : servers) await measuredRound(server, sim, 100, `${prefix}warm_`);
+    for (const { prefix, server } of ROUNDS ? [] : servers) await measuredRound(server, sim, tabs, 100, `${prefix}warm_`);
     for (const { prefix, server } of ROUNDS ? [] : servers) {
       const perSession = await idleSessionMemory(server);
       report(`${prefix}rss_per_idle_session`, perSession / 1024, "KiB");
@@ -57,15 +58,16 @@ export default async function run(): Promise<void> {
   } finally {
     for (const { server } of servers) await server.close();
     await sim.close();
+    await tabs.close();
     await rm(parent, { recursive: true, force: true });
   }
 }
 
 /** One streaming round at `sessions`, reported under `prefix`: latencies, and the server's CPU, system calls and GC. */
-async function measuredRound(server: ServerProcess, sim: TimedSim, sessions: number, prefix: string): Promise<void> {
+async function measuredRound(server: ServerProcess, sim: TimedSim, tabs: BrowserTabs, sessions: number, prefix: string): Promise<void> {
   server.gc.longestMs = 0;
   const gcBefore = { ...server.gc };
-  const { latencies, serverCpuMs, serverSyscalls } = await streamingRound(server, sim, sessions);
+  const { latencies, serverCpuMs, serverSyscalls } = await streamingRound(server, sim, tabs, sessions);
   // The server's own CPU per delta: whether it, or a busy machine, makes the latency.
   report(`${prefix}server_cpu_per_delta_at_${sessions}`, serverCpuMs / latencies.length, "ms");
   report(`${prefix}server_syscalls_per_delta_at_${sessions}`, serverSyscalls / latencies.length, "syscalls");
@@ -89,6 +91,7 @@ const GC_LINE = /: (Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Compact|Minor Ma
 async function streamingRound(
   server: ServerProcess,
   sim: TimedSim,
+  tabs: BrowserTabs,
   sessions: number,
 ): Promise<{ latencies: number[]; serverCpuMs: number; serverSyscalls: number }> {
   const round = sessions;
@@ -99,21 +102,21 @@ async function streamingRound(
   await sim.setScenario({ turns });
   await sim.takeEmitted();
   const ids = await Promise.all(Array.from({ length: sessions }, () => call<{ sessionId: string }>(server, "session.create", {})));
-  const received = new Map<string, number>();
-  const readers = ids.map(({ sessionId }) => readSessionEvents(server, sessionId, received));
+  let received = new Map<string, number>();
   try {
-    await Promise.all(readers.map((reader) => reader.connected));
+    await tabs.open(ids.map(({ sessionId }) => ({ server, sessionId })));
     const cpuBefore = await processCpuMs(server.child.pid);
     const syscallsBefore = await processSyscalls(server.child.pid);
     await Promise.all(ids.map(({ sessionId }) => call(server, "session.send", { sessionId, prompt: "go" })));
     const expected = sessions * DELTAS_PER_SESSION;
-    await waitUntil(
-      () => received.size >= expected,
+    await tabs.waitUntil(
+      (status) => status.received >= expected,
       120_000,
-      () => `received ${received.size} of ${expected} deltas`,
+      (status) => `received ${status.received} of ${expected} deltas`,
     );
     const serverCpuMs = (await processCpuMs(server.child.pid)) - cpuBefore;
     const serverSyscalls = (await processSyscalls(server.child.pid)) - syscallsBefore;
+    received = await tabs.take();
     const emitted = await sim.takeEmitted();
     const latencies: number[] = [];
     // Where the tail is: the first tenth of each session's deltas (while the other sessions still start) or the rest.
@@ -132,7 +135,8 @@ async function streamingRound(
     );
     return { latencies, serverCpuMs, serverSyscalls };
   } finally {
-    for (const reader of readers) reader.close();
+    // Closes the tabs when the round failed before taking what they received.
+    await tabs.take();
   }
 }
 
@@ -260,12 +264,4 @@ async function startServerProcess(parent: string, modelUrl: string, cairnBin: st
         child.kill("SIGTERM");
       }),
   };
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

@@ -13,6 +13,8 @@ export type WriteStreamOptions = {
   fault: StreamFault | undefined;
   /** Aborted when the client goes away or the simulator closes. */
   signal: AbortSignal;
+  /** Called with each chunk right after it is handed to the response (see `ModelSimOptions.onStreamWrite`). */
+  onWrite?: ((chunk: string) => void) | undefined;
 };
 
 // With no delay the events are concatenated and written in batches of this size, which keeps a
@@ -20,7 +22,7 @@ export type WriteStreamOptions = {
 const BATCH_CHARS = 64 * 1024;
 
 export async function writeEventStream(response: ServerResponse, events: Iterable<SseEvent>, options: WriteStreamOptions): Promise<StreamOutcome> {
-  const { chunkDelayMs, fault, signal } = options;
+  const { chunkDelayMs, fault, signal, onWrite } = options;
   let pending = "";
   let written = 0;
   let faultApplied = false;
@@ -30,7 +32,9 @@ export async function writeEventStream(response: ServerResponse, events: Iterabl
     pending = "";
     // Writing to a response whose client has gone would raise ERR_STREAM_DESTROYED.
     if (chunk.length === 0 || signal.aborted || response.destroyed) return;
-    if (!response.write(chunk)) await drained(response, signal);
+    const flowing = response.write(chunk);
+    onWrite?.(chunk);
+    if (!flowing) await drained(response, signal);
   };
 
   // Returns true when the fault ended the response.

@@ -16,6 +16,7 @@ export type MessagesContext = {
   cursor: ScriptCursor;
   chunkDelayMs: number;
   textChunkSize: number;
+  onStreamWrite: ((chunk: string) => void) | undefined;
   nextMessageId(): string;
   nextDemoTurnIndex(): number;
   /** Records the request in the log; called exactly once, before anything is sent. */
@@ -52,6 +53,7 @@ export async function handleMessages(context: MessagesContext, body: unknown, re
       chunkDelayMs: turn.chunkDelayMs ?? context.chunkDelayMs,
       fault,
       signal,
+      onWrite: context.onStreamWrite,
     });
     return;
   }

@@ -25,6 +25,11 @@ export type ModelSimOptions = {
    * true; the offline demo model that runs inside Cairn turns them off, so it keeps no conversation and none can be read back.
    */
   instruments?: boolean;
+  /**
+   * Test instrument: called with each piece of a streamed answer right after it is handed to the response's socket
+   * (a latency benchmark stamps the deltas it carries there, with no proxy in between).
+   */
+  onStreamWrite?: (chunk: string) => void;
 };
 
 export type RecordedRequest = {
@@ -114,6 +119,7 @@ export async function startModelSim(options: ModelSimOptions = {}): Promise<Mode
         cursor,
         chunkDelayMs: options.chunkDelayMs ?? 0,
         textChunkSize,
+        onStreamWrite: options.onStreamWrite,
         nextMessageId: () => `msg_sim_${++messageCount}`,
         nextDemoTurnIndex: () => demoTurnCount++,
         record,

@@ -121,4 +121,22 @@ describe("streaming wire format", () => {
     expect(response.headers.get("content-type")).toContain("text/event-stream");
     expect(request_id).toMatch(/^req_sim_\d+$/);
   });
+
+  it("hands each piece it writes to onStreamWrite: one event per piece when paced, the pieces making up the body", async () => {
+    const pieces: string[] = [];
+    const sim = await startTestSim({
+      scenario: { turns: [{ content: [{ type: "text", text: "abcdefgh" }], chunkDelayMs: 1 }] },
+      textChunkSize: 2,
+      onStreamWrite: (chunk) => pieces.push(chunk),
+    });
+    const response = await fetch(`${sim.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "test" },
+      body: JSON.stringify({ ...baseRequest, stream: true }),
+    });
+    const body = await response.text();
+    expect(pieces.join("")).toBe(body);
+    expect(pieces.length).toBe(body.split("\n\n").filter((frame) => frame.length > 0).length);
+    expect(pieces.filter((piece) => piece.includes('"text_delta"')).map((piece) => /"text":"(\w+)"/.exec(piece)?.[1])).toEqual(["ab", "cd", "ef", "gh"]);
+  });
 });
