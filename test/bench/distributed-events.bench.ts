@@ -23,7 +23,7 @@ import { startServeProcess, type ServeProcess } from "../support/serve-process.t
 import { processCpuMs, processSyscalls } from "./process-stats.ts";
 import { median, percentile, report } from "./report.ts";
 import { BrowserTabs, type TabsStatus } from "./browser-tabs.ts";
-import { deltaSegment, TimedSim } from "./timed-sim.ts";
+import { deltaSegment, pacing, TimedSim } from "./timed-sim.ts";
 
 const DELTAS_PER_SESSION = 120;
 const DELTA_INTERVAL_MS = 10; // ~100 deltas/s per session, a fast model
@@ -167,6 +167,7 @@ async function latencyRound(
   console.log(
     `# ${sessions} sessions over 2 nodes: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms; p99 of each session's first tenth ${percentile(early, 99).toFixed(1)} ms, of the rest ${percentile(rest, 99).toFixed(1)} ms (load average ${loadavg()[0]!.toFixed(2)})`,
   );
+  console.log(`# ${pacing(emitted, DELTAS_PER_SESSION)}`);
   return { latencies, streaming };
 }
 

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { processCpuMs, processSyscalls } from "./process-stats.ts";
 import { median, percentile, report } from "./report.ts";
 import { BrowserTabs } from "./browser-tabs.ts";
-import { deltaSegment, TimedSim } from "./timed-sim.ts";
+import { deltaSegment, pacing, TimedSim } from "./timed-sim.ts";
 
 const DELTAS_PER_SESSION = 120;
 const DELTA_INTERVAL_MS = 10; // ~100 deltas/s per session, a fast model
@@ -129,6 +129,7 @@ async function streamingRound(
       (Number(id.slice(5)) % DELTAS_PER_SESSION < DELTAS_PER_SESSION / 10 ? early : rest).push(at - sent);
     }
     describeSlowest(latencies, received, emitted);
+    console.log(`# ${pacing(emitted, DELTAS_PER_SESSION)}`);
     if (latencies.length < expected * 0.99) throw new Error(`only ${latencies.length} of ${expected} deltas were seen leaving the simulator`);
     console.log(
       `# ${sessions} sessions: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms; p99 of each session's first tenth ${percentile(early, 99).toFixed(1)} ms, of the rest ${percentile(rest, 99).toFixed(1)} ms`,
