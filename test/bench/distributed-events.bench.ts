@@ -22,6 +22,7 @@ import { Redis } from "ioredis";
 import { startServeProcess, type ServeProcess } from "../support/serve-process.ts";
 import { processCpuMs, processSyscalls } from "./process-stats.ts";
 import { median, percentile, report } from "./report.ts";
+import { trpcCall } from "./trpc-call.ts";
 import { BrowserTabs, type TabsStatus } from "./browser-tabs.ts";
 import { deltaSegment, pacing, TimedSim } from "./timed-sim.ts";
 
@@ -115,11 +116,11 @@ async function latencyRound(
   await sim.takeEmitted();
   // Session i is owned by node i % 2 (where it is created and its prompt runs) and followed on the other one.
   const owners = Array.from({ length: sessions }, (_, index) => nodes[index % 2]!);
-  const ids = await Promise.all(owners.map((owner) => call<{ sessionId: string }>(owner, "session.create", {})));
-  await Promise.all(ids.map(({ sessionId }, index) => call(owners[index]!, "session.send", { sessionId, prompt: "ready?" })));
+  const ids = await Promise.all(owners.map((owner) => trpcCall<{ sessionId: string }>(owner, "session.create", {})));
+  await Promise.all(ids.map(({ sessionId }, index) => trpcCall(owners[index]!, "session.send", { sessionId, prompt: "ready?" })));
   for (const [index, { sessionId }] of ids.entries()) {
     await waitFor(async () => {
-      const snapshot = await call<{ running: boolean; messages: unknown[] }>(owners[index]!, "session.get", { sessionId }, "GET");
+      const snapshot = await trpcCall<{ running: boolean; messages: unknown[] }>(owners[index]!, "session.get", { sessionId }, "GET");
       return !snapshot.running && snapshot.messages.length >= 2;
     });
   }
@@ -130,7 +131,7 @@ async function latencyRound(
     await tabs.open(ids.map(({ sessionId }, index) => ({ server: nodes[(index + 1) % 2]!, sessionId })));
     const before = await counts();
     const streamedFrom = process.hrtime.bigint() / 1000n;
-    await Promise.all(ids.map(({ sessionId }, index) => call(owners[index]!, "session.send", { sessionId, prompt: "go" })));
+    await Promise.all(ids.map(({ sessionId }, index) => trpcCall(owners[index]!, "session.send", { sessionId, prompt: "go" })));
     await tabs.waitUntil(
       (status) => status.received >= expected,
       180_000,
@@ -194,7 +195,7 @@ async function throughputRound(
   round: number,
 ): Promise<{ eventsPerSecond: number; deltasPerSecond: number; cpuPerEventMs: number }> {
   await sim.setScenario({ turns: scriptedTurns(round, THROUGHPUT_SESSIONS, THROUGHPUT_DELTAS, THROUGHPUT_DELTA_INTERVAL_MS) });
-  const ids = await Promise.all(Array.from({ length: THROUGHPUT_SESSIONS }, () => call<{ sessionId: string }>(node, "session.create", {})));
+  const ids = await Promise.all(Array.from({ length: THROUGHPUT_SESSIONS }, () => trpcCall<{ sessionId: string }>(node, "session.create", {})));
   let elapsedMs: number;
   let cpu: number;
   let ended: TabsStatus;
@@ -203,7 +204,7 @@ async function throughputRound(
     await tabs.open(ids.map(({ sessionId }) => ({ server: node, sessionId })));
     const cpuBefore = await cpuMs(node);
     const started = performance.now();
-    await Promise.all(ids.map(({ sessionId }) => call(node, "session.send", { sessionId, prompt: "go" })));
+    await Promise.all(ids.map(({ sessionId }) => trpcCall(node, "session.send", { sessionId, prompt: "go" })));
     ended = await tabs.waitUntil(
       (status) => status.ended === THROUGHPUT_SESSIONS,
       180_000,
@@ -232,17 +233,6 @@ function scriptedTurns(round: number, sessions: number, deltas: number, chunkDel
 
 function cpuMs(node: ServeProcess): Promise<number> {
   return processCpuMs(node.child.pid);
-}
-
-async function call<T = unknown>(node: ServeProcess, path: string, input: unknown, method: "GET" | "POST" = "POST"): Promise<T> {
-  const headers = { authorization: `Bearer ${node.token}`, "content-type": "application/json" };
-  const response =
-    method === "GET"
-      ? await fetch(`${node.url}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers })
-      : await fetch(`${node.url}/api/trpc/${path}`, { method, headers, body: JSON.stringify(input) });
-  const body = (await response.json()) as { result?: { data: T }; error?: unknown };
-  if (!response.ok || !body.result) throw new Error(`${path} on ${node.nodeId} failed: ${JSON.stringify(body.error)}`);
-  return body.result.data;
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {

@@ -18,6 +18,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { processCpuMs, processSyscalls } from "./process-stats.ts";
 import { median, percentile, report } from "./report.ts";
+import { trpcCall } from "./trpc-call.ts";
 import { BrowserTabs } from "./browser-tabs.ts";
 import { deltaSegment, pacing, TimedSim } from "./timed-sim.ts";
 
@@ -101,13 +102,13 @@ async function streamingRound(
   }));
   await sim.setScenario({ turns });
   await sim.takeEmitted();
-  const ids = await Promise.all(Array.from({ length: sessions }, () => call<{ sessionId: string }>(server, "session.create", {})));
+  const ids = await Promise.all(Array.from({ length: sessions }, () => trpcCall<{ sessionId: string }>(server, "session.create", {})));
   let received = new Map<string, number>();
   try {
     await tabs.open(ids.map(({ sessionId }) => ({ server, sessionId })));
     const cpuBefore = await processCpuMs(server.child.pid);
     const syscallsBefore = await processSyscalls(server.child.pid);
-    await Promise.all(ids.map(({ sessionId }) => call(server, "session.send", { sessionId, prompt: "go" })));
+    await Promise.all(ids.map(({ sessionId }) => trpcCall(server, "session.send", { sessionId, prompt: "go" })));
     const expected = sessions * DELTAS_PER_SESSION;
     await tabs.waitUntil(
       (status) => status.received >= expected,
@@ -183,9 +184,9 @@ function segment(round: number, session: number, index: number): string {
 async function idleSessionMemory(server: ServerProcess): Promise<number> {
   const BATCH = 50;
   const createBatch = async () => {
-    const created = await Promise.all(Array.from({ length: BATCH }, () => call<{ sessionId: string }>(server, "session.create", {})));
+    const created = await Promise.all(Array.from({ length: BATCH }, () => trpcCall<{ sessionId: string }>(server, "session.create", {})));
     // The page reads each session once it opens it.
-    await Promise.all(created.map(({ sessionId }) => call(server, "session.get", { sessionId }, "GET")));
+    await Promise.all(created.map(({ sessionId }) => trpcCall(server, "session.get", { sessionId }, "GET")));
   };
   await createBatch(); // warm-up: lazily loaded code and caches
   const points: Array<[number, number]> = [[0, await rss(server.child)]];
@@ -204,17 +205,6 @@ async function rss(child: ChildProcess): Promise<number> {
   const status = await readFile(`/proc/${child.pid}/status`, "utf8");
   const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
   return kib * 1024;
-}
-
-async function call<T = unknown>(server: ServerProcess, path: string, input: unknown, method: "GET" | "POST" = "POST"): Promise<T> {
-  const headers = { authorization: `Bearer ${server.token}`, "content-type": "application/json" };
-  const response =
-    method === "GET"
-      ? await fetch(`${server.url}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers })
-      : await fetch(`${server.url}/api/trpc/${path}`, { method, headers, body: JSON.stringify(input) });
-  const body = (await response.json()) as { result?: { data: T }; error?: unknown };
-  if (!response.ok || !body.result) throw new Error(`${path} failed: ${JSON.stringify(body.error)}`);
-  return body.result.data;
 }
 
 async function startServerProcess(parent: string, modelUrl: string, cairnBin: string, flags: string[]): Promise<ServerProcess> {
