@@ -1,19 +1,20 @@
 // Live events over two API nodes (issue 14): two `cairn serve --api-only` processes over a private PostgreSQL and
 // Redis. Latency: the simulator emits a delta → the owner node's loop and hub → XADD to the session's Redis stream →
 // the other node's XREAD → session.events SSE over HTTP → a subscriber, at 20 and 100 live sessions spread over both
-// nodes (each session owned by one node, followed on the other). The model side (the simulator, which timestamps each
-// delta as it hands it to its socket) and the subscribers (the browser tabs, plain node:http sockets) run in processes
-// of their own, both timestamps on CLOCK_MONOTONIC (as events.bench.ts). Throughput: sessions owned and followed on one node, the
-// simulator streaming as fast as it goes; events are the entries of the sessions' streams (the loop may join deltas
-// that arrive together into one event), deltas the simulator's text chunks delivered. The load average is printed
-// with the figures: on a busy machine they measure the machine. Counts that do not depend on the load come with them:
-// the nodes' CPU and read/write system calls per delta while the deltas stream (from the prompts that start them to the
-// last one received), Redis commands per delta, and Redis's own CPU per delta (it shares the cores with the nodes).
-// CAIRN_BENCH_DIST_CPU_PROF=<dir> has each node write a CPU profile there when it stops (with the CLOCK_MONOTONIC
-// microseconds each round's deltas streamed between, to cut the profile to them). CAIRN_BENCH_DIST_ROUNDS=100 runs only
-// those latency rounds and no throughput round, for an A/B or a profile of one round. With
-// CAIRN_BENCH_DIST_BASELINE=<another build's bin/cairn.js> a second pair of nodes runs that build over the same
-// PostgreSQL and Redis, and each round runs on it first, then on this build (figures `distributed.baseline_…`).
+// nodes (each session owned by one node, followed on the other), then 100 again on the same, warm nodes (`warm_`). The
+// model side (the simulator, which timestamps each delta as it hands it to its socket) and the subscribers (the browser
+// tabs, plain node:http sockets) run in processes of their own, both timestamps on CLOCK_MONOTONIC (as
+// events.bench.ts). Throughput: sessions owned and followed on one node, the simulator streaming as fast as it goes;
+// events are the entries of the sessions' streams (the loop may join deltas that arrive together into one event),
+// deltas the simulator's text chunks delivered. The load average is printed with the figures: on a busy machine they
+// measure the machine. Counts that do not depend on the load come with them: the nodes' CPU and read/write system calls
+// per delta while the deltas stream (from the prompts that start them to the last one received), Redis commands per
+// delta, and Redis's own CPU per delta (it shares the cores with the nodes). CAIRN_BENCH_DIST_CPU_PROF=<dir> has each
+// node write a CPU profile there when it stops (with the CLOCK_MONOTONIC microseconds each round's deltas streamed
+// between, to cut the profile to them). CAIRN_BENCH_DIST_ROUNDS=100 runs only those latency rounds and no throughput
+// round, for an A/B or a profile of one round. With CAIRN_BENCH_DIST_BASELINE=<another build's bin/cairn.js> a second
+// pair of nodes runs that build over the same PostgreSQL and Redis, and each round runs on it first, then on this build
+// (figures `distributed.baseline_…`).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,21 +55,25 @@ export default async function run(): Promise<void> {
     pairs.push({ prefix: "distributed.", nodes: [await start("bench-a"), await start("bench-b")] });
     report("distributed.load_average_at_start", loadavg()[0]!, "load");
     let round = 0;
+    const measured = async (prefix: string, nodes: ServeProcess[], sessions: number) => {
+      const cpuBefore = await Promise.all(nodes.map(cpuMs));
+      const { latencies, streaming } = await latencyRound(nodes, sim, tabs, sessions, ++round, () => redisStats(inspector));
+      const cpu = (await Promise.all(nodes.map(cpuMs))).reduce((sum, after, index) => sum + after - cpuBefore[index]!, 0);
+      report(`${prefix}latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
+      report(`${prefix}latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
+      // Both nodes over the whole round: the sessions' creation and warm-up prompts included.
+      report(`${prefix}nodes_cpu_per_delta_at_${sessions}`, cpu / latencies.length, "ms");
+      report(`${prefix}nodes_streaming_cpu_per_delta_at_${sessions}`, streaming.cpuMs / latencies.length, "ms");
+      report(`${prefix}nodes_syscalls_per_delta_at_${sessions}`, streaming.syscalls / latencies.length, "syscalls");
+      report(`${prefix}redis_commands_per_delta_at_${sessions}`, streaming.redisCommands / latencies.length, "commands");
+      report(`${prefix}redis_cpu_per_delta_at_${sessions}`, (streaming.redisCpuMs * 1000) / latencies.length, "us");
+    };
     for (const sessions of ROUNDS ?? CONCURRENCY) {
-      for (const { prefix, nodes } of pairs) {
-        const cpuBefore = await Promise.all(nodes.map(cpuMs));
-        const { latencies, streaming } = await latencyRound(nodes, sim, tabs, sessions, ++round, () => redisStats(inspector));
-        const cpu = (await Promise.all(nodes.map(cpuMs))).reduce((sum, after, index) => sum + after - cpuBefore[index]!, 0);
-        report(`${prefix}latency_p50_at_${sessions}`, percentile(latencies, 50), "ms");
-        report(`${prefix}latency_p99_at_${sessions}`, percentile(latencies, 99), "ms");
-        // Both nodes over the whole round: the sessions' creation and warm-up prompts included.
-        report(`${prefix}nodes_cpu_per_delta_at_${sessions}`, cpu / latencies.length, "ms");
-        report(`${prefix}nodes_streaming_cpu_per_delta_at_${sessions}`, streaming.cpuMs / latencies.length, "ms");
-        report(`${prefix}nodes_syscalls_per_delta_at_${sessions}`, streaming.syscalls / latencies.length, "syscalls");
-        report(`${prefix}redis_commands_per_delta_at_${sessions}`, streaming.redisCommands / latencies.length, "commands");
-        report(`${prefix}redis_cpu_per_delta_at_${sessions}`, (streaming.redisCpuMs * 1000) / latencies.length, "us");
-      }
+      for (const { prefix, nodes } of pairs) await measured(prefix, nodes, sessions);
     }
+    // 100 sessions again on the same nodes, now past their start: what nodes that have been running serve (their code
+    // optimised, their heaps grown). The target stays on the first round at 100, which includes that warm-up.
+    for (const { prefix, nodes } of ROUNDS ? [] : pairs) await measured(`${prefix}warm_`, nodes, 100);
     for (const { prefix, nodes } of ROUNDS ? [] : pairs) {
       const throughput = await throughputRound(nodes[0]!, sim, tabs, ++round);
       report(`${prefix}events_per_second_one_node`, throughput.eventsPerSecond, "events/s");
