@@ -12,6 +12,7 @@ import { build } from "esbuild";
 import { tsImport } from "tsx/esm/api";
 
 const here = dirname(fileURLToPath(import.meta.url));
+const { BUNDLE_HEAD, BUNDLE_TAIL } = createRequire(import.meta.url)("./bin/load-bundle.js");
 
 /** Loaded from node_modules at run time: native addons, packages that locate files beside themselves, Next.js. */
 const KEEP_EXTERNAL =
@@ -176,6 +177,9 @@ const result = await build({
 });
 // esbuild escapes non-ASCII characters in strings, not in regular expression literals. One such character makes V8
 // hold the whole bundle as a two-byte string (twice the memory, slower to read and scan at every start).
+// The bundles bin/load-bundle.js loads are then put inside CommonJS's module wrapper here, so a start compiles the file
+// as it reads it instead of building a second 1.7 MB string around it. The wrapper opens on the banner's line (before
+// its comment), so every line of code keeps its number in the source map.
 for (const bundle of ["cairn.cjs", "worker.cjs"]) {
   const bundleBytes = readFileSync(join(here, "dist", bundle));
   const nonAscii = bundleBytes.findIndex((byte) => byte > 0x7f);
@@ -183,5 +187,6 @@ for (const bundle of ["cairn.cjs", "worker.cjs"]) {
     const around = bundleBytes.subarray(Math.max(0, nonAscii - 80), nonAscii + 20).toString("utf8");
     throw new Error(`the ${bundle} bundle must be ASCII (write \\u escapes in regular expressions); non-ASCII at byte ${nonAscii}: ${around}`);
   }
+  writeFileSync(join(here, "dist", bundle), Buffer.concat([Buffer.from(BUNDLE_HEAD), bundleBytes, Buffer.from(BUNDLE_TAIL)]));
 }
 if (process.env.CAIRN_METAFILE) writeFileSync(process.env.CAIRN_METAFILE, JSON.stringify(result.metafile));

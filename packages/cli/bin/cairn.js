@@ -43,9 +43,11 @@ async function start() {
  * - `--liftoff-only` keeps WebAssembly (the Bash grammar) on V8's baseline compiler. Left to tier up, V8 compiles the
  *   parser's hot functions with TurboFan on a background thread, and the process cannot exit until that is done: about
  *   as long again as the whole run, spent after its answer is printed.
- * - `--semi-space-growth-factor=8`: nearly everything a start allocates lives on, so each young-generation collection
- *   copies it all again; growing the young generation 8x instead of 2x at a time (to V8's usual cap) leaves two
- *   collections instead of five (callgrind: 2.3% fewer instructions per run).
+ * The young generation grows as V8 grows it by default (2x at a time). Growing it 8x at once
+ * (`--semi-space-growth-factor=8`) ran fewer instructions (callgrind) but cost time: its one growth (1 to 8 MB, at the
+ * second scavenge) allocates all those pages at once, each touched for the first time, and where a page fault costs
+ * ~10 us (this VM) that scavenge paused 9-22 ms before the first request (perf: SemiSpace::GrowTo, in page faults and
+ * page-table allocation). Interleaved A/B without the flag: the first request 3-7 ms sooner.
  * The flags are set after the Node modules every `cairn -p` run loads before its first request: a flag changed at run
  * time also makes V8 reject Node's code cache for every module loaded after it, which then compiles from source
  * (callgrind: 6% more instructions per run). The bundle's own code cache is made and used under the flags, so it stays
@@ -58,7 +60,7 @@ function oneShotV8Flags() {
   void globalThis.ReadableStream;
   void globalThis.crypto;
   void require("node:util").parseArgs;
-  require("node:v8").setFlagsFromString("--liftoff-only --semi-space-growth-factor=8");
+  require("node:v8").setFlagsFromString("--liftoff-only");
 }
 
 start().then((code) => {

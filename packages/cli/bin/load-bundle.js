@@ -3,11 +3,19 @@
 // compiled here as a vm.Script: a start that finds the cache skips parsing and compiling the bundle, and the
 // functions the last run compiled come back ready too. Without a usable cache it compiles as Node would, and
 // leaves one for the next start.
+//
+// build.mjs writes the bundle already inside CommonJS's module wrapper (BUNDLE_HEAD on its first line, BUNDLE_TAIL
+// at its end), so the file as read is the script: wrapping it here made V8 copy the whole 1.7 MB source into one
+// more string, young, at every start (a copy, and a scavenge it triggers, before the first request).
 "use strict";
 const { readFileSync, renameSync, rmSync, statSync, writeFileSync } = require("node:fs");
 const { createRequire } = require("node:module");
 const { dirname } = require("node:path");
 const vm = require("node:vm");
+
+/** What the bundle's first line starts with, and how it ends: a function of CommonJS's module arguments. */
+const BUNDLE_HEAD = "(function (exports, require, module, __filename, __dirname) {";
+const BUNDLE_TAIL = "\n})\n";
 
 /**
  * Compiles and runs `file`, and returns what it exports and a function that writes the code cache for the next start
@@ -16,6 +24,11 @@ const vm = require("node:vm");
  */
 function loadBundle(file, kind) {
   const source = readFileSync(file, "utf8");
+  if (!source.startsWith(BUNDLE_HEAD) || !source.endsWith(BUNDLE_TAIL)) {
+    throw new Error(
+      `${file} is not a bundle built by this version of build.mjs (it must start with ${BUNDLE_HEAD}): rebuild it with \`npm run build -w @cairn/cli\``,
+    );
+  }
   // V8 checks a cache against the source's length only: the name ties it to this very build (size and time).
   const { size, mtimeMs } = statSync(file);
   // V8 also rejects a cache made under other flags (`cairn` run as a program passes one, `node bin/cairn.js` none):
@@ -28,8 +41,8 @@ function loadBundle(file, kind) {
   } catch {
     cachedData = undefined;
   }
-  // The wrapper stays on the bundle's first line (a comment), so line numbers match its source map.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  // The wrapper is on the bundle's first line (before a comment), so line numbers match its source map.
+  const script = new vm.Script(source, {
     filename: file,
     cachedData,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
@@ -60,4 +73,4 @@ function stringHash(text) {
   return (hash >>> 0).toString(16).padStart(8, "0");
 }
 
-module.exports = { loadBundle };
+module.exports = { loadBundle, BUNDLE_HEAD, BUNDLE_TAIL };

@@ -3,11 +3,15 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
 
 // bin/cairn.js in a folder of its own, beside a stand-in bundle and stand-in sources that say which one ran.
 const cliDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repoNodeModules = join(cliDir, "..", "..", "node_modules");
+const { BUNDLE_HEAD, BUNDLE_TAIL } = createRequire(import.meta.url)("../bin/load-bundle.js") as { BUNDLE_HEAD: string; BUNDLE_TAIL: string };
+/** A bundle's code as build.mjs writes it: esbuild's CommonJS output (a comment line, then the code) inside the module wrapper. */
+const asBundle = (code: string) => `${BUNDLE_HEAD}${code}${BUNDLE_TAIL}`;
 let root: string | undefined;
 afterEach(() => {
   if (root) rmSync(root, { recursive: true, force: true });
@@ -36,10 +40,10 @@ function launcherCopy(files: { bundle: boolean }): string {
   return join(root, "bin", "cairn.js");
 }
 
-/** A stand-in bundle, shaped as esbuild's CommonJS output is: a comment line, then the code; `main` says who it is. */
+/** A stand-in bundle, shaped as build.mjs writes one; `main` says who it is. */
 function writeBundle(from: string): void {
   const code = `// stand-in bundle\n"use strict";\nexports.main = async function main(args) {\n  console.log(${JSON.stringify(from)}, args.join(" "));\n  return 3;\n};\n`;
-  writeFileSync(join(root!, "dist", "cairn.cjs"), code);
+  writeFileSync(join(root!, "dist", "cairn.cjs"), asBundle(code));
 }
 
 const caches = () => readdirSync(join(root!, "dist")).filter((name) => name.endsWith(".v8-cache"));
@@ -62,7 +66,9 @@ describe("bin/cairn.js", () => {
     const bin = launcherCopy({ bundle: true });
     writeFileSync(
       join(root!, "dist", "cairn.cjs"),
-      `// stand-in bundle\n"use strict";\nexports.main = async function main(args) {\n  const loaded = process.moduleLoadList;\n  console.log(args.join(" "), loaded.includes("NativeModule http"), loaded.includes("NativeModule internal/deps/undici/undici"));\n  return 0;\n};\n`,
+      asBundle(
+        `// stand-in bundle\n"use strict";\nexports.main = async function main(args) {\n  const loaded = process.moduleLoadList;\n  console.log(args.join(" "), loaded.includes("NativeModule http"), loaded.includes("NativeModule internal/deps/undici/undici"));\n  return 0;\n};\n`,
+      ),
     );
     expect(run(bin)).toEqual({ code: 0, stdout: "-p --flag true false\n", stderr: "" });
     const version = spawnSync(process.execPath, [bin, "--version"], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, encoding: "utf8" });
@@ -72,6 +78,19 @@ describe("bin/cairn.js", () => {
         .map((name) => name.split(".")[2]!.split("-")[0])
         .sort(),
     ).toEqual(["other", "print"]);
+  });
+
+  it("refuses a bundle not built inside the module wrapper (an older build.mjs's) and says to rebuild it, running nothing", () => {
+    const bin = launcherCopy({ bundle: true });
+    writeFileSync(
+      join(root!, "dist", "cairn.cjs"),
+      `// stand-in bundle\n"use strict";\nexports.main = async function main() {\n  console.log("ran");\n  return 0;\n};\n`,
+    );
+    const result = run(bin);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("rebuild it with `npm run build -w @cairn/cli`");
+    expect(caches()).toEqual([]);
   });
 
   it("without a bundle says how to build it (or to set CAIRN_DEV=1) and exits 1, running nothing", () => {

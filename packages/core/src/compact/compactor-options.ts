@@ -11,103 +11,131 @@ import type { KeepPolicy } from "./split.ts";
 import { contextLimitOptionsSchema, type ContextLimits } from "./tokens.ts";
 import { DEFAULT_CLEARABLE_TOOLS } from "./tool-result-pruning.ts";
 
-const fraction = z.number().positive().max(1);
-const count = z.number().int().nonnegative();
+/**
+ * The tunable numbers as they are when nothing sets them. The schema below gives the same defaults (a test compares
+ * them); a compactor made without any setting (a `cairn -p` run without `CAIRN_AUTOCOMPACT_PCT` and the like) starts
+ * from a copy of these and never builds the schema.
+ */
+const DEFAULTS = {
+  autoCompact: true,
+  snip: { budgetRatio: 0.5, targetRatio: 0.75, minResultTokens: 1_000 },
+  microcompact: { triggerRatio: 0.75, keepRecentTurns: 5, minSavingsTokens: 2_000, minResultTokens: 50, tools: [...DEFAULT_CLEARABLE_TOOLS], whileWarm: false },
+  timeBasedMicrocompact: { cacheTtlMs: DEFAULT_PROMPT_CACHE_TTL_MS, keepRecentTurns: 5 },
+  collapse: false as const,
+  keep: { turns: 3, tokenRatio: 0.25 },
+  recentFiles: { maxFiles: 5, maxCharsPerFile: 20_000, maxTotalChars: 100_000, thresholdRatio: 0.15, readToolName: "Read" },
+  summary: { maxOutputTokens: 20_000, maxToolResultChars: 20_000, maxPromptTooLongRetries: 3 },
+  maxConsecutiveFailures: 3,
+};
 
-/** The tunable numbers, validated once when the compactor is made (some come from the environment). */
-export const compactorSettingsSchema = contextLimitOptionsSchema.extend({
-  /** Auto-compaction on or off; manual and reactive compaction always work. */
-  autoCompact: z.boolean().default(true),
-  snip: z
-    .union([
-      z.literal(false),
-      z.object({
-        /** Tool results may use this fraction of the auto-compact threshold before the oldest are snipped. */
-        budgetRatio: fraction.default(0.5),
-        targetRatio: fraction.default(0.75),
-        minResultTokens: count.default(1_000),
-      }),
-    ])
-    .default({ budgetRatio: 0.5, targetRatio: 0.75, minResultTokens: 1_000 }),
-  microcompact: z
-    .union([
-      z.literal(false),
-      z.object({
-        /** Runs once the context passes this fraction of the auto-compact threshold. */
-        triggerRatio: fraction.default(0.75),
-        keepRecentTurns: count.default(5),
-        minSavingsTokens: count.default(2_000),
-        minResultTokens: count.default(50),
-        tools: z.array(z.string()).default([...DEFAULT_CLEARABLE_TOOLS]),
-        /**
-         * Also clear near the threshold while the prompt cache is warm (each pass then breaks it once).
-         * Off by default: with a warm cache nothing is rewritten; once it has expired, the time-based pass clears.
-         */
-        whileWarm: z.boolean().default(false),
-      }),
-    ])
-    .default({ triggerRatio: 0.75, keepRecentTurns: 5, minSavingsTokens: 2_000, minResultTokens: 50, tools: [...DEFAULT_CLEARABLE_TOOLS], whileWarm: false }),
-  /**
-   * Time-based micro-compact: once the prompt cache has certainly expired (no request for longer than its
-   * TTL), old tool results are cleared, since there is no cached prefix left to protect.
-   */
-  timeBasedMicrocompact: z
-    .union([
-      z.literal(false),
-      z.object({
-        cacheTtlMs: z.number().int().positive().default(DEFAULT_PROMPT_CACHE_TTL_MS),
-        /** Results of calls made in the last this-many responses stay as they are. */
-        keepRecentTurns: count.default(5),
-      }),
-    ])
-    .default({ cacheTtlMs: DEFAULT_PROMPT_CACHE_TTL_MS, keepRecentTurns: 5 }),
-  /** Context collapse (off unless asked for): older spans summarised and staged, committed when the context is nearly full. */
-  collapse: z
-    .union([
-      z.literal(false),
-      z.object({
-        stageRatio: fraction.default(0.85),
-        commitRatio: fraction.default(0.95),
-        keepRecentTurns: count.default(3),
-        minSpanTokens: count.default(500),
-      }),
-    ])
-    .default(false),
-  keep: z
-    .object({
-      /** Recent responses kept verbatim after the summary. */
-      turns: count.default(3),
-      /** … within this fraction of the threshold. */
-      tokenRatio: fraction.default(0.25),
-    })
-    .default({ turns: 3, tokenRatio: 0.25 }),
-  recentFiles: z
-    .object({
-      maxFiles: count.default(5),
-      maxCharsPerFile: count.default(20_000),
-      maxTotalChars: count.default(100_000),
-      /** At most this fraction of the threshold goes to re-attached files. */
-      thresholdRatio: fraction.default(0.15),
-      readToolName: z.string().default("Read"),
-    })
-    .default({ maxFiles: 5, maxCharsPerFile: 20_000, maxTotalChars: 100_000, thresholdRatio: 0.15, readToolName: "Read" }),
-  summary: z
-    .object({
-      model: z.string().optional(),
-      maxOutputTokens: z.number().int().positive().default(20_000),
-      maxToolResultChars: z.number().int().positive().default(20_000),
-      maxPromptTooLongRetries: count.default(3),
-    })
-    .default({ maxOutputTokens: 20_000, maxToolResultChars: 20_000, maxPromptTooLongRetries: 3 }),
-  /** Auto-compaction failures in a row that trip the breaker. */
-  maxConsecutiveFailures: z.number().int().positive().default(3),
-  /** The task's token budget, tracked across compactions (reference design §1.6). */
-  taskBudget: z.object({ total: z.number().int().nonnegative() }).optional(),
-});
-export type CompactorSettings = z.infer<typeof compactorSettingsSchema>;
+/**
+ * The tunable numbers, validated once when the compactor is made (some come from the environment). Built at its first
+ * use, not when the module loads: some 120 zod schemas that a compactor made with the defaults never needs.
+ */
+function buildCompactorSettingsSchema() {
+  const fraction = z.number().positive().max(1);
+  const count = z.number().int().nonnegative();
+  return contextLimitOptionsSchema.extend({
+    /** Auto-compaction on or off; manual and reactive compaction always work. */
+    autoCompact: z.boolean().default(DEFAULTS.autoCompact),
+    snip: z
+      .union([
+        z.literal(false),
+        z.object({
+          /** Tool results may use this fraction of the auto-compact threshold before the oldest are snipped. */
+          budgetRatio: fraction.default(0.5),
+          targetRatio: fraction.default(0.75),
+          minResultTokens: count.default(1_000),
+        }),
+      ])
+      .default(DEFAULTS.snip),
+    microcompact: z
+      .union([
+        z.literal(false),
+        z.object({
+          /** Runs once the context passes this fraction of the auto-compact threshold. */
+          triggerRatio: fraction.default(0.75),
+          keepRecentTurns: count.default(5),
+          minSavingsTokens: count.default(2_000),
+          minResultTokens: count.default(50),
+          tools: z.array(z.string()).default([...DEFAULT_CLEARABLE_TOOLS]),
+          /**
+           * Also clear near the threshold while the prompt cache is warm (each pass then breaks it once).
+           * Off by default: with a warm cache nothing is rewritten; once it has expired, the time-based pass clears.
+           */
+          whileWarm: z.boolean().default(false),
+        }),
+      ])
+      .default(() => ({ ...DEFAULTS.microcompact, tools: [...DEFAULTS.microcompact.tools] })),
+    /**
+     * Time-based micro-compact: once the prompt cache has certainly expired (no request for longer than its
+     * TTL), old tool results are cleared, since there is no cached prefix left to protect.
+     */
+    timeBasedMicrocompact: z
+      .union([
+        z.literal(false),
+        z.object({
+          cacheTtlMs: z.number().int().positive().default(DEFAULT_PROMPT_CACHE_TTL_MS),
+          /** Results of calls made in the last this-many responses stay as they are. */
+          keepRecentTurns: count.default(5),
+        }),
+      ])
+      .default(DEFAULTS.timeBasedMicrocompact),
+    /** Context collapse (off unless asked for): older spans summarised and staged, committed when the context is nearly full. */
+    collapse: z
+      .union([
+        z.literal(false),
+        z.object({
+          stageRatio: fraction.default(0.85),
+          commitRatio: fraction.default(0.95),
+          keepRecentTurns: count.default(3),
+          minSpanTokens: count.default(500),
+        }),
+      ])
+      .default(false),
+    keep: z
+      .object({
+        /** Recent responses kept verbatim after the summary. */
+        turns: count.default(3),
+        /** … within this fraction of the threshold. */
+        tokenRatio: fraction.default(0.25),
+      })
+      .default(DEFAULTS.keep),
+    recentFiles: z
+      .object({
+        maxFiles: count.default(5),
+        maxCharsPerFile: count.default(20_000),
+        maxTotalChars: count.default(100_000),
+        /** At most this fraction of the threshold goes to re-attached files. */
+        thresholdRatio: fraction.default(0.15),
+        readToolName: z.string().default("Read"),
+      })
+      .default(DEFAULTS.recentFiles),
+    summary: z
+      .object({
+        model: z.string().optional(),
+        maxOutputTokens: z.number().int().positive().default(20_000),
+        maxToolResultChars: z.number().int().positive().default(20_000),
+        maxPromptTooLongRetries: count.default(3),
+      })
+      .default(DEFAULTS.summary),
+    /** Auto-compaction failures in a row that trip the breaker. */
+    maxConsecutiveFailures: z.number().int().positive().default(DEFAULTS.maxConsecutiveFailures),
+    /** The task's token budget, tracked across compactions (reference design §1.6). */
+    taskBudget: z.object({ total: z.number().int().nonnegative() }).optional(),
+  });
+}
+
+let compactorSettingsSchemaBuilt: ReturnType<typeof buildCompactorSettingsSchema> | undefined;
+export function compactorSettingsSchema(): ReturnType<typeof buildCompactorSettingsSchema> {
+  compactorSettingsSchemaBuilt ??= buildCompactorSettingsSchema();
+  return compactorSettingsSchemaBuilt;
+}
+
+export type CompactorSettings = z.infer<ReturnType<typeof buildCompactorSettingsSchema>>;
 
 /** Everything `createCompactor` takes: the settings plus the side effects, injected. */
-export type CompactorOptions = z.input<typeof compactorSettingsSchema> & {
+export type CompactorOptions = z.input<ReturnType<typeof buildCompactorSettingsSchema>> & {
   /** PreCompact hooks run before each summary. */
   hooks?: HookDispatcher;
   /** The todo list to re-attach after a compaction; defaults to the app state's. */
@@ -136,8 +164,13 @@ export type CompactorDeps = {
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 };
 
+/** Every key of the settings (the schema's own and its context limits'); a test holds this to the schema's shape. */
+export const COMPACTOR_SETTING_KEYS = ["contextWindow", "reservedOutputTokens", "bufferTokens", "autoCompactPct", ...Object.keys(DEFAULTS), "taskBudget"];
+
 export function parseCompactorSettings(options: CompactorOptions): CompactorSettings {
-  const parsed = compactorSettingsSchema.safeParse(options);
+  // Nothing set: the defaults, as the schema would give them, without building it.
+  if (COMPACTOR_SETTING_KEYS.every((key) => (options as Record<string, unknown>)[key] === undefined)) return structuredClone(DEFAULTS) as CompactorSettings;
+  const parsed = compactorSettingsSchema().safeParse(options);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "options"}: ${issue.message}`).join("; ");
     throw new CompactionError("invalid_config", `Invalid compactor options: ${problems}`, { cause: parsed.error });

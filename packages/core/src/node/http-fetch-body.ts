@@ -29,6 +29,12 @@ export class MessageBodyReader {
   private ended = false;
   private failure: Error | undefined;
   private waiting: { resolve: (result: ReadResult) => void; reject: (error: Error) => void } | undefined;
+  /**
+   * The response's web stream (`Response.body`), held for as long as this reader is, once a caller reads through
+   * `bodyReader()` and keeps only the reader. The Anthropic SDK ties the caller's abort signal to the request until that
+   * body is garbage-collected (a FinalizationRegistry): collected early, an abort no longer reached a stalled stream.
+   */
+  heldBody: object | undefined;
 
   constructor(content: Readable, signal: AbortSignal | undefined) {
     this.content = content;

@@ -75,7 +75,10 @@ export class HttpFetchResponse implements Response {
     if (this.body === null) return null;
     if (this.bodyUsed || this.body.locked) throw new TypeError("Body is unusable: Body has already been read");
     const webReader = this.body.getReader();
-    return this.#reader ?? webReader;
+    if (this.#reader === null) return webReader;
+    // Whoever holds the reader holds the body too (see MessageBodyReader.heldBody).
+    this.#reader.heldBody = this.body;
+    return this.#reader;
   }
 
   get ok(): boolean {

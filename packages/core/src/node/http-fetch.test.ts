@@ -5,6 +5,8 @@ import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { httpFetch } from "./http-fetch.ts";
@@ -249,5 +251,31 @@ describe("httpFetch", () => {
       env: { ...process.env, NODE_EXTRA_CA_CERTS: certificate },
     });
     expect(stdout).toBe("200 secure POST");
+  });
+});
+
+describe("httpFetch's bodyReader()", () => {
+  it("keeps the response's body alive while its reader is (the SDK lets a caller's abort go once that body is collected)", async () => {
+    const url = await serve((_request, _body, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write("event: one\n\n");
+    });
+    const collected: string[] = [];
+    const registry = new FinalizationRegistry((name: string) => collected.push(name));
+    // As the SDK does (armAbandonmentBackstop): the body is watched, and the caller keeps only the reader.
+    const reader = await (async () => {
+      const response = (await httpFetch(url)) as HttpFetchResponse;
+      registry.register(response.body!, "body");
+      return response.bodyReader()!;
+    })();
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    for (let round = 0; round < 3; round++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(collected).toEqual([]);
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("event: one\n\n");
+    await reader.cancel();
   });
 });
