@@ -1,4 +1,4 @@
-import type { TimelineRow } from "@cairn/core/timeline";
+import { TimelineEventColumns, type TimelineRow } from "@cairn/core/timeline";
 import { describe, expect, it } from "vitest";
 import { BAR_ROW_HEIGHT, barColour, DIM_OPACITY, drawMarks, markAt, selectedMarkBox, type MarksContext } from "./bar-canvas";
 import type { Bar } from "./viewport";
@@ -65,7 +65,7 @@ describe("barColour", () => {
 });
 
 describe("drawMarks", () => {
-  const events = [event(0, "model"), event(1, "tool"), event(2, "tool", "error")];
+  const events = TimelineEventColumns.fromRows([event(0, "model"), event(1, "tool"), event(2, "tool", "error")], ["model", "tool"]);
   const lanes = [
     { top: 0, rows: 1 },
     { top: 30, rows: 2 },
@@ -110,7 +110,7 @@ describe("drawMarks' hatching", () => {
       drawMarks(context, {
         lanes: [{ top: 0, rows: 1 }],
         bars: [[bar(0, 10, 10 + width + 5, 0, { wait: { x0: 10, x1: 10 + width } })]],
-        events: [event(0, "tool")],
+        events: TimelineEventColumns.fromRows([event(0, "tool")], ["tool"]),
         matchMask: null,
       });
       expect(points.length).toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-import type { TimelineRow as TimelineEvent } from "@cairn/core/timeline";
+import type { TimelineEventColumns, TimelineRow as TimelineEvent } from "@cairn/core/timeline";
 import type { Bar } from "./viewport";
 
 /** The height of one row of bars in a lane, px. */
@@ -53,7 +53,7 @@ export type MarksToDraw = {
   lanes: readonly LaneBox[];
   /** Per lane (in the order of `lanes`), its marks in the window. */
   bars: readonly (readonly Bar[])[];
-  events: readonly TimelineEvent[];
+  events: TimelineEventColumns;
   matchMask: Uint8Array | null;
 };
 
@@ -68,12 +68,11 @@ export function drawMarks(context: MarksContext, marks: MarksToDraw): number {
   let fill = "";
   marks.lanes.forEach((lane, position) => {
     for (const bar of marks.bars[position] ?? []) {
-      const event = marks.events[bar.index];
-      if (!event) continue;
+      if (!(bar.index >= 0 && bar.index < marks.events.length)) continue;
       const box = barBox(lane, bar);
       const barAlpha = marks.matchMask !== null && marks.matchMask[bar.index] !== 1 ? DIM_OPACITY : 1;
       if (barAlpha !== alpha) context.globalAlpha = alpha = barAlpha;
-      const colour = barColour(event);
+      const colour = STATUS_COLOURS[marks.events.status(bar.index)] ?? KIND_COLOURS[marks.events.kind(bar.index)] ?? KIND_COLOURS.notice!;
       if (colour !== fill) context.fillStyle = fill = colour;
       context.fillRect(...box);
       if (bar.wait && bar.count === 1) {

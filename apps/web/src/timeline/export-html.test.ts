@@ -7,6 +7,7 @@ import {
   syntheticTimelineSource,
   timelineQueryMatcher,
   type TimelineRows,
+  type TimelineTable,
 } from "@cairn/core/timeline";
 import { describe, expect, it } from "vitest";
 import {
@@ -40,9 +41,10 @@ function partsOf(html: string): Map<string, EmbeddedData> {
   return parts;
 }
 
-function withoutVersion(rows: TimelineRows): TimelineRows {
-  const { version: _version, ...rest } = rows as TimelineRows & { version?: string };
-  return rest;
+/** The viewer's table as rows (its events made from the columns), without its version. */
+function withoutVersion(table: TimelineTable): TimelineRows {
+  const { version: _version, ...rest } = table as TimelineTable & { version?: string };
+  return { ...rest, events: rest.events.toRows() };
 }
 
 describe("buildExportHtml", () => {
@@ -107,7 +109,7 @@ describe("buildExportHtml", () => {
     const { version: _version, ...expected } = expandCompactTimeline(compact);
     expect(withoutVersion(whole)).toEqual(expected);
     for (const index of [0, 699, 700, 1_401, built.events.length - 1]) {
-      expect(await exported.loadDetail(whole.events[index]!)).toEqual(JSON.parse(JSON.stringify(built.events[index]!.detail)));
+      expect(await exported.loadDetail(whole.events.get(index)!)).toEqual(JSON.parse(JSON.stringify(built.events[index]!.detail)));
     }
     const query = "echo step 42";
     const matcher = timelineQueryMatcher(query)!;
@@ -129,8 +131,8 @@ describe("buildExportHtml", () => {
     const parts = partsOf(await buildExportHtml("", large, { detailPartEvents: 100 }));
     parts.delete(EXPORT_PART_IDS.details(1));
     const exported = await readExportedTimeline((id) => parts.get(id) ?? null, 100);
-    await expect(exported.loadDetail(exported.first.events[150]!)).rejects.toThrow(/no part "timeline-details-1"/);
-    await expect(exported.loadDetail(exported.first.events[250]!)).resolves.toBeTruthy();
+    await expect(exported.loadDetail(exported.first.events.get(150)!)).rejects.toThrow(/no part "timeline-details-1"/);
+    await expect(exported.loadDetail(exported.first.events.get(250)!)).resolves.toBeTruthy();
     // Without its whole rows, the first ones still show; the whole and the search say why they cannot.
     parts.delete(EXPORT_PART_IDS.rows);
     const cut = await readExportedTimeline((id) => parts.get(id) ?? null, 100);

@@ -1,11 +1,4 @@
-import {
-  expandCompactTimeline,
-  TimelineSearchIndex,
-  type CompactTimeline,
-  type TimelineDetail,
-  type TimelineRow,
-  type TimelineRows,
-} from "@cairn/core/timeline";
+import { TimelineSearchIndex, timelineTableOf, type CompactTimeline, type TimelineDetail, type TimelineRow, type TimelineTable } from "@cairn/core/timeline";
 import { EXPORT_PART_IDS, readEmbeddedJson, yieldToPage, type EmbeddedData } from "./export-html";
 
 /** One embedded part of an exported file by its id (the page's elements; a map in tests), or null when it has none. */
@@ -14,11 +7,11 @@ export type EmbeddedParts = (id: string) => EmbeddedData | null | Promise<Embedd
 /** What the viewer of an exported file works with: rows to draw at once, details and search unpacked when first asked. */
 export type ExportedTimeline = {
   /** The first events of a large timeline (drawn while the rest is read), or the whole. */
-  first: TimelineRows;
+  first: TimelineTable;
   /** Whether `first` is only the first events (the file has a separate first part). */
   partial: boolean;
   /** Reads the whole timeline, once (`first` itself when the file has no separate first part). */
-  whole: () => Promise<TimelineRows>;
+  whole: () => Promise<TimelineTable>;
   loadDetail: (event: TimelineRow) => Promise<TimelineDetail>;
   /** The events matching `query`, once the whole timeline is read (indices into it). */
   search: (query: string) => Promise<number[]>;
@@ -40,7 +33,7 @@ export async function readExportedTimeline(parts: EmbeddedParts, detailPartEvent
     const compact = (await read(id)) as CompactTimeline;
     const parsed = performance.now();
     if (!measured) await yieldToPage();
-    const rows = expandCompactTimeline(compact);
+    const rows = timelineTableOf(compact);
     if (measured) {
       performance.measure("timeline-parse", { start: started, end: parsed });
       performance.measure("timeline-build", { start: parsed, end: performance.now() });
@@ -49,7 +42,7 @@ export async function readExportedTimeline(parts: EmbeddedParts, detailPartEvent
   };
   const head = await parts(EXPORT_PART_IDS.head);
   const first = await rowsOf(head ? EXPORT_PART_IDS.head : EXPORT_PART_IDS.rows, true);
-  let wholeRows: Promise<TimelineRows> | undefined;
+  let wholeRows: Promise<TimelineTable> | undefined;
   const whole = () => {
     wholeRows ??= head ? rowsOf(EXPORT_PART_IDS.rows, false) : Promise.resolve(first);
     return wholeRows;

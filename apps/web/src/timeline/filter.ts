@@ -1,4 +1,4 @@
-import { timelineQueryMatcher, type TimelineEventKind, type TimelineRow, type TimelineStatus } from "@cairn/core/timeline";
+import { timelineQueryMatcher, type TimelineEventColumns, type TimelineEventKind, type TimelineStatus } from "@cairn/core/timeline";
 
 export type TimelineFilters = {
   /** Kinds shown; every kind when empty. */
@@ -17,25 +17,23 @@ export function isFiltered(filters: TimelineFilters): boolean {
 
 /**
  * The indices (into `events`, in time order) of the events the filters let through. One pass; the
- * text search is done last so the cheap filters narrow it first: locally, on each event's search text
- * when the events carry it, or against `searchHits`, the server's answer for the query.
+ * text search is done last so the cheap filters narrow it first: against `searchHits` (the answer for
+ * the query of the view's search: the server's, or the built timeline's search texts), else locally on each
+ * event's kind, title and summary. Works on the columns: no event is made a row.
  */
-export function filterEvents(
-  events: ReadonlyArray<TimelineRow & { searchText?: string }>,
-  filters: TimelineFilters,
-  searchHits: Uint8Array | null = null,
-): number[] {
+export function filterEvents(events: TimelineEventColumns, filters: TimelineFilters, searchHits: Uint8Array | null = null): number[] {
   const matcher = searchHits ? null : timelineQueryMatcher(filters.query);
   const matches: number[] = [];
-  for (const event of events) {
-    if (filters.kinds.size > 0 && !filters.kinds.has(event.kind)) continue;
-    if (filters.tool !== null && event.toolName !== filters.tool) continue;
+  for (let index = 0; index < events.length; index++) {
+    if (filters.kinds.size > 0 && !filters.kinds.has(events.kind(index))) continue;
+    if (filters.tool !== null && events.toolName(index) !== filters.tool) continue;
+    const status = events.status(index);
     if (filters.status === "problems") {
-      if (event.status === "ok") continue;
-    } else if (filters.status !== null && event.status !== filters.status) continue;
-    if (searchHits && searchHits[event.index] !== 1) continue;
-    if (matcher && !matcher(event.searchText ?? `${event.kind} ${event.title} ${event.summary}`)) continue;
-    matches.push(event.index);
+      if (status === "ok") continue;
+    } else if (filters.status !== null && status !== filters.status) continue;
+    if (searchHits && searchHits[index] !== 1) continue;
+    if (matcher && !matcher(`${events.kind(index)} ${events.title(index)} ${events.summary(index)}`)) continue;
+    matches.push(index);
   }
   return matches;
 }

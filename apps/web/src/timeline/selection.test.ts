@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { selectedIndexIn } from "./selection";
 
-const events = (...ids: string[]) => ids.map((id) => ({ id }));
+const events = (...ids: string[]) => ({ length: ids.length, id: (index: number) => ids[index]!, indexOfId: (id: string) => ids.indexOf(id) });
 
 describe("selectedIndexIn", () => {
   it("is null without a selection", () => {

@@ -5,10 +5,13 @@
  */
 export type Selection = { index: number; id: string };
 
+/** The events' ids (a `TimelineEventColumns`). */
+export type EventIds = { readonly length: number; id(index: number): string; indexOfId(id: string): number };
+
 /** Where the selected event is in `events`: at its position when it is still there, else found by id; null when gone. */
-export function selectedIndexIn(events: readonly { id: string }[], selection: Selection | null): number | null {
+export function selectedIndexIn(events: EventIds, selection: Selection | null): number | null {
   if (selection === null) return null;
-  if (events[selection.index]?.id === selection.id) return selection.index;
-  const found = events.findIndex((event) => event.id === selection.id);
+  if (selection.index >= 0 && selection.index < events.length && events.id(selection.index) === selection.id) return selection.index;
+  const found = events.indexOfId(selection.id);
   return found === -1 ? null : found;
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { totalsAt, type TimelineRows as Timeline } from "@cairn/core/timeline";
+import { totalsAt, type TimelineTable as Timeline } from "@cairn/core/timeline";
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
 import { formatCost, formatOffset, formatTokens } from "./format";
 import { BAR_ROW_HEIGHT, SVG_MARKS_LIMIT } from "./bar-canvas";
@@ -109,9 +109,7 @@ export const TimelineAxis = memo(function TimelineAxis({ timeline, viewport, onV
   // The marks of each lane: made again only when the events, the window or the width change (not on a selection).
   const lanesBars = useMemo(
     () =>
-      layout.map(({ lane, rows }) =>
-        laneBars(lane, timeline.events, viewport, chartWidth, (event) => (lane.kind === "errors" ? 0 : Math.min(rows - 1, event.row))),
-      ),
+      layout.map(({ lane, rows }) => laneBars(lane, timeline.events, viewport, chartWidth, (row) => (lane.kind === "errors" ? 0 : Math.min(rows - 1, row)))),
     [layout, timeline, viewport, chartWidth],
   );
   const marks = lanesBars.reduce((sum, bars) => sum + bars.length, 0);

@@ -1,6 +1,6 @@
 "use client";
 
-import { editDiff, type TimelineDetail, type TimelineRow, type TimelineRows } from "@cairn/core/timeline";
+import { editDiff, type TimelineDetail, type TimelineRow, type TimelineTable } from "@cairn/core/timeline";
 import type { DecisionReason } from "@cairn/core/schema";
 import { useState, type ReactNode } from "react";
 import { formatCost, formatCount, formatDuration, formatOffset, formatTokens } from "./format";
@@ -20,7 +20,7 @@ export function TimelineDetailPanel({
   problem,
   onClose,
 }: {
-  timeline: TimelineRows;
+  timeline: TimelineTable;
   event: TimelineRow | null;
   detail: TimelineDetail | null;
   problem: string | null;

@@ -1,6 +1,6 @@
 "use client";
 
-import type { TimelineRow as TimelineEvent } from "@cairn/core/timeline";
+import type { TimelineEventColumns } from "@cairn/core/timeline";
 import { Fragment, memo } from "react";
 import { BAR_ROW_HEIGHT, barColour } from "./bar-canvas";
 import type { Bar } from "./viewport";
@@ -8,7 +8,7 @@ import styles from "./timeline.module.css";
 
 export type LaneBarsProps = {
   bars: readonly Bar[];
-  events: readonly TimelineEvent[];
+  events: TimelineEventColumns;
   selected: number | null;
   /** 1 for events the filters let through; null when nothing is filtered. */
   matchMask: Uint8Array | null;
@@ -23,7 +23,9 @@ export type LaneBarsProps = {
 export const LaneBars = memo(
   function LaneBars({ bars, events, selected, matchMask, onSelect }: LaneBarsProps) {
     return bars.map((bar) => {
-      const event = events[bar.index]!;
+      const kind = events.kind(bar.index);
+      const status = events.status(bar.index);
+      const toolName = events.toolName(bar.index);
       const dim = matchMask !== null && matchMask[bar.index] !== 1;
       const className = [styles.bar, dim ? styles.dim : "", bar.index === selected ? styles.selected : ""].join(" ");
       const y = bar.row * BAR_ROW_HEIGHT + 1;
@@ -31,14 +33,14 @@ export const LaneBars = memo(
         <Fragment key={bar.index}>
           <rect
             data-testid="timeline-bar"
-            data-kind={event.kind}
-            data-tool-name={event.toolName ?? undefined}
-            data-status={event.status}
+            data-kind={kind}
+            data-tool-name={toolName ?? undefined}
+            data-status={status}
             data-index={bar.index}
             data-count={bar.count > 1 ? bar.count : undefined}
             data-point={bar.point ? "true" : undefined}
             className={className}
-            fill={barColour(event)}
+            fill={barColour({ kind, status })}
             x={bar.x0}
             y={bar.point ? y + 2 : y}
             width={Math.max(1, bar.x1 - bar.x0)}
@@ -74,15 +76,15 @@ function holds(bars: readonly Bar[], index: number | null): boolean {
 }
 
 /** The tooltip of the mark `rect` (a `timeline-bar`), or null for anything else. */
-export function barTitle(rect: Element, events: readonly TimelineEvent[]): string | null {
+export function barTitle(rect: Element, events: TimelineEventColumns): string | null {
   const index = rect.getAttribute("data-index");
   if (index === null) return null;
   return markTitle({ index: Number(index), count: Number(rect.getAttribute("data-count") ?? "1") }, events);
 }
 
 /** The tooltip of a mark: its event, or how many events it stands for. */
-export function markTitle(mark: Pick<Bar, "index" | "count">, events: readonly TimelineEvent[]): string | null {
-  const event = events[mark.index];
-  if (!event) return null;
-  return mark.count > 1 ? `${mark.count} events from ${event.title}` : `${event.title}: ${event.summary}`;
+export function markTitle(mark: Pick<Bar, "index" | "count">, events: TimelineEventColumns): string | null {
+  if (!(mark.index >= 0 && mark.index < events.length)) return null;
+  const title = events.title(mark.index);
+  return mark.count > 1 ? `${mark.count} events from ${title}` : `${title}: ${events.summary(mark.index)}`;
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import type { TimelineRow as TimelineEvent, TimelineRows as Timeline } from "@cairn/core/timeline";
+import type { TimelineRow as TimelineEvent, TimelineTable as Timeline } from "@cairn/core/timeline";
 import { memo, useEffect, useRef, useState, type ReactNode } from "react";
 import { rowsWindow, scrollToRow } from "./fixed-rows";
 import { formatDuration, formatOffset } from "./format";
@@ -59,7 +59,8 @@ export function TimelineList({ timeline, matches, selectedPosition, selected, ex
   const shown = rowsWindow(geometry, scrollTop, OVERSCAN);
   const rows: ReactNode[] = [];
   for (let position = shown.first; position < shown.end; position++) {
-    const event = timeline.events[matches ? matches[position]! : position]!;
+    // Only the rows drawn are made from the columns.
+    const event = timeline.events.get(matches ? matches[position]! : position)!;
     rows.push(
       <EventRow
         key={event.index}

@@ -1,6 +1,6 @@
 "use client";
 
-import type { TimelineRow as TimelineEvent } from "@cairn/core/timeline";
+import type { TimelineEventColumns } from "@cairn/core/timeline";
 import { useLayoutEffect, useRef, type MouseEvent as ReactMouseEvent } from "react";
 import { drawMarks, markAt, selectedMarkBox, type LaneBox } from "./bar-canvas";
 import { markTitle } from "./timeline-lane-bars";
@@ -15,7 +15,7 @@ export type TimelineMarksCanvasProps = {
   height: number;
   lanes: readonly LaneBox[];
   bars: readonly (readonly Bar[])[];
-  events: readonly TimelineEvent[];
+  events: TimelineEventColumns;
   selected: number | null;
   matchMask: Uint8Array | null;
   /** A click on a mark (the axis ignores the click that ends a drag). */

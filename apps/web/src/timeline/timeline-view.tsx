@@ -1,6 +1,14 @@
 "use client";
 
-import { buildTimeline, type TimelineDetail, type TimelineRow, type TimelineRows, type TimelineSource } from "@cairn/core/timeline";
+import {
+  buildTimeline,
+  timelineQueryMatcher,
+  timelineTableOfRows,
+  type TimelineDetail,
+  type TimelineRow,
+  type TimelineSource,
+  type TimelineTable,
+} from "@cairn/core/timeline";
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { filterEvents, isFiltered, noFilters, positionsOf, type TimelineFilters } from "./filter";
 import { formatCost, formatCount, formatDuration, formatTokens } from "./format";
@@ -13,11 +21,11 @@ import { TimelineToolbar } from "./timeline-toolbar";
 import styles from "./timeline.module.css";
 
 export type TimelineViewProps = {
-  /** The lanes and rows; it may grow while the view is open (a live session), selection and zoom stay. */
-  timeline: TimelineRows;
+  /** The lanes and events (as columns); it may grow while the view is open (a live session), selection and zoom stay. */
+  timeline: TimelineTable;
   /** One event's details: at once when the timeline carries them, fetched when it was sent compact. */
   loadDetail: (event: TimelineRow, signal: AbortSignal) => TimelineDetail | Promise<TimelineDetail>;
-  /** The text search, done where the search text is (the server); without it, searched here. */
+  /** The text search, done where the search text is (the server, the built timeline); without it, kind, title and summary are searched here. */
   search?: (query: string, signal: AbortSignal) => Promise<number[]>;
   /** Extra controls in the header (export, upload, links): the page decides, the view stays embeddable. */
   actions?: ReactNode;
@@ -25,18 +33,27 @@ export type TimelineViewProps = {
 
 /** The view over a raw source (the share page): built here, details at hand. */
 export function SourceTimelineView({ source, actions }: { source: TimelineSource; actions?: ReactNode }) {
-  const timeline = useMemo(() => {
+  const built = useMemo(() => {
     // User Timing: how long the build took shows in the browser's performance panel (and the benchmark).
     const started = performance.now();
     const built = buildTimeline(source);
     performance.measure("timeline-build", { start: started, end: performance.now() });
     return built;
   }, [source]);
-  const loadDetail = useCallback((event: TimelineRow) => timeline.events[event.index]!.detail, [timeline]);
-  return <TimelineView timeline={timeline} loadDetail={loadDetail} actions={actions} />;
+  const timeline = useMemo(() => timelineTableOfRows(built), [built]);
+  const loadDetail = useCallback((event: TimelineRow) => built.events[event.index]!.detail, [built]);
+  // The built events carry their search texts (inputs and outputs too): the search runs on them.
+  const search = useCallback(
+    async (query: string) => {
+      const matcher = timelineQueryMatcher(query);
+      return built.events.filter((event) => !matcher || matcher(event.searchText)).map((event) => event.index);
+    },
+    [built],
+  );
+  return <TimelineView timeline={timeline} loadDetail={loadDetail} search={search} actions={actions} />;
 }
 
-type SearchHits = { query: string; timeline: TimelineRows; hits: Uint8Array };
+type SearchHits = { query: string; timeline: TimelineTable; hits: Uint8Array };
 type LoadedDetail = { eventId: string; detail: TimelineDetail | null; problem: string | null };
 
 /**
@@ -105,11 +122,13 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
 
   const select = useCallback(
     (index: number) => {
-      const event = timeline.events[index];
-      if (!event) return;
-      setSelection({ index, id: event.id });
+      const { events } = timeline;
+      if (!(index >= 0 && index < events.length)) return;
+      const at = events.at(index);
+      const end = events.end(index) ?? at;
+      setSelection({ index, id: events.id(index) });
       setDetailOpen(true);
-      setViewport((current) => revealTime(current, event.at, event.end ?? event.at));
+      setViewport((current) => revealTime(current, at, end));
     },
     [timeline],
   );
@@ -184,7 +203,7 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
     if (key === "ArrowDown" || key === "Enter") move(selectedPosition < 0 ? 1 : 0);
   };
 
-  const selectedEvent = selected === null ? null : (timeline.events[selected] ?? null);
+  const selectedEvent = selected === null ? null : (timeline.events.get(selected) ?? null);
   const [loaded, setLoaded] = useState<LoadedDetail | null>(null);
   useEffect(() => {
     if (!selectedEvent) return;
@@ -285,7 +304,10 @@ export function TimelineView({ timeline, loadDetail, search, actions }: Timeline
 }
 
 /** A session without a title is named by what was first asked. */
-function firstPrompt(timeline: TimelineRows): string | null {
-  const prompt = timeline.events.find((event) => event.kind === "prompt" && event.agentId === null);
-  return prompt ? prompt.summary.slice(0, 80) : null;
+function firstPrompt(timeline: TimelineTable): string | null {
+  const { events } = timeline;
+  for (let index = 0; index < events.length; index++) {
+    if (events.kind(index) === "prompt" && events.agentId(index) === null) return events.summary(index).slice(0, 80);
+  }
+  return null;
 }

@@ -1,13 +1,13 @@
 "use client";
 
 import {
-  appendCompactPages,
-  expandCompactTimeline,
+  appendPagesToTable,
+  timelineTableOf,
   type CompactTimeline,
   type CompactTimelinePage,
   type TimelineDetail,
-  type TimelineRows,
   type TimelineStatus,
+  type TimelineTable,
 } from "@cairn/core/timeline";
 import { useEffect, useRef, useState } from "react";
 import { cairnErrorCode } from "@/lib/errors";
@@ -36,7 +36,7 @@ const QUIET_WAIT_MAX_MS = 3_000;
 export type LiveTimeline =
   | { kind: "loading" }
   | { kind: "failed"; error: unknown }
-  | { kind: "ready"; timeline: TimelineRows & { version: string }; complete: boolean; firstDetails: FirstDetails };
+  | { kind: "ready"; timeline: TimelineTable & { version: string }; complete: boolean; firstDetails: FirstDetails };
 
 /**
  * The details the first look carried (the server's `detailsJson`): its first finished events', by id, with the
@@ -75,8 +75,8 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
     quietRef.current = quiet;
     setState({ kind: "loading" });
     /** The rest of a large timeline, page by page after `first`; false when it changed meanwhile (start over). */
-    const loadRest = async (first: TimelineRows & { version: string }, rest: Rest): Promise<boolean> => {
-      let rows: TimelineRows = first;
+    const loadRest = async (first: TimelineTable & { version: string }, rest: Rest): Promise<boolean> => {
+      let rows: TimelineTable = first;
       // Pages parsed since the last drawing: added all at once when the view is drawn again.
       let held: CompactTimelinePage[] = [];
       let shownAt = performance.now();
@@ -92,19 +92,19 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
         if (page.to <= page.from) break;
         // A timeline shown whole stays until the newer one is whole too.
         if (!shownWhole && from < rest.total && performance.now() - shownAt >= SHOW_PAGES_EVERY_MS) {
-          rows = appendCompactPages(rows, held);
+          rows = appendPagesToTable(rows, held);
           held = [];
           show({ ...rows, version: `${rest.version}@${from}` }, false);
           shownAt = performance.now();
         }
       }
-      rows = appendCompactPages(rows, held);
+      rows = appendPagesToTable(rows, held);
       version = rest.version;
       shownWhole = true;
       show({ ...rows, version: rest.version }, true);
       return true;
     };
-    const show = (timeline: TimelineRows & { version: string }, complete: boolean) => {
+    const show = (timeline: TimelineTable & { version: string }, complete: boolean) => {
       // The first drawing is what the reader waits for: the rest waits until it has been on screen a moment.
       if (!shown) quiet.touch();
       shown = true;
@@ -122,8 +122,9 @@ export function useLiveTimeline(sessionId: string): LiveTimeline {
         if (answer.changed) {
           const expanding = performance.now();
           const fetched = early?.received ?? expanding;
-          // The server sends a CompactTimeline as JSON text (serialized once per version there).
-          const timeline = expandCompactTimeline(JSON.parse(answer.timelineJson) as CompactTimeline);
+          // The server sends a CompactTimeline as JSON text (serialized once per version there); its events stay
+          // columns here (rows are made only for what is drawn), so a million of them are few objects to the GC.
+          const timeline = timelineTableOf(JSON.parse(answer.timelineJson) as CompactTimeline);
           if (answer.detailsJson !== undefined) firstDetails = firstDetailsOf(answer.detailsJson);
           if (version === undefined) {
             performance.measure("timeline-fetch", { start: started, end: fetched });

@@ -1,4 +1,4 @@
-import { buildTimeline, syntheticTimelineSource, type TimelineSource } from "@cairn/core/timeline";
+import { buildTimeline, syntheticTimelineSource, timelineTableOfRows, type TimelineSource } from "@cairn/core/timeline";
 import { describe, expect, it } from "vitest";
 import { fitViewport, laneBars, panViewport, revealTime, timeTicks, zoomViewport } from "./viewport";
 
@@ -51,7 +51,7 @@ describe("viewport", () => {
   it("draws parallel calls as overlapping bars on different rows", () => {
     const timeline = buildTimeline(parallelSource());
     const tools = timeline.lanes.find((lane) => lane.id === "tools")!;
-    const bars = laneBars(tools, timeline.events, fitViewport(timeline), 1000, (event) => event.row);
+    const bars = laneBars(tools, timelineTableOfRows(timeline).events, fitViewport(timeline), 1000, (row) => row);
     expect(bars).toHaveLength(2);
     const [read, grep] = bars as [(typeof bars)[number], (typeof bars)[number]];
     expect(read.row).not.toBe(grep.row);
@@ -61,12 +61,13 @@ describe("viewport", () => {
   it("keeps what is drawn small however large the session: neighbours merge, the window is searched", () => {
     const timeline = buildTimeline(syntheticTimelineSource({ events: 20_000 }));
     const tools = timeline.lanes.find((lane) => lane.id === "tools")!;
-    const all = laneBars(tools, timeline.events, fitViewport(timeline), 1200, (event) => Math.min(7, event.row));
+    const { events } = timelineTableOfRows(timeline);
+    const all = laneBars(tools, events, fitViewport(timeline), 1200, (row) => Math.min(7, row));
     expect(all.length).toBeLessThan(3_000);
     expect(all.reduce((sum, bar) => sum + bar.count, 0)).toBe(tools.items.length);
     const middle = (timeline.startMs + timeline.endMs) / 2;
     const window = { t0: middle, t1: middle + 5_000 };
-    const some = laneBars(tools, timeline.events, window, 1200, (event) => event.row);
+    const some = laneBars(tools, events, window, 1200, (row) => row);
     expect(some.length).toBeGreaterThan(0);
     for (const bar of some) {
       const event = timeline.events[bar.index]!;

@@ -1,4 +1,4 @@
-import { permissionWait, type TimelineLane, type TimelineRow as TimelineEvent, type TimelineRows as Timeline } from "@cairn/core/timeline";
+import type { TimelineEventColumns, TimelineLane, TimelineRows as Timeline } from "@cairn/core/timeline";
 
 /** The visible time window, epoch ms. */
 export type Viewport = { t0: number; t1: number };
@@ -59,10 +59,11 @@ export const MIN_BAR_PX = 3;
  */
 export function laneBars(
   lane: TimelineLane,
-  events: readonly TimelineEvent[],
+  events: TimelineEventColumns,
   viewport: Viewport,
   width: number,
-  rowOf: (event: TimelineEvent) => number,
+  /** The row an event is drawn in, from its sub-row in the lane. */
+  rowOf: (row: number) => number,
 ): Bar[] {
   const scale = width / (viewport.t1 - viewport.t0);
   const items = lane.items;
@@ -71,28 +72,29 @@ export function laneBars(
   const from = viewport.t0 - lane.maxDurationMs;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (events[items[middle]!]!.at < from) low = middle + 1;
+    if (events.at(items[middle]!) < from) low = middle + 1;
     else high = middle;
   }
   const bars: Bar[] = [];
   const lastByRow: Array<Bar | undefined> = [];
   for (let position = low; position < items.length; position++) {
     const index = items[position]!;
-    const event = events[index]!;
-    if (event.at > viewport.t1) break;
-    const point = event.start === null || event.end === null;
-    const end = point ? event.at : event.end!;
+    const at = events.at(index);
+    if (at > viewport.t1) break;
+    const eventEnd = events.end(index);
+    const point = events.start(index) === null || eventEnd === null;
+    const end = point ? at : eventEnd;
     if (end < viewport.t0) continue;
-    const x0 = (event.at - viewport.t0) * scale;
+    const x0 = (at - viewport.t0) * scale;
     const x1 = point ? x0 + MIN_BAR_PX : Math.max(x0 + MIN_BAR_PX, (end - viewport.t0) * scale);
-    const row = rowOf(event);
+    const row = rowOf(events.row(index));
     const last = lastByRow[row];
     if (last && x1 - x0 <= MIN_BAR_PX + 1 && last.x1 - last.x0 <= MIN_BAR_PX * 4 && x0 <= last.x1 + 1) {
       last.x1 = Math.max(last.x1, x1);
       last.count++;
       continue;
     }
-    const span = permissionWait(event);
+    const span = events.wait(index);
     const wait = span ? { x0: (span.start - viewport.t0) * scale, x1: (span.end - viewport.t0) * scale } : null;
     const bar: Bar = { index, count: 1, x0, x1, row, point, wait };
     bars.push(bar);

@@ -4,6 +4,9 @@ export { compactHead, compactTimeline, expandCompactTimeline, permissionWait } f
 export type { CompactTimeline, TimelineRow, TimelineRows } from "./compact.ts";
 export { appendCompactPage, appendCompactPages, compactPage, runningEndOffsets } from "./compact-page.ts";
 export type { CompactTimelinePage } from "./compact-page.ts";
+export { appendPagesToTable, TimelineEventColumns, timelineTableOf, timelineTableOfRows } from "./event-columns.ts";
+export { TextColumn } from "./text-column.ts";
+export type { TimelineTable } from "./event-columns.ts";
 export { editDiff } from "./edit-diff.ts";
 export { timelineQueryMatcher } from "./search.ts";
 export { TimelineSearchIndex } from "./search-index.ts";
