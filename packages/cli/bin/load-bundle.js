@@ -8,6 +8,7 @@
 // at its end), so the file as read is the script: wrapping it here made V8 copy the whole 1.7 MB source into one
 // more string, young, at every start (a copy, and a scavenge it triggers, before the first request).
 "use strict";
+const { isAscii } = require("node:buffer");
 const { readFileSync, renameSync, rmSync, statSync, writeFileSync } = require("node:fs");
 const { createRequire } = require("node:module");
 const { dirname } = require("node:path");
@@ -23,7 +24,11 @@ const BUNDLE_TAIL = "\n})\n";
  * functions, so each keeps its own.
  */
 function loadBundle(file, kind) {
-  const source = readFileSync(file, "utf8");
+  // build.mjs refuses a bundle with any byte past ASCII, so Latin-1 gives the same text as UTF-8: Node makes it by
+  // copying the bytes (into an external one-byte string), where UTF-8 would decode and check all 1.7 MB at every
+  // start. A file that is not ASCII after all (edited by hand) is still read as the UTF-8 it is.
+  const bytes = readFileSync(file);
+  const source = isAscii(bytes) ? bytes.latin1Slice() : bytes.utf8Slice();
   if (!source.startsWith(BUNDLE_HEAD) || !source.endsWith(BUNDLE_TAIL)) {
     throw new Error(
       `${file} is not a bundle built by this version of build.mjs (it must start with ${BUNDLE_HEAD}): rebuild it with \`npm run build -w @cairn/cli\``,

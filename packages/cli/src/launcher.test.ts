@@ -93,6 +93,13 @@ describe("bin/cairn.js", () => {
     expect(caches()).toEqual([]);
   });
 
+  it("reads an ASCII bundle as Latin-1 and one with a byte past ASCII (not from build.mjs) as UTF-8: the text is the bundle's either way", () => {
+    const bin = launcherCopy({ bundle: true });
+    expect(run(bin).stdout).toBe("bundle -p --flag\n");
+    writeBundle("bündle ✓");
+    expect(run(bin).stdout).toBe("bündle ✓ -p --flag\n");
+  });
+
   it("without a bundle says how to build it (or to set CAIRN_DEV=1) and exits 1, running nothing", () => {
     const bin = launcherCopy({ bundle: false });
     const result = run(bin);
