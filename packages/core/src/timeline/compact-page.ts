@@ -99,19 +99,32 @@ export function appendCompactPages(rows: TimelineRows, pages: readonly CompactTi
     added.push(expanded);
     held = page.to;
   }
-  const join = <T>(before: T[], more: T[][]) => (more.every((part) => part.length === 0) ? before : before.concat(...more));
+  return { ...rows, ...withPagesSeries(rows, pages), events: joinArrays(rows.events, added) };
+}
+
+/** `before` with `more` after it; `before` itself when there is nothing more (no copy). */
+function joinArrays<T>(before: T[], more: T[][]): T[] {
+  return more.every((part) => part.length === 0) ? before : before.concat(...more);
+}
+
+/**
+ * What consecutive pages add to a timeline besides its events: the later end, each lane's items, the running totals.
+ * Shared by the rows (`appendCompactPages`) and the browser's columns (`appendPagesToTable`).
+ */
+export function withPagesSeries(
+  timeline: Pick<TimelineRows, "endMs" | "lanes" | "totals">,
+  pages: readonly CompactTimelinePage[],
+): Pick<TimelineRows, "endMs" | "lanes" | "totals"> {
   const totals = (pick: (series: TotalsSeries) => number[]) =>
-    join(
-      pick(rows.totals),
+    joinArrays(
+      pick(timeline.totals),
       pages.map((page) => pick(page.totals)),
     );
   return {
-    ...rows,
-    endMs: pages.reduce((endMs, page) => Math.max(endMs, page.endMs), rows.endMs),
-    events: join(rows.events, added),
-    lanes: rows.lanes.map((lane, index) => ({
+    endMs: pages.reduce((endMs, page) => Math.max(endMs, page.endMs), timeline.endMs),
+    lanes: timeline.lanes.map((lane, index) => ({
       ...lane,
-      items: join(
+      items: joinArrays(
         lane.items,
         pages.map((page) => page.laneItems[index] ?? []),
       ),

@@ -185,7 +185,8 @@ export function permissionWait(event: TimelineRow & { detail?: TimelineEvent["de
   return { start: detail.waitStart, end: detail.waitEnd };
 }
 
-class Interner {
+/** Each distinct value once, by the index it was first given. */
+export class Interner {
   readonly values: string[] = [];
   private readonly indexes = new Map<string, number>();
 

@@ -1,5 +1,5 @@
-import { permissionWait, type CompactTimeline, type TimelineRow, type TimelineRows } from "./compact.ts";
-import type { CompactTimelinePage } from "./compact-page.ts";
+import { Interner, permissionWait, type CompactTimeline, type TimelineRow, type TimelineRows } from "./compact.ts";
+import { type CompactTimelinePage, withPagesSeries } from "./compact-page.ts";
 import { TextColumn } from "./text-column.ts";
 import { timelineEventKinds, timelineStatuses, type TimelineEventKind, type TimelineStatus } from "./types.ts";
 
@@ -213,32 +213,7 @@ export function appendPagesToTable<T extends TimelineTable>(table: T, pages: rea
     if (page.from !== events.length) throw new Error(`the page starts at event ${page.from}, but ${events.length} events are held`);
     events = events.append(page.columns, table.startMs);
   }
-  const join = (before: number[], more: number[][]) => (more.every((part) => part.length === 0) ? before : before.concat(...more));
-  const totals = (pick: (series: TimelineRows["totals"]) => number[]) =>
-    join(
-      pick(table.totals),
-      pages.map((page) => pick(page.totals)),
-    );
-  return {
-    ...table,
-    endMs: pages.reduce((endMs, page) => Math.max(endMs, page.endMs), table.endMs),
-    events,
-    lanes: table.lanes.map((lane, index) => ({
-      ...lane,
-      items: join(
-        lane.items,
-        pages.map((page) => page.laneItems[index] ?? []),
-      ),
-    })),
-    totals: {
-      t: totals((series) => series.t),
-      inputTokens: totals((series) => series.inputTokens),
-      outputTokens: totals((series) => series.outputTokens),
-      cacheReadTokens: totals((series) => series.cacheReadTokens),
-      cacheWriteTokens: totals((series) => series.cacheWriteTokens),
-      costUsd: totals((series) => series.costUsd),
-    },
-  };
+  return { ...table, ...withPagesSeries(table, pages), events };
 }
 
 /** Rows kept made at once per view: a screenful of the list and the axis's marks, many times over. */
@@ -406,20 +381,5 @@ class ColumnStore {
     this.waitStart = widen(this.waitStart, (n) => new Float64Array(n));
     this.waitEnd = widen(this.waitEnd, (n) => new Float64Array(n));
     this.capacity = size;
-  }
-}
-
-class Interner {
-  readonly values: string[] = [];
-  private readonly indexes = new Map<string, number>();
-
-  index(value: string): number {
-    let index = this.indexes.get(value);
-    if (index === undefined) {
-      index = this.values.length;
-      this.values.push(value);
-      this.indexes.set(value, index);
-    }
-    return index;
   }
 }
