@@ -1,9 +1,5 @@
-import { type ChildProcess, fork } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { TabsReply, TabsRequest, TabStream } from "./browser-tabs.bench-child.ts";
-
-const here = dirname(fileURLToPath(import.meta.url));
+import { IpcChild } from "./ipc-child.ts";
 
 export type TabsStatus = Extract<TabsReply, { kind: "status" }>;
 
@@ -13,21 +9,10 @@ export type TabsStatus = Extract<TabsReply, { kind: "status" }>;
  * the benchmark's own process is doing meanwhile.
  */
 export class BrowserTabs {
-  private readonly replies: Array<{ resolve: (reply: TabsReply) => void; reject: (error: Error) => void }> = [];
-  private readonly child: ChildProcess;
-
-  private constructor(child: ChildProcess) {
-    this.child = child;
-    child.on("message", (reply: TabsReply) => this.replies.shift()?.resolve(reply));
-    child.on("exit", (code) => {
-      for (const waiting of this.replies.splice(0)) waiting.reject(new Error(`the browser tabs' process exited with code ${code}`));
-    });
-  }
+  private readonly child = new IpcChild<TabsRequest, TabsReply>("browser-tabs.bench-child.ts", "the browser tabs' process");
 
   static start(): BrowserTabs {
-    return new BrowserTabs(
-      fork(join(here, "browser-tabs.bench-child.ts"), [], { execArgv: ["--import", "tsx"], cwd: here, stdio: ["ignore", "inherit", "inherit", "ipc"] }),
-    );
+    return new BrowserTabs();
   }
 
   /** Opens one tab per stream; resolves once every one has its `connected` frame. */
@@ -61,18 +46,10 @@ export class BrowserTabs {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.child.exitCode !== null) return resolve();
-      this.child.once("exit", () => resolve());
-      this.child.disconnect();
-    });
+    return this.child.close();
   }
 
   private ask(message: TabsRequest): Promise<TabsReply> {
-    return new Promise((resolve, reject) => {
-      if (!this.child.connected) return reject(new Error("the browser tabs' process has gone"));
-      this.replies.push({ resolve, reject });
-      this.child.send(message);
-    });
+    return this.child.ask(message);
   }
 }

@@ -1,9 +1,5 @@
-import { type ChildProcess, fork } from "node:child_process";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { SimReply, SimRequest } from "./events-sim.bench-child.ts";
-
-const here = dirname(fileURLToPath(import.meta.url));
+import { IpcChild } from "./ipc-child.ts";
 
 /** The id each scripted delta carries (16 characters with its padding): `S<round>D<number>------`. */
 export const DELTA_ID = /S\d{3}D\d{5}/g;
@@ -20,31 +16,23 @@ export function monotonicMs(): number {
 
 /**
  * The model side of the latency benchmarks in a process of its own (events-sim.bench-child.ts), as a remote
- * model API has its own CPU: the model simulator behind a TCP tap that timestamps each delta id as its bytes
- * leave, on CLOCK_MONOTONIC. Driven over IPC.
+ * model API has its own CPU: the model simulator, which timestamps each delta id as it hands it to its socket, on
+ * CLOCK_MONOTONIC. Driven over IPC.
  */
 export class TimedSim {
-  private readonly replies: Array<(reply: SimReply) => void> = [];
-  private readonly child: ChildProcess;
+  private readonly child: IpcChild<SimRequest, SimReply>;
   readonly url: string;
 
-  private constructor(child: ChildProcess, url: string) {
+  private constructor(child: IpcChild<SimRequest, SimReply>, url: string) {
     this.child = child;
     this.url = url;
-    child.on("message", (reply: SimReply) => this.replies.shift()?.(reply));
   }
 
   static async start(): Promise<TimedSim> {
-    const child = fork(join(here, "events-sim.bench-child.ts"), [], {
-      execArgv: ["--import", "tsx"],
-      cwd: here,
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      child.once("message", (reply: SimReply) => (reply.kind === "ready" ? resolve(reply.url) : reject(new Error(`unexpected ${reply.kind}`))));
-      child.once("exit", (code) => reject(new Error(`the simulator process exited early with code ${code}`)));
-    });
-    return new TimedSim(child, url);
+    const child = new IpcChild<SimRequest, SimReply>("events-sim.bench-child.ts", "the simulator process");
+    const ready = await child.next();
+    if (ready.kind !== "ready") throw new Error(`unexpected ${ready.kind}`);
+    return new TimedSim(child, ready.url);
   }
 
   async setScenario(scenario: unknown): Promise<void> {
@@ -58,18 +46,11 @@ export class TimedSim {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.child.exitCode !== null) return resolve();
-      this.child.once("exit", () => resolve());
-      this.child.disconnect();
-    });
+    return this.child.close();
   }
 
   private ask(message: SimRequest): Promise<SimReply> {
-    return new Promise((resolve) => {
-      this.replies.push(resolve);
-      this.child.send(message);
-    });
+    return this.child.ask(message);
   }
 }
 
