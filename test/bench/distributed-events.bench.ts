@@ -12,7 +12,8 @@
 // delta, and Redis's own CPU per delta (it shares the cores with the nodes). CAIRN_BENCH_DIST_CPU_PROF=<dir> has each
 // node write a CPU profile there when it stops (with the CLOCK_MONOTONIC microseconds each round's deltas streamed
 // between, to cut the profile to them). CAIRN_BENCH_DIST_ROUNDS=100 runs only those latency rounds and no throughput
-// round, for an A/B or a profile of one round. With CAIRN_BENCH_DIST_BASELINE=<another build's bin/cairn.js> a second
+// round, for an A/B or a profile of one round. CAIRN_BENCH_DIST_NODE_FLAGS: more flags for the nodes' node (e.g. V8
+// flags, for an A/B of them against the same build). With CAIRN_BENCH_DIST_BASELINE=<another build's bin/cairn.js> a second
 // pair of nodes runs that build over the same PostgreSQL and Redis, and each round runs on it first, then on this build
 // (figures `distributed.baseline_…`).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -33,6 +34,7 @@ const CONCURRENCY = [20, 100];
 const ROUNDS = process.env.CAIRN_BENCH_DIST_ROUNDS?.split(",").map(Number);
 const PROFILE_DIR = process.env.CAIRN_BENCH_DIST_CPU_PROF;
 const BASELINE = process.env.CAIRN_BENCH_DIST_BASELINE;
+const NODE_FLAGS = process.env.CAIRN_BENCH_DIST_NODE_FLAGS?.split(" ").filter(Boolean) ?? [];
 const THROUGHPUT_SESSIONS = 20;
 const THROUGHPUT_DELTAS = 500;
 const THROUGHPUT_DELTA_INTERVAL_MS = 1; // as fast as the simulator goes, each delta still its own chunk
@@ -48,7 +50,7 @@ export default async function run(): Promise<void> {
   const pairs: Array<{ prefix: string; nodes: ServeProcess[] }> = [];
   const inspector = new Redis(redis.url, { lazyConnect: true });
   try {
-    const nodeArgs = PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+    const nodeArgs = [...NODE_FLAGS, ...(PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [])];
     const start = (nodeId: string, bin?: string) =>
       startServeProcess({ parent, nodeId, workspace, modelUrl: sim.url, databaseUrl: database.url, redisUrl: redis.url, nodeArgs, ...(bin ? { bin } : {}) });
     if (BASELINE) pairs.push({ prefix: "distributed.baseline_", nodes: [await start("baseline-a", BASELINE), await start("baseline-b", BASELINE)] });
