@@ -3,7 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { projectDirName } from "@cairn/core/schema";
-import { appendCompactPage, expandCompactTimeline, syntheticTimelineSource, type CompactTimelinePage, type TimelineRows } from "@cairn/core/timeline";
+import {
+  appendPagesToTable,
+  syntheticTimelineSource,
+  timelineTableOf,
+  type CompactTimeline,
+  type CompactTimelinePage,
+  type TimelineRows,
+  type TimelineTable,
+} from "@cairn/core/timeline";
 import type { ApiError } from "../router/errors.ts";
 import type { FirstDetail } from "./timeline-port.ts";
 import { TimelineService } from "./timeline-service.ts";
@@ -28,10 +36,19 @@ afterEach(async () => {
   await rm(cairnHome, { recursive: true, force: true });
 });
 
+/** A view's timeline as the browser holds it: its events as columns. */
+const tableOf = (timelineJson: string) => timelineTableOf(JSON.parse(timelineJson) as CompactTimeline);
+
+/** A table with its events made into rows and without its version, to compare two ways of filling it. */
+function rowsOfTable(table: TimelineTable): TimelineRows {
+  const { version: _version, ...rest } = table as TimelineTable & { version?: string };
+  return { ...rest, events: rest.events.toRows() };
+}
+
 const viewOf = async (known?: string) => {
   const answer = await service.view(sessionId, known);
   if (!answer.changed) throw new Error("expected a changed view");
-  return expandCompactTimeline(JSON.parse(answer.timelineJson));
+  return tableOf(answer.timelineJson);
 };
 
 describe("TimelineService", () => {
@@ -52,8 +69,9 @@ describe("TimelineService", () => {
     // The same as a timeline read from scratch.
     const fresh = await new TimelineService({ cairnHome, workspaceRoot, version: "test" }).view(sessionId, undefined);
     if (!fresh.changed) throw new Error("expected a timeline");
-    expect(complete.events.map((event) => event.id)).toEqual(expandCompactTimeline(JSON.parse(fresh.timelineJson)).events.map((event) => event.id));
-    expect(complete.summary).toEqual(expandCompactTimeline(JSON.parse(fresh.timelineJson)).summary);
+    const freshTable = tableOf(fresh.timelineJson);
+    expect(complete.events.toRows().map((event) => event.id)).toEqual(freshTable.events.toRows().map((event) => event.id));
+    expect(complete.summary).toEqual(freshTable.summary);
   });
 
   it("rereads a transcript that was rewritten shorter", async () => {
@@ -67,7 +85,7 @@ describe("TimelineService", () => {
   it("gives one event's details by id and searches on the server", async () => {
     await writeFile(transcript, text(source.lines));
     const view = await viewOf();
-    const tool = view.events.find((event) => event.kind === "tool")!;
+    const tool = view.events.toRows().find((event) => event.kind === "tool")!;
     const detail = await service.detail(sessionId, tool.id);
     expect(detail).toMatchObject({ version: view.version, detail: { kind: "tool", name: tool.toolName } });
     expect(await service.detail(sessionId, "tool:nope")).toBeNull();
@@ -83,20 +101,20 @@ describe("TimelineService", () => {
     const first = await partly.view(sessionId, undefined);
     if (!first.changed) throw new Error("expected a timeline");
     expect(first.complete).toBe(false);
-    const part = expandCompactTimeline(JSON.parse(first.timelineJson));
-    const firstTool = part.events.find((event) => event.kind === "tool" && event.agentId === null)!;
+    const part = tableOf(first.timelineJson);
+    const firstTool = part.events.toRows().find((event) => event.kind === "tool" && event.agentId === null)!;
     expect(await partly.detail(sessionId, firstTool.id)).toMatchObject({ version: part.version, detail: { kind: "tool", name: firstTool.toolName } });
 
     // Asked again with the part's version: the whole, the same as a timeline read in one go.
     const second = await partly.view(sessionId, part.version);
     if (!second.changed) throw new Error("expected the whole timeline");
     expect(second.complete).toBe(true);
-    const whole = expandCompactTimeline(JSON.parse(second.timelineJson));
+    const whole = tableOf(second.timelineJson);
     expect(part.events.length).toBeGreaterThan(0);
     expect(whole.events.length).toBeGreaterThan(part.events.length);
     const inOneGo = await viewOf();
-    expect(whole.events.map((event) => [event.id, event.status, event.start, event.end])).toEqual(
-      inOneGo.events.map((event) => [event.id, event.status, event.start, event.end]),
+    expect(whole.events.toRows().map((event) => [event.id, event.status, event.start, event.end])).toEqual(
+      inOneGo.events.toRows().map((event) => [event.id, event.status, event.start, event.end]),
     );
     expect(whole.summary).toEqual(inOneGo.summary);
     expect((await partly.search(sessionId, firstTool.title)).version).toBe(whole.version);
@@ -114,11 +132,11 @@ describe("TimelineService", () => {
     if (!first.changed) throw new Error("expected a timeline");
     expect(first.complete).toBe(false);
     expect(first.rest).toBeUndefined();
-    const part = expandCompactTimeline(JSON.parse(first.timelineJson));
+    const part = tableOf(first.timelineJson);
     expect(part.events.length).toBeGreaterThan(50);
     const second = await service.view(sessionId, part.version);
     if (!second.changed) throw new Error("expected the whole timeline");
-    expect(expandCompactTimeline(JSON.parse(second.timelineJson)).events.length).toBeGreaterThan(part.events.length);
+    expect(tableOf(second.timelineJson).events.length).toBeGreaterThan(part.events.length);
   });
 
   it("sends a large timeline as its first events, then the rest in pages that add up to the whole", async () => {
@@ -129,21 +147,24 @@ describe("TimelineService", () => {
     if (!first.changed || !first.rest) throw new Error("expected a first part and the rest in pages");
     expect(first.complete).toBe(false);
     expect(first.rest).toEqual({ version: whole.version, from: 50, total: whole.events.length });
-    let rows: TimelineRows = expandCompactTimeline(JSON.parse(first.timelineJson));
-    expect(rows.events.map((event) => event.id)).toEqual(whole.events.slice(0, 50).map((event) => event.id));
+    let table: TimelineTable = tableOf(first.timelineJson);
+    expect(table.events.toRows().map((event) => event.id)).toEqual(
+      whole.events
+        .toRows()
+        .slice(0, 50)
+        .map((event) => event.id),
+    );
     let pages = 0;
     for (let from = first.rest.from; from < first.rest.total; pages++) {
       const answer = await paged.page(sessionId, first.rest.version, from);
       if (answer.stale) throw new Error("expected a page");
       const page = JSON.parse(answer.pageJson) as CompactTimelinePage;
       expect(page.to - page.from).toBeLessThanOrEqual(120);
-      rows = appendCompactPage(rows, page);
+      table = appendPagesToTable(table, [page]);
       from = page.to;
     }
     expect(pages).toBe(Math.ceil((whole.events.length - 50) / 120));
-    const { version: _wholeVersion, ...expected } = whole;
-    const { version: _headVersion, ...received } = rows as TimelineRows & { version?: string };
-    expect(received).toEqual(expected);
+    expect(rowsOfTable(table)).toEqual(rowsOfTable(whole));
     // The version the pages came from is current: following it answers "unchanged".
     expect(await paged.view(sessionId, first.rest.version)).toEqual({ changed: false, version: whole.version });
     // A page of a version that is gone says so, and the viewer starts over.
@@ -156,8 +177,11 @@ describe("TimelineService", () => {
     const first = await service.view(sessionId, undefined);
     if (!first.changed || first.detailsJson === undefined) throw new Error("expected a first look with details");
     const details = JSON.parse(first.detailsJson) as Record<string, FirstDetail>;
-    const rows = expandCompactTimeline(JSON.parse(first.timelineJson));
-    const expected = rows.events.slice(0, 30).filter((event) => event.status !== "unfinished" && event.status !== "partial");
+    const rows = tableOf(first.timelineJson);
+    const expected = rows.events
+      .toRows()
+      .slice(0, 30)
+      .filter((event) => event.status !== "unfinished" && event.status !== "partial");
     expect(Object.keys(details)).toEqual(expected.map((event) => event.id));
     for (const event of expected) {
       expect(details[event.id]!.status).toBe(event.status);
@@ -176,8 +200,8 @@ describe("TimelineService", () => {
     await writeFile(transcript, text(source.lines.slice(0, unfinishedAt + 1)));
     const first = await service.view(sessionId, undefined);
     if (!first.changed) throw new Error("expected a timeline");
-    const rows = expandCompactTimeline(JSON.parse(first.timelineJson));
-    const unfinished = rows.events.filter((event) => event.status === "unfinished");
+    const rows = tableOf(first.timelineJson);
+    const unfinished = rows.events.toRows().filter((event) => event.status === "unfinished");
     expect(unfinished.length).toBeGreaterThan(0);
     const details = JSON.parse(first.detailsJson ?? "{}") as Record<string, FirstDetail>;
     for (const event of unfinished) expect(details[event.id]).toBeUndefined();
@@ -207,7 +231,7 @@ describe("TimelineService", () => {
     expect(found.indices).toHaveLength(1);
     const grown = await indexing.view(sessionId, undefined);
     if (!grown.changed) throw new Error("expected a timeline");
-    expect(found.version).toBe(grown.rest?.version ?? expandCompactTimeline(JSON.parse(grown.timelineJson)).version);
+    expect(found.version).toBe(grown.rest?.version ?? tableOf(grown.timelineJson).version);
   });
 
   it("says a session that is not there is not found", async () => {

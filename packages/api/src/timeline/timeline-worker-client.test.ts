@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { projectDirName } from "@cairn/core/schema";
-import { expandCompactTimeline, syntheticTimelineSource } from "@cairn/core/timeline";
+import { syntheticTimelineSource, timelineTableOf, type CompactTimeline } from "@cairn/core/timeline";
 import { ApiError } from "../router/errors.ts";
 import type { SidechainTexts } from "../session-store/session-store.ts";
 import type { LineStore } from "./store-timeline-cache.ts";
@@ -35,10 +35,10 @@ describe("TimelineWorkerClient", { timeout: 120_000 }, () => {
     const answer = await client.view(sessionId, undefined);
     expect(answer.changed).toBe(true);
     if (!answer.changed) return;
-    const timeline = expandCompactTimeline(JSON.parse(answer.timelineJson));
+    const timeline = timelineTableOf(JSON.parse(answer.timelineJson) as CompactTimeline);
     expect(timeline.events.length).toBeGreaterThan(300);
     expect(await client.view(sessionId, timeline.version)).toEqual({ changed: false, version: timeline.version });
-    const tool = timeline.events.find((event) => event.kind === "tool")!;
+    const tool = timeline.events.toRows().find((event) => event.kind === "tool")!;
     const found = await client.detail(sessionId, tool.id);
     expect(found?.detail.kind).toBe("tool");
     expect(await client.detail(sessionId, "tool:none")).toBeNull();
@@ -105,7 +105,7 @@ describe("TimelineWorkerClient over a store of rows", { timeout: 120_000 }, () =
     try {
       const answer = await overRows.view(sessionId, undefined);
       if (!answer.changed) throw new Error("a timeline was expected");
-      const timeline = expandCompactTimeline(JSON.parse(answer.timelineJson));
+      const timeline = timelineTableOf(JSON.parse(answer.timelineJson) as CompactTimeline);
       expect(timeline.events.length).toBeGreaterThan(300);
       expect(timeline.lanes.map((lane) => lane.label)).toContain(`Agent: ${source.sidechains[0]!.description}`);
       expect(await overRows.view(sessionId, timeline.version)).toEqual({ changed: false, version: timeline.version });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "./build-timeline.ts";
-import { compactTimeline, expandCompactTimeline } from "./compact.ts";
+import { compactTimeline } from "./compact.ts";
+import { timelineTableOf } from "./event-columns.ts";
 import { assistant, source, T0, toolResult, type ToolUse } from "./test-lines.ts";
 
 const bash: ToolUse = { id: "t-bash", name: "Bash", input: { command: "npm test" } };
@@ -37,9 +38,9 @@ describe("buildTimeline: auto mode's classifier requests", () => {
     expect(timeline.totals.inputTokens.at(-1)).toBe(1_000_100);
     const model = timeline.events.find((event) => event.kind === "model")!;
     expect(timeline.summary.costUsd).toBeCloseTo((model.detail.kind === "model" ? model.detail.costUsd : 0) + cost, 9);
-    // The compact form for the wire keeps the kind.
-    const rows = expandCompactTimeline(compactTimeline(timeline, "v1")).events;
-    expect(rows[classifier.index]).toMatchObject({ kind: "classifier", title: "Classifier: Bash" });
+    // The compact form for the wire keeps the kind, as the viewer's columns read it.
+    const { events } = timelineTableOf(compactTimeline(timeline, "v1"));
+    expect([events.kind(classifier.index), events.title(classifier.index)]).toEqual(["classifier", "Classifier: Bash"]);
   });
 
   it("marks a request that gave no verdict, and draws none for a call without one", () => {

@@ -1,38 +1,36 @@
 import { describe, expect, it } from "vitest";
 import { buildTimeline } from "./build-timeline.ts";
-import { compactHead, compactTimeline, expandCompactTimeline, type TimelineRows } from "./compact.ts";
-import { appendCompactPage, appendCompactPages, compactPage, runningEndOffsets, type CompactTimelinePage } from "./compact-page.ts";
+import { compactHead, compactTimeline } from "./compact.ts";
+import { compactPage, runningEndOffsets, type CompactTimelinePage } from "./compact-page.ts";
+import { appendPagesToTable, timelineTableOf } from "./event-columns.ts";
 import { syntheticTimelineSource } from "./synthetic-source.ts";
+import { rowsOfTable } from "./test-rows.ts";
 
 const viaJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 describe("a compact timeline sent in pages", () => {
   const compact = compactTimeline(buildTimeline(syntheticTimelineSource({ events: 3_000, sidechains: 2 })), "v1");
-  const whole = expandCompactTimeline(compact);
+  const whole = rowsOfTable(timelineTableOf(compact));
 
   it("adds up, after the first part, to the whole timeline: events, lane items, totals and axis", () => {
-    const head = expandCompactTimeline(viaJson(compactHead(compact, 500, "head")));
-    let rows: TimelineRows = head;
-    for (let from = 500; from < compact.columns.count; from += 700) rows = appendCompactPage(rows, viaJson(compactPage(compact, from, from + 700)));
-    const { version: _wholeVersion, ...expected } = whole;
-    const { version: _headVersion, ...received } = rows as TimelineRows & { version?: string };
-    expect(received).toEqual(expected);
+    let table = timelineTableOf(viaJson(compactHead(compact, 500, "head")));
+    for (let from = 500; from < compact.columns.count; from += 700) table = appendPagesToTable(table, [viaJson(compactPage(compact, from, from + 700))]);
+    expect(rowsOfTable(table)).toEqual(whole);
   });
 
   it("adds several pages at once the same as one by one, and leaves what was held unchanged", () => {
-    const head = expandCompactTimeline(viaJson(compactHead(compact, 500, "head")));
-    const heldEvents = head.events.length;
+    const head = timelineTableOf(viaJson(compactHead(compact, 500, "head")));
+    const heldRows = rowsOfTable(head);
     const pages: CompactTimelinePage[] = [];
     for (let from = 500; from < compact.columns.count; from += 900) pages.push(viaJson(compactPage(compact, from, from + 900)));
-    const atOnce = appendCompactPages(head, pages.slice(0, 2));
-    expect(atOnce).toEqual(appendCompactPage(appendCompactPage(head, pages[0]!), pages[1]!));
-    const rest = appendCompactPages(atOnce, pages.slice(2));
-    const { version: _wholeVersion, ...expected } = whole;
-    const { version: _headVersion, ...received } = rest as TimelineRows & { version?: string };
-    expect(received).toEqual(expected);
-    expect(head.events).toHaveLength(heldEvents);
-    expect(appendCompactPages(head, [])).toEqual(head);
-    expect(() => appendCompactPages(head, [pages[0]!, pages[2]!])).toThrow(/starts at event 2300, but 1400 events are held/);
+    const atOnce = appendPagesToTable(head, pages.slice(0, 2));
+    expect(rowsOfTable(atOnce)).toEqual(rowsOfTable(appendPagesToTable(appendPagesToTable(head, [pages[0]!]), [pages[1]!])));
+    const rest = appendPagesToTable(atOnce, pages.slice(2));
+    expect(rowsOfTable(rest)).toEqual(whole);
+    expect(rowsOfTable(head)).toEqual(heldRows);
+    expect(appendPagesToTable(head, []).events).toBe(head.events);
+    expect(rowsOfTable(appendPagesToTable(head, []))).toEqual(heldRows);
+    expect(() => appendPagesToTable(head, [pages[0]!, pages[2]!])).toThrow(/starts at event 2300, but 1400 events are held/);
   });
 
   it("cuts each page's totals where the events before it end, so none is sent twice or left out", () => {
@@ -65,7 +63,7 @@ describe("a compact timeline sent in pages", () => {
 
   it("clamps a page past the end to nothing, and refuses a page that does not continue what is held", () => {
     expect(compactPage(compact, 9_000, 9_500).columns.count).toBe(0);
-    const head = expandCompactTimeline(compactHead(compact, 500, "head"));
-    expect(() => appendCompactPage(head, compactPage(compact, 600, 700))).toThrow(/starts at event 600, but 500 events are held/);
+    const head = timelineTableOf(compactHead(compact, 500, "head"));
+    expect(() => appendPagesToTable(head, [compactPage(compact, 600, 700)])).toThrow(/starts at event 600, but 500 events are held/);
   });
 });

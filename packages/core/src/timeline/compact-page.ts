@@ -1,4 +1,4 @@
-import { type CompactTimeline, expandCompactTimeline, type TimelineRow, type TimelineRows } from "./compact.ts";
+import type { CompactTimeline, TimelineRows } from "./compact.ts";
 import type { TotalsSeries } from "./types.ts";
 
 type Columns = CompactTimeline["columns"];
@@ -76,40 +76,14 @@ export function compactPage(compact: CompactTimeline, from: number, to: number, 
   };
 }
 
-/**
- * `rows` (the events before `page.from`, as the first part and the earlier pages gave them) with the page's
- * events, lane items and totals added. Refuses a page that does not continue `rows`.
- */
-export function appendCompactPage(rows: TimelineRows, page: CompactTimelinePage): TimelineRows {
-  return appendCompactPages(rows, [page]);
-}
-
-/**
- * `rows` with several consecutive pages added at once: each array is copied once for all of them, so a viewer
- * that holds pages back between two drawings does not copy the events held so far once per page.
- */
-export function appendCompactPages(rows: TimelineRows, pages: readonly CompactTimelinePage[]): TimelineRows {
-  let held = rows.events.length;
-  const added: TimelineRow[][] = [];
-  for (const page of pages) {
-    if (page.from !== held) throw new Error(`the page starts at event ${page.from}, but ${held} events are held`);
-    const lanes = rows.lanes.map((lane) => ({ ...lane, items: [] as number[] }));
-    const expanded = expandCompactTimeline({ ...rows, version: page.version, lanes, columns: page.columns }).events;
-    for (const event of expanded) event.index += page.from;
-    added.push(expanded);
-    held = page.to;
-  }
-  return { ...rows, ...withPagesSeries(rows, pages), events: joinArrays(rows.events, added) };
-}
-
 /** `before` with `more` after it; `before` itself when there is nothing more (no copy). */
 function joinArrays<T>(before: T[], more: T[][]): T[] {
   return more.every((part) => part.length === 0) ? before : before.concat(...more);
 }
 
 /**
- * What consecutive pages add to a timeline besides its events: the later end, each lane's items, the running totals.
- * Shared by the rows (`appendCompactPages`) and the browser's columns (`appendPagesToTable`).
+ * What consecutive pages add to a timeline besides its events: the later end, each lane's items, the running totals
+ * (`appendPagesToTable` adds the events).
  */
 export function withPagesSeries(
   timeline: Pick<TimelineRows, "endMs" | "lanes" | "totals">,

@@ -1,4 +1,4 @@
-import { timelineEventKinds, timelineStatuses, type Timeline, type TimelineEvent, type TimelineEventKind, type TimelineStatus } from "./types.ts";
+import { timelineEventKinds, timelineStatuses, type Timeline, type TimelineEvent } from "./types.ts";
 
 /** Summaries longer than this are cut in the compact form: the list shows one line, the details show all. */
 export const COMPACT_SUMMARY_CHARS = 240;
@@ -143,38 +143,6 @@ export function compactHead(compact: CompactTimeline, maxEvents: number, version
       wait: columns.wait.slice(0, count),
     },
   };
-}
-
-/** The rows back from the columns (in the browser). */
-export function expandCompactTimeline(compact: CompactTimeline): TimelineRows & { version: string } {
-  const { columns, ...rest } = compact;
-  const base = compact.startMs;
-  const events: TimelineRow[] = new Array(columns.count);
-  for (let index = 0; index < columns.count; index++) {
-    const start = columns.start[index]!;
-    const end = columns.end[index]!;
-    const agent = columns.agent[index]!;
-    const tool = columns.tool[index]!;
-    const wait = columns.wait[index];
-    events[index] = {
-      index,
-      id: columns.id[index]!,
-      kind: timelineEventKinds[columns.kind[index]!] as TimelineEventKind,
-      lane: compact.lanes[columns.lane[index]!]?.id ?? "",
-      row: columns.row[index]!,
-      start: start === null ? null : start + base,
-      end: end === null ? null : end + base,
-      at: columns.at[index]! + base,
-      timingKnown: columns.timingKnown[index] === 1,
-      title: columns.title[index]!,
-      summary: columns.summary[index]!,
-      status: timelineStatuses[columns.status[index]!] as TimelineStatus,
-      agentId: agent < 0 ? null : (columns.agents[agent] ?? null),
-      toolName: tool < 0 ? null : (columns.tools[tool] ?? null),
-      wait: wait ? { start: wait[0] + base, end: wait[1] + base } : null,
-    };
-  }
-  return { ...rest, events };
 }
 
 /** A tool call's permission wait, when one was recorded and took time. */

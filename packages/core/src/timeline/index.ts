@@ -1,8 +1,8 @@
 // The session timeline: pure and browser-safe (the web app, the share page and the exported HTML file use it).
 export { buildTimeline, totalsAt } from "./build-timeline.ts";
-export { compactHead, compactTimeline, expandCompactTimeline, permissionWait } from "./compact.ts";
+export { compactHead, compactTimeline, permissionWait } from "./compact.ts";
 export type { CompactTimeline, TimelineRow, TimelineRows } from "./compact.ts";
-export { appendCompactPage, appendCompactPages, compactPage, runningEndOffsets } from "./compact-page.ts";
+export { compactPage, runningEndOffsets } from "./compact-page.ts";
 export type { CompactTimelinePage } from "./compact-page.ts";
 export { appendPagesToTable, TimelineEventColumns, timelineTableOf, timelineTableOfRows } from "./event-columns.ts";
 export { TextColumn } from "./text-column.ts";
