@@ -84,7 +84,10 @@ describe("bin/cairn.js", () => {
     const bin = launcherCopy({ bundle: true });
     const serve = (args: string[], env: Record<string, string> = {}) =>
       spawnSync(process.execPath, [bin, "serve", ...args], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, encoding: "utf8" });
-    const kinds = () => caches().map((name) => name.split(".")[2]!.replace(/-\d+-\d+$/, "")).sort();
+    const kinds = () =>
+      caches()
+        .map((name) => name.split(".")[2]!.replace(/-\d+-\d+$/, ""))
+        .sort();
     expect(serve(["--port", "0"]).stdout).toBe("bundle serve --port 0\n");
     expect(kinds()).toEqual(["serve"]);
     expect(serve(["--redis-url", "redis://127.0.0.1:1"]).stdout).toBe("bundle serve --redis-url redis://127.0.0.1:1\n");
