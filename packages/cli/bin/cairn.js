@@ -28,12 +28,10 @@ async function start() {
     return 1;
   }
   const print = !SUBCOMMANDS.has(args[0]) && (args.includes("-p") || args.includes("--print"));
-  const clusterNode = args[0] === "serve" && distributed(args);
   if (print) oneShotV8Flags();
-  else if (clusterNode) clusterNodeV8Flags();
   // The code cache is per kind of start: each compiles other functions, and V8 takes a cache only under the flags
   // it was made with.
-  const kind = clusterNode ? "serve-cluster" : SUBCOMMANDS.has(args[0]) ? args[0] : print ? "print" : "other";
+  const kind = SUBCOMMANDS.has(args[0]) ? args[0] : print ? "print" : "other";
   const loaded = loadBundle(bundle, kind);
   const code = await loaded.exports.main(args);
   loaded.saveCompileCache();
@@ -63,32 +61,6 @@ function oneShotV8Flags() {
   void globalThis.crypto;
   void require("node:util").parseArgs;
   require("node:v8").setFlagsFromString("--liftoff-only");
-}
-
-/** `cairn serve` as a node of a cluster: Redis carries its live events (`--redis-url`, or CAIRN_REDIS_URL). */
-function distributed(args) {
-  return args.some((arg) => arg === "--redis-url" || arg.startsWith("--redis-url=")) || Boolean(process.env.CAIRN_REDIS_URL);
-}
-
-/**
- * V8 flags for an API node of a cluster, which streams many sessions' deltas through the same few dozen functions
- * (the model stream's parser, the query loop, the hub, the Redis bus, the SSE writer) from its first prompt on, and
- * starts cold at every deploy and when it takes over a dead node's sessions:
- * - `--no-lazy-feedback-allocation` gives a function its feedback vector (inline caches, type feedback) at its first
- *   call instead of after ~8 calls' worth of bytecode;
- * - `--interrupt-budget=16896` (a quarter of the default) has V8 consider a hot function for optimization after a
- *   quarter as much bytecode run.
- * Measured with test/bench/distributed-events.bench.ts (100 sessions over two fresh nodes, 2 cores, interleaved
- * runs): both nodes' CPU per delta while streaming 0.15-0.19 ms with the flags against 0.20-0.26 without, p99 28-68 ms
- * against 67-111 ms. They are not set for the embedded default: there one-shot work weighs more, and a cold timeline
- * build (a worker thread of this process, so under the same flags) took longer with them (the IDE's 100k-event
- * timeline interactive from an empty server cache 793-1,189 ms, median ~900, against 632-967, median ~810).
- * Set at run time like the `-p` ones (see above): the Node modules loaded after this compile from source once, a few
- * ms of a server's start.
- */
-function clusterNodeV8Flags() {
-  require("node:v8").setFlagsFromString("--no-lazy-feedback-allocation");
-  require("node:v8").setFlagsFromString("--interrupt-budget=16896");
 }
 
 start().then((code) => {

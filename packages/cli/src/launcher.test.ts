@@ -80,28 +80,6 @@ describe("bin/cairn.js", () => {
     ).toEqual(["other", "print"]);
   });
 
-  it("a cluster node's serve (--redis-url, --redis-url=, or CAIRN_REDIS_URL) keeps a code cache of its own, under its V8 flags; a plain serve another", () => {
-    const bin = launcherCopy({ bundle: true });
-    const serve = (args: string[], env: Record<string, string> = {}) =>
-      spawnSync(process.execPath, [bin, "serve", ...args], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env }, encoding: "utf8" });
-    const kinds = () =>
-      caches()
-        .map((name) => name.split(".")[2]!.replace(/-\d+-\d+$/, ""))
-        .sort();
-    expect(serve(["--port", "0"]).stdout).toBe("bundle serve --port 0\n");
-    expect(kinds()).toEqual(["serve"]);
-    expect(serve(["--redis-url", "redis://127.0.0.1:1"]).stdout).toBe("bundle serve --redis-url redis://127.0.0.1:1\n");
-    expect(kinds()).toEqual(["serve", "serve-cluster"]);
-    // The cache made under the cluster's flags is taken by the next cluster start, however it names Redis (a rejected
-    // one would be written anew, as another file renamed over it).
-    const clusterCache = () => statSync(join(root!, "dist", caches().find((name) => name.includes(".serve-cluster-"))!)).ino;
-    const made = clusterCache();
-    for (const run of [serve(["--redis-url=redis://127.0.0.1:1"]), serve([], { CAIRN_REDIS_URL: "redis://127.0.0.1:1" }), serve(["--port", "0"])])
-      expect(run).toMatchObject({ status: 3, stderr: "" });
-    expect(kinds()).toEqual(["serve", "serve-cluster"]);
-    expect(clusterCache()).toBe(made);
-  });
-
   it("refuses a bundle not built inside the module wrapper (an older build.mjs's) and says to rebuild it, running nothing", () => {
     const bin = launcherCopy({ bundle: true });
     writeFileSync(
