@@ -3,17 +3,14 @@ import type { SequencedEvent } from "../../router/context.ts";
 import type { SessionEvent } from "../../router/types.ts";
 import { countListeners, type EventBus, type EventListener, type Replay } from "../../hub/event-bus.ts";
 import { parsedEvent, payloadOf, seqOf } from "./stream-entries.ts";
-import { type FencedAppend, type FencedAppendResult, StreamFence, type StreamEntry } from "./stream-fence.ts";
+import { StreamFence } from "./stream-fence.ts";
+import { type AppendingChannel, StreamAppends } from "./stream-appends.ts";
 import { RecentEvents } from "./recent-events.ts";
 import { StreamReader } from "./stream-reader.ts";
 
 export const DEFAULT_STREAM_MAXLEN = 10_000;
 /** Events kept in memory per session for fast replays; older ones come from the stream. */
 const LOCAL_WINDOW = 2_000;
-/** At most this many entries of a session go to Redis in one batch. */
-const MAX_APPEND_BATCH = 256;
-/** At most this many entries go in one fenced script call (Redis runs nothing else while a script runs). */
-const MAX_SCRIPT_ENTRIES = 1_024;
 
 export type RedisEventBusOptions = {
   /** The command connection (XADD, XRANGE); the bus makes its own blocking reader from it. */
@@ -34,24 +31,12 @@ export type RedisEventBusOptions = {
   readerBlockMs?: number;
 };
 
-type UnsentEntry = StreamEntry & { seq: number; generation: number | undefined };
-
-/** Consecutive unsent entries of one session published under one generation: one batch. */
-type Append = { sessionId: string; channel: Channel; generation: number | undefined; entries: UnsentEntry[] };
-
-/** What one command of the pipeline carries: the batches of many sessions in one fenced script call, or one entry without a lease. */
-type Sent = { fenced: true; appends: Append[] } | { fenced: false; append: Append };
-
-type Channel = {
+type Channel = AppendingChannel & {
   /** The highest seq this node knows of the session (published here or read from the stream). */
   seq: number;
   /** The last `LOCAL_WINDOW` events by seq. */
   recent: RecentEvents;
   listeners: Set<EventListener>;
-  /** Events published here and not yet sent to the stream, in seq order, each with the lease generation it was published under. */
-  unsent: UnsentEntry[];
-  /** The newest lease generation whose appends the stream's fence refused: this node publishes nothing under it or older. */
-  fencedAt: number;
   /** The generation (0: none) of the last refusal logged, so a refused run logs once, not per event. */
   refusalSaid: number | undefined;
   /** The lease generation this node last published under (undefined: it has published nothing). */
@@ -72,23 +57,28 @@ export class RedisEventBus implements EventBus {
   private readonly redis: Redis;
   private readonly reader: StreamReader;
   private readonly channels = new Map<string, Channel>();
-  private readonly maxLen: number;
   private readonly prefix: string;
   private readonly onError: (error: Error, context: string) => void;
   private readonly fence: ((sessionId: string) => number | undefined) | undefined;
   private readonly streamFence: StreamFence;
-  /** The sessions with unsent events, in the order they published their first since the last send. */
-  private readonly unsent = new Map<string, Channel>();
-  /** Sending the unsent events (one pipeline at a time, each with everything published meanwhile); resolves when nothing is left. */
-  private sending: Promise<void> | undefined;
+  /** What is published here on its way to the streams (one pipeline at a time, each with everything published meanwhile). */
+  private readonly appends: StreamAppends<Channel>;
 
   constructor(options: RedisEventBusOptions) {
     this.redis = options.redis;
     this.fence = options.fence;
     this.streamFence = new StreamFence(options.redis);
-    this.maxLen = options.maxLen ?? DEFAULT_STREAM_MAXLEN;
     this.prefix = options.prefix ?? "cairn:events:";
     this.onError = options.onError ?? (() => undefined);
+    this.appends = new StreamAppends<Channel>({
+      redis: options.redis,
+      streamFence: this.streamFence,
+      maxLen: options.maxLen ?? DEFAULT_STREAM_MAXLEN,
+      key: (sessionId) => this.key(sessionId),
+      fenceKey: (sessionId) => this.fenceKey(sessionId),
+      fenced: (sessionId, channel, generation, seq, fence) => this.fenced(sessionId, channel, generation, seq, fence),
+      onError: this.onError,
+    });
     const readerConnection = options.redis.duplicate();
     readerConnection.on("error", (error: Error) => this.onError(error, "reader connection"));
     this.reader = new StreamReader({
@@ -123,136 +113,9 @@ export class RedisEventBus implements EventBus {
     const item: SequencedEvent = { seq: channel.seq, event, json };
     this.remember(channel, item);
     channel.unsent.push({ id: `${item.seq}-0`, payload: json, seq: item.seq, generation });
-    this.unsent.set(sessionId, channel);
-    this.sending ??= this.send();
+    this.appends.queue(sessionId, channel);
     for (const listener of [...channel.listeners]) listener(item);
     return item.seq;
-  }
-
-  /**
-   * Sends the unsent events of every session to the streams, one pipeline at a time (one socket write and one
-   * round trip for all of them): the first waits for the end of the current turn of the event loop, and each
-   * next one carries everything published while the last was on its way. Each session's entries are one
-   * command (fenced: one script call). At a hundred sessions each streaming a hundred deltas a second this is
-   * one write per turn of the loop instead of one per session and delta, with no added wait when all is quiet.
-   */
-  private async send(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    try {
-      while (this.unsent.size > 0) {
-        const appends: Append[] = [];
-        for (const [sessionId, channel] of this.unsent) appends.push(...this.batches(sessionId, channel));
-        this.unsent.clear();
-        if (appends.length > 0) await this.appendAll(appends);
-      }
-    } finally {
-      this.sending = undefined;
-    }
-  }
-
-  /** A session's unsent events as commands: split where the generation changes or a batch is full; those of a refused generation dropped. */
-  private batches(sessionId: string, channel: Channel): Append[] {
-    const appends: Append[] = [];
-    const unsent = channel.unsent;
-    channel.unsent = [];
-    for (let start = 0; start < unsent.length; ) {
-      const generation = unsent[start]!.generation;
-      let end = start + 1;
-      while (end < unsent.length && end - start < MAX_APPEND_BATCH && unsent[end]!.generation === generation) end++;
-      // Published under a generation the stream has refused since: the fence would refuse these too.
-      if (generation === undefined || generation > channel.fencedAt) appends.push({ sessionId, channel, generation, entries: unsent.slice(start, end) });
-      start = end;
-    }
-    return appends;
-  }
-
-  private async appendAll(appends: readonly Append[]): Promise<void> {
-    const sent = this.commands(appends);
-    let answers: Array<[Error | null, unknown]>;
-    const only = sent.length === 1 ? sent[0] : undefined;
-    if (only?.fenced) {
-      // The usual case with leases: one script call for every session, sent as it is (a pipeline of one costs more to build than to send).
-      answers = await this.streamFence
-        .append(
-          this.maxLen,
-          only.appends.map((append) => this.fencedPart(append)),
-        )
-        .then(
-          (answer): Array<[Error | null, unknown]> => [[null, answer]],
-          (error: Error): Array<[Error | null, unknown]> => [[error, undefined]],
-        );
-    } else {
-      const pipeline = this.redis.pipeline();
-      for (const command of sent) {
-        if (command.fenced)
-          this.streamFence.appendTo(
-            pipeline,
-            this.maxLen,
-            command.appends.map((append) => this.fencedPart(append)),
-          );
-        else {
-          const { sessionId, entries } = command.append;
-          pipeline.xadd(this.key(sessionId), "MAXLEN", "~", this.maxLen, entries[0]!.id, "e", entries[0]!.payload);
-        }
-      }
-      try {
-        answers = (await pipeline.exec()) ?? [];
-      } catch (error) {
-        for (const append of appends) this.onError(error as Error, what(this.key(append.sessionId), append.entries));
-        return;
-      }
-    }
-    // In order: a refusal is handled before the session's next batch is looked at.
-    for (const [index, command] of sent.entries()) {
-      const [error, answer] = answers[index] ?? [new Error("no answer from Redis"), undefined];
-      const batches = command.fenced ? command.appends : [command.append];
-      if (error) {
-        for (const { sessionId, entries } of batches) this.onError(error, what(this.key(sessionId), entries));
-        continue;
-      }
-      if (!command.fenced) continue;
-      let results: FencedAppendResult[];
-      try {
-        results = StreamFence.results(answer);
-      } catch (unreadable) {
-        for (const { sessionId, entries } of batches) this.onError(unreadable as Error, what(this.key(sessionId), entries));
-        continue;
-      }
-      for (const [part, { sessionId, channel, generation, entries }] of command.appends.entries()) {
-        const result = results[part];
-        const context = what(this.key(sessionId), entries);
-        if (!result) this.onError(new Error("the fenced append gave no answer for this session"), context);
-        else if ("fence" in result)
-          await this.fenced(sessionId, channel, generation as number, entries[0]!.seq, result.fence).catch((failure: Error) => this.onError(failure, context));
-        else for (const refusal of result.refused) this.onError(new Error(refusal), context);
-      }
-    }
-  }
-
-  private fencedPart({ sessionId, generation, entries }: Append): FencedAppend {
-    return { stream: this.key(sessionId), fence: this.fenceKey(sessionId), generation: generation as number, entries };
-  }
-
-  /** The pipeline's commands: the fenced batches of all sessions in as few script calls as `MAX_SCRIPT_ENTRIES` allows; without a lease, an XADD per entry. */
-  private commands(appends: readonly Append[]): Sent[] {
-    const sent: Sent[] = [];
-    let script: Append[] = [];
-    let scriptEntries = 0;
-    for (const append of appends) {
-      if (append.generation === undefined) {
-        for (const entry of append.entries) sent.push({ fenced: false, append: { ...append, entries: [entry] } });
-        continue;
-      }
-      if (scriptEntries > 0 && scriptEntries + append.entries.length > MAX_SCRIPT_ENTRIES) {
-        sent.push({ fenced: true, appends: script });
-        script = [];
-        scriptEntries = 0;
-      }
-      script.push(append);
-      scriptEntries += append.entries.length;
-    }
-    if (script.length > 0) sent.push({ fenced: true, appends: script });
-    return sent;
   }
 
   /** This node has taken the session over at `generation`: appends of older generations are refused from now on. */
@@ -311,7 +174,7 @@ export class RedisEventBus implements EventBus {
 
   /** Waits for every append queued so far (tests, graceful shutdown). */
   async flush(): Promise<void> {
-    while (this.sending) await this.sending;
+    await this.appends.flush();
   }
 
   async close(): Promise<void> {
@@ -444,9 +307,4 @@ export class RedisEventBus implements EventBus {
   private fenceKey(sessionId: string): string {
     return `${this.prefix}${sessionId}:fence`;
   }
-}
-
-/** How a failed append is named in the log: `XADD <key> <first id>[..<last id>]`. */
-function what(key: string, entries: readonly StreamEntry[]): string {
-  return `XADD ${key} ${entries[0]!.id}${entries.length > 1 ? `..${entries.at(-1)!.id}` : ""}`;
 }
