@@ -12,9 +12,9 @@ import { contextLimitOptionsSchema, type ContextLimits } from "./tokens.ts";
 import { DEFAULT_CLEARABLE_TOOLS } from "./tool-result-pruning.ts";
 
 /**
- * The tunable numbers as they are when nothing sets them. The schema below gives the same defaults (a test compares
- * them); a compactor made without any setting (a `cairn -p` run without `CAIRN_AUTOCOMPACT_PCT` and the like) starts
- * from a copy of these and never builds the schema.
+ * The tunable numbers as they are when nothing sets them: the schema below takes its defaults from here (each field's
+ * and each group's; a test compares the two), and a compactor made without any setting (a `cairn -p` run without
+ * `CAIRN_AUTOCOMPACT_PCT` and the like) starts from a copy of these and never builds the schema.
  */
 const DEFAULTS = {
   autoCompact: true,
@@ -43,9 +43,9 @@ function buildCompactorSettingsSchema() {
         z.literal(false),
         z.object({
           /** Tool results may use this fraction of the auto-compact threshold before the oldest are snipped. */
-          budgetRatio: fraction.default(0.5),
-          targetRatio: fraction.default(0.75),
-          minResultTokens: count.default(1_000),
+          budgetRatio: fraction.default(DEFAULTS.snip.budgetRatio),
+          targetRatio: fraction.default(DEFAULTS.snip.targetRatio),
+          minResultTokens: count.default(DEFAULTS.snip.minResultTokens),
         }),
       ])
       .default(DEFAULTS.snip),
@@ -54,16 +54,16 @@ function buildCompactorSettingsSchema() {
         z.literal(false),
         z.object({
           /** Runs once the context passes this fraction of the auto-compact threshold. */
-          triggerRatio: fraction.default(0.75),
-          keepRecentTurns: count.default(5),
-          minSavingsTokens: count.default(2_000),
-          minResultTokens: count.default(50),
-          tools: z.array(z.string()).default([...DEFAULT_CLEARABLE_TOOLS]),
+          triggerRatio: fraction.default(DEFAULTS.microcompact.triggerRatio),
+          keepRecentTurns: count.default(DEFAULTS.microcompact.keepRecentTurns),
+          minSavingsTokens: count.default(DEFAULTS.microcompact.minSavingsTokens),
+          minResultTokens: count.default(DEFAULTS.microcompact.minResultTokens),
+          tools: z.array(z.string()).default([...DEFAULTS.microcompact.tools]),
           /**
            * Also clear near the threshold while the prompt cache is warm (each pass then breaks it once).
            * Off by default: with a warm cache nothing is rewritten; once it has expired, the time-based pass clears.
            */
-          whileWarm: z.boolean().default(false),
+          whileWarm: z.boolean().default(DEFAULTS.microcompact.whileWarm),
         }),
       ])
       .default(() => ({ ...DEFAULTS.microcompact, tools: [...DEFAULTS.microcompact.tools] })),
@@ -75,9 +75,9 @@ function buildCompactorSettingsSchema() {
       .union([
         z.literal(false),
         z.object({
-          cacheTtlMs: z.number().int().positive().default(DEFAULT_PROMPT_CACHE_TTL_MS),
+          cacheTtlMs: z.number().int().positive().default(DEFAULTS.timeBasedMicrocompact.cacheTtlMs),
           /** Results of calls made in the last this-many responses stay as they are. */
-          keepRecentTurns: count.default(5),
+          keepRecentTurns: count.default(DEFAULTS.timeBasedMicrocompact.keepRecentTurns),
         }),
       ])
       .default(DEFAULTS.timeBasedMicrocompact),
@@ -96,27 +96,27 @@ function buildCompactorSettingsSchema() {
     keep: z
       .object({
         /** Recent responses kept verbatim after the summary. */
-        turns: count.default(3),
+        turns: count.default(DEFAULTS.keep.turns),
         /** … within this fraction of the threshold. */
-        tokenRatio: fraction.default(0.25),
+        tokenRatio: fraction.default(DEFAULTS.keep.tokenRatio),
       })
       .default(DEFAULTS.keep),
     recentFiles: z
       .object({
-        maxFiles: count.default(5),
-        maxCharsPerFile: count.default(20_000),
-        maxTotalChars: count.default(100_000),
+        maxFiles: count.default(DEFAULTS.recentFiles.maxFiles),
+        maxCharsPerFile: count.default(DEFAULTS.recentFiles.maxCharsPerFile),
+        maxTotalChars: count.default(DEFAULTS.recentFiles.maxTotalChars),
         /** At most this fraction of the threshold goes to re-attached files. */
-        thresholdRatio: fraction.default(0.15),
-        readToolName: z.string().default("Read"),
+        thresholdRatio: fraction.default(DEFAULTS.recentFiles.thresholdRatio),
+        readToolName: z.string().default(DEFAULTS.recentFiles.readToolName),
       })
       .default(DEFAULTS.recentFiles),
     summary: z
       .object({
         model: z.string().optional(),
-        maxOutputTokens: z.number().int().positive().default(20_000),
-        maxToolResultChars: z.number().int().positive().default(20_000),
-        maxPromptTooLongRetries: count.default(3),
+        maxOutputTokens: z.number().int().positive().default(DEFAULTS.summary.maxOutputTokens),
+        maxToolResultChars: z.number().int().positive().default(DEFAULTS.summary.maxToolResultChars),
+        maxPromptTooLongRetries: count.default(DEFAULTS.summary.maxPromptTooLongRetries),
       })
       .default(DEFAULTS.summary),
     /** Auto-compaction failures in a row that trip the breaker. */
