@@ -26,7 +26,7 @@ import { processCpuMs, processSyscalls } from "./process-stats.ts";
 import { median, percentile, report } from "./report.ts";
 import { trpcCall } from "./trpc-call.ts";
 import { BrowserTabs, type TabsStatus } from "./browser-tabs.ts";
-import { deltaSegment, pacing, TimedSim } from "./timed-sim.ts";
+import { deltaLatencies, deltaSegment, pacing, TimedSim } from "./timed-sim.ts";
 
 const DELTAS_PER_SESSION = 120;
 const DELTA_INTERVAL_MS = 10; // ~100 deltas/s per session, a fast model
@@ -161,16 +161,7 @@ async function latencyRound(
     received = await tabs.take();
   }
   const emitted = await sim.takeEmitted();
-  const latencies: number[] = [];
-  // Where the tail is: the first tenth of each session's deltas (while the other sessions still start) or the rest.
-  const early: number[] = [];
-  const rest: number[] = [];
-  for (const [id, at] of received) {
-    const sent = emitted.get(id);
-    if (sent === undefined) continue;
-    latencies.push(at - sent);
-    (Number(id.slice(5)) % DELTAS_PER_SESSION < DELTAS_PER_SESSION / 10 ? early : rest).push(at - sent);
-  }
+  const { latencies, early, rest } = deltaLatencies(received, emitted, DELTAS_PER_SESSION);
   if (latencies.length < expected * 0.99) throw new Error(`only ${latencies.length} of ${expected} deltas were seen leaving the simulator`);
   console.log(
     `# ${sessions} sessions over 2 nodes: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms; p99 of each session's first tenth ${percentile(early, 99).toFixed(1)} ms, of the rest ${percentile(rest, 99).toFixed(1)} ms (load average ${loadavg()[0]!.toFixed(2)})`,

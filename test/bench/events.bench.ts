@@ -20,7 +20,7 @@ import { processCpuMs, processSyscalls } from "./process-stats.ts";
 import { median, percentile, report } from "./report.ts";
 import { trpcCall } from "./trpc-call.ts";
 import { BrowserTabs } from "./browser-tabs.ts";
-import { deltaSegment, pacing, TimedSim } from "./timed-sim.ts";
+import { deltaLatencies, deltaNumber, deltaSegment, pacing, TimedSim } from "./timed-sim.ts";
 
 const DELTAS_PER_SESSION = 120;
 const DELTA_INTERVAL_MS = 10; // ~100 deltas/s per session, a fast model
@@ -119,16 +119,7 @@ async function streamingRound(
     const serverSyscalls = (await processSyscalls(server.child.pid)) - syscallsBefore;
     received = await tabs.take();
     const emitted = await sim.takeEmitted();
-    const latencies: number[] = [];
-    // Where the tail is: the first tenth of each session's deltas (while the other sessions still start) or the rest.
-    const early: number[] = [];
-    const rest: number[] = [];
-    for (const [id, at] of received) {
-      const sent = emitted.get(id);
-      if (sent === undefined) continue;
-      latencies.push(at - sent);
-      (Number(id.slice(5)) % DELTAS_PER_SESSION < DELTAS_PER_SESSION / 10 ? early : rest).push(at - sent);
-    }
+    const { latencies, early, rest } = deltaLatencies(received, emitted, DELTAS_PER_SESSION);
     describeSlowest(latencies, received, emitted);
     console.log(`# ${pacing(emitted, DELTAS_PER_SESSION)}`);
     if (latencies.length < expected * 0.99) throw new Error(`only ${latencies.length} of ${expected} deltas were seen leaving the simulator`);
@@ -153,7 +144,7 @@ function describeSlowest(latencies: number[], received: ReadonlyMap<string, numb
     if (sent === undefined || at - sent < threshold) continue;
     const bin = Math.floor((sent - start) / 100) * 100;
     byTime.set(bin, (byTime.get(bin) ?? 0) + 1);
-    const index = Math.floor((Number(id.slice(5)) % DELTAS_PER_SESSION) / 10) * 10;
+    const index = Math.floor((deltaNumber(id) % DELTAS_PER_SESSION) / 10) * 10;
     byIndex.set(index, (byIndex.get(index) ?? 0) + 1);
   }
   const last = Math.max(...emitted.values()) - start;

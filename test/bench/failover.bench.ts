@@ -10,6 +10,7 @@ import { startPrivatePostgres, startPrivateRedis } from "@cairn/api/distributed-
 import { startModelSim } from "@cairn/model-sim";
 import { startApiNode, type ApiNodeProcess } from "../support/api-node-process.ts";
 import { median, report } from "./report.ts";
+import { trpcCall } from "./trpc-call.ts";
 
 const ROUNDS = 3;
 
@@ -34,15 +35,15 @@ export default async function run(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       sim.setScenario({ turns: [{ content: [{ type: "text", text: "a slow answer ".repeat(2_000) }], chunkDelayMs: 20 }] });
       const nodeA = await start(`bench-a${round}`);
-      const { sessionId } = await call<{ sessionId: string }>(nodeA, "session.create", {});
-      await call(nodeA, "session.send", { sessionId, prompt: "Answer slowly" });
+      const { sessionId } = await trpcCall<{ sessionId: string }>(nodeA, "session.create", {});
+      await trpcCall(nodeA, "session.send", { sessionId, prompt: "Answer slowly" });
       await until(async () => {
-        const snapshot = await call<Snapshot>(nodeA, "session.get", { sessionId }, "GET");
+        const snapshot = await trpcCall<Snapshot>(nodeA, "session.get", { sessionId }, "GET");
         return snapshot.running && snapshot.streamingFromSeq !== null;
       });
       const killedAt = performance.now();
       await nodeA.kill();
-      const snapshot = await call<Snapshot>(nodeB, "session.get", { sessionId }, "GET");
+      const snapshot = await trpcCall<Snapshot>(nodeB, "session.get", { sessionId }, "GET");
       takeovers.push(performance.now() - killedAt);
       if (snapshot.running || snapshot.messages.length < 2)
         throw new Error(`node B's snapshot after the takeover is not the recovered session: ${JSON.stringify(snapshot)}`);
@@ -55,19 +56,6 @@ export default async function run(): Promise<void> {
     await Promise.all([database.stop(), redis.stop()]);
     await rm(parent, { recursive: true, force: true });
   }
-}
-
-/** One tRPC call over HTTP (no transformer): a mutation is a POST of the input, a query a GET with it in the URL. */
-async function call<T = unknown>(node: ApiNodeProcess, path: string, input: object, method: "GET" | "POST" = "POST"): Promise<T> {
-  const url = method === "GET" ? `${node.url}/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}` : `${node.url}/api/trpc/${path}`;
-  const response = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${node.token}`, "content-type": "application/json" },
-    ...(method === "POST" ? { body: JSON.stringify(input) } : {}),
-  });
-  const body = (await response.json()) as { result?: { data: T }; error?: unknown };
-  if (!response.ok || !body.result) throw new Error(`${path} on ${node.nodeId}: ${response.status} ${JSON.stringify(body.error)}`);
-  return body.result.data;
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {

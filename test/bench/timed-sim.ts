@@ -1,5 +1,6 @@
 import type { SimReply, SimRequest } from "./events-sim.bench-child.ts";
 import { IpcChild } from "./ipc-child.ts";
+import { percentile } from "./report.ts";
 
 /** The id each scripted delta carries (16 characters with its padding): `S<round>D<number>------`. */
 export const DELTA_ID = /S\d{3}D\d{5}/g;
@@ -7,6 +8,33 @@ export const DELTA_ID = /S\d{3}D\d{5}/g;
 /** One 16-character delta text whose id is unique over a bench run (`textChunkSize: 16` makes it one delta). */
 export function deltaSegment(round: number, index: number): string {
   return `S${String(round % 1000).padStart(3, "0")}D${String(index).padStart(5, "0")}------`;
+}
+
+/** A delta id's number (`deltaSegment`'s index): the session times the deltas per session, plus the delta's place in it. */
+export function deltaNumber(id: string): number {
+  return Number(id.slice(5));
+}
+
+/**
+ * The latency of each delta seen both leaving the simulator and at a tab (`perSession` deltas a session, ids numbered
+ * session by session), and the same split by where the tail is: the first tenth of each session's deltas (while the
+ * other sessions still start) or the rest.
+ */
+export function deltaLatencies(
+  received: ReadonlyMap<string, number>,
+  emitted: ReadonlyMap<string, number>,
+  perSession: number,
+): { latencies: number[]; early: number[]; rest: number[] } {
+  const latencies: number[] = [];
+  const early: number[] = [];
+  const rest: number[] = [];
+  for (const [id, at] of received) {
+    const sent = emitted.get(id);
+    if (sent === undefined) continue;
+    latencies.push(at - sent);
+    (deltaNumber(id) % perSession < perSession / 10 ? early : rest).push(at - sent);
+  }
+  return { latencies, early, rest };
 }
 
 /** CLOCK_MONOTONIC in milliseconds: one clock for every process on the machine. */
@@ -62,7 +90,7 @@ export class TimedSim {
 export function pacing(emitted: ReadonlyMap<string, number>, perSession: number): string {
   const times = new Map<number, number[]>();
   for (const [id, at] of emitted) {
-    const session = Math.floor(Number(id.slice(5)) / perSession);
+    const session = Math.floor(deltaNumber(id) / perSession);
     let list = times.get(session);
     if (!list) times.set(session, (list = []));
     list.push(at);
@@ -72,7 +100,6 @@ export function pacing(emitted: ReadonlyMap<string, number>, perSession: number)
     list.sort((left, right) => left - right);
     for (let index = 1; index < list.length; index++) gaps.push(list[index]! - list[index - 1]!);
   }
-  gaps.sort((left, right) => left - right);
-  const at = (p: number) => (gaps[Math.min(gaps.length - 1, Math.floor((gaps.length * p) / 100))] ?? Number.NaN).toFixed(1);
+  const at = (p: number) => (gaps.length === 0 ? Number.NaN : percentile(gaps, p)).toFixed(1);
   return `simulator pacing: gap between a session's deltas median ${at(50)} ms, p99 ${at(99)} ms`;
 }
