@@ -45,6 +45,11 @@ export class BrowserTabs {
     return new Map(reply.kind === "taken" ? reply.entries : []);
   }
 
+  /** The process's id (for its CPU time). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   close(): Promise<void> {
     return this.child.close();
   }

@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { startPrivatePostgres, startPrivateRedis } from "@cairn/api/distributed-testing";
 import { Redis } from "ioredis";
 import { startServeProcess, type ServeProcess } from "../support/serve-process.ts";
-import { processCpuMs, processSyscalls } from "./process-stats.ts";
+import { machineCpuTicks, processCpuMs, processSyscalls } from "./process-stats.ts";
 import { median, percentile, report } from "./report.ts";
 import { trpcCall } from "./trpc-call.ts";
 import { BrowserTabs, type TabsStatus } from "./browser-tabs.ts";
@@ -66,6 +66,9 @@ export default async function run(): Promise<void> {
       // Both nodes over the whole round: the sessions' creation and warm-up prompts included.
       report(`${prefix}nodes_cpu_per_delta_at_${sessions}`, cpu / latencies.length, "ms");
       report(`${prefix}nodes_streaming_cpu_per_delta_at_${sessions}`, streaming.cpuMs / latencies.length, "ms");
+      report(`${prefix}harness_streaming_cpu_per_delta_at_${sessions}`, streaming.harnessCpuMs / latencies.length, "ms");
+      // How much of the machine's cores were in use while the deltas streamed (nodes, harness, Redis, PostgreSQL, all).
+      report(`${prefix}machine_busy_while_streaming_at_${sessions}`, (streaming.machine.busy / streaming.machine.total) * 100, "%");
       report(`${prefix}nodes_syscalls_per_delta_at_${sessions}`, streaming.syscalls / latencies.length, "syscalls");
       report(`${prefix}redis_commands_per_delta_at_${sessions}`, streaming.redisCommands / latencies.length, "commands");
       report(`${prefix}redis_cpu_per_delta_at_${sessions}`, (streaming.redisCpuMs * 1000) / latencies.length, "us");
@@ -93,7 +96,16 @@ export default async function run(): Promise<void> {
   }
 }
 
-type Counts = { cpuMs: number; syscalls: number; redisCommands: number; redisCpuMs: number; byCommand: Map<string, number> };
+type Counts = {
+  cpuMs: number;
+  /** The simulator's and the tabs' processes (the harness, sharing the machine with the nodes). */
+  harnessCpuMs: number;
+  machine: { busy: number; total: number };
+  syscalls: number;
+  redisCommands: number;
+  redisCpuMs: number;
+  byCommand: Map<string, number>;
+};
 
 async function latencyRound(
   nodes: ServeProcess[],
@@ -104,13 +116,17 @@ async function latencyRound(
   redisStats: () => Promise<RedisStats>,
 ): Promise<{ latencies: number[]; streaming: Counts }> {
   const counts = async (): Promise<Counts> => {
-    const [cpu, syscalls, redis] = await Promise.all([
+    const [cpu, harness, machine, syscalls, redis] = await Promise.all([
       Promise.all(nodes.map(cpuMs)),
+      Promise.all([sim.pid, tabs.pid].map(processCpuMs)),
+      machineCpuTicks(),
       Promise.all(nodes.map((node) => processSyscalls(node.child.pid))),
       redisStats(),
     ]);
     return {
       cpuMs: cpu.reduce((sum, value) => sum + value, 0),
+      harnessCpuMs: harness.reduce((sum, value) => sum + value, 0),
+      machine,
       syscalls: syscalls.reduce((sum, value) => sum + value, 0),
       redisCommands: redis.commands,
       redisCpuMs: redis.cpuMs,
@@ -149,6 +165,8 @@ async function latencyRound(
     // The counting itself (one INFO) is one of the commands.
     streaming = {
       cpuMs: after.cpuMs - before.cpuMs,
+      harnessCpuMs: after.harnessCpuMs - before.harnessCpuMs,
+      machine: { busy: after.machine.busy - before.machine.busy, total: after.machine.total - before.machine.total },
       syscalls: after.syscalls - before.syscalls,
       redisCommands: after.redisCommands - before.redisCommands - 1,
       redisCpuMs: after.redisCpuMs - before.redisCpuMs,

@@ -22,6 +22,11 @@ export class IpcChild<Request, Reply> {
     });
   }
 
+  /** The child's process id (for its CPU time). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** The child's next message (one it sends unasked, as a `ready`). */
   next(): Promise<Reply> {
     return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));

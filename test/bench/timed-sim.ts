@@ -73,6 +73,11 @@ export class TimedSim {
     return new Map(reply.kind === "emitted" ? reply.entries : []);
   }
 
+  /** The process's id (for its CPU time). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   close(): Promise<void> {
     return this.child.close();
   }
