@@ -2,15 +2,15 @@
 // whole-process wall and CPU time, and the client's per-turn overhead (end of a response to the next request).
 // The reference, run in the same rounds: a bare SDK loop making the same 31 streamed requests (the
 // conversation growing by each call and its result) and the same file reads, with nothing else.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { startModelSim } from "@cairn/model-sim";
 import { cairnBin, repoRoot } from "../support/cli.ts";
 import { createTempDirs } from "../support/temp-dirs.ts";
+import { timedRun } from "./process-stats.ts";
 import { median, percentile, report } from "./report.ts";
 
 const TURNS = 30;
@@ -62,28 +62,6 @@ export default async function run(): Promise<void> {
     await sim.close();
     await temp.removeAll();
   }
-}
-
-/** Wall time, and user+system CPU of the process and its children, via bash's `times`. */
-function timedRun(args: string[], cwd: string, env: Record<string, string>): Promise<{ wallMs: number; cpuMs: number }> {
-  return new Promise((resolve, reject) => {
-    const quoted = [process.execPath, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
-    const started = performance.now();
-    const child = spawn("bash", ["-c", `${quoted} >/dev/null 2>'${join(tmpdir(), "cairn-bench-stderr")}'; code=$?; times; exit $code`], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", CAIRN_FROM_BUNDLE: "1", ...env },
-    });
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.on("close", (code) => {
-      const wallMs = performance.now() - started;
-      if (code !== 0) return reject(new Error(`${args.join(" ")} exited with ${code}`));
-      // `times` prints the shell's own times, then its children's: "0m0.812s 0m0.143s".
-      const lines = out.trim().split("\n");
-      const seconds = [...(lines.at(-1) ?? "").matchAll(/(\d+)m([\d.]+)s/g)].map((match) => Number(match[1]) * 60 + Number(match[2]));
-      resolve({ wallMs, cpuMs: ((seconds[0] ?? 0) + (seconds[1] ?? 0)) * 1000 });
-    });
-  });
 }
 
 /** From the newest transcript: time from each response's end to the next request's start. */

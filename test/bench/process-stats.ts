@@ -1,4 +1,7 @@
+import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** User + system CPU time of a process (all its threads), from /proc (clock ticks of 10 ms). */
 export async function processCpuMs(pid: number | undefined): Promise<number> {
@@ -27,4 +30,31 @@ export async function machineCpuTicks(): Promise<{ busy: number; total: number }
   // user nice system idle iowait irq softirq steal (guest time is counted in user already)
   const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
   return { busy: total - fields[3]! - fields[4]!, total };
+}
+
+/** Wall time, and user+system CPU of the process and its children, via bash's `times` (its stderr to `stderrFile` in the temp dir). */
+export function timedRun(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  stderrFile = "cairn-bench-stderr",
+): Promise<{ wallMs: number; cpuMs: number }> {
+  return new Promise((resolve, reject) => {
+    const quoted = [process.execPath, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
+    const started = performance.now();
+    const child = spawn("bash", ["-c", `${quoted} >/dev/null 2>'${join(tmpdir(), stderrFile)}'; code=$?; times; exit $code`], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", CAIRN_FROM_BUNDLE: "1", ...env },
+    });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.on("close", (code) => {
+      const wallMs = performance.now() - started;
+      if (code !== 0) return reject(new Error(`${args.join(" ")} exited with ${code}`));
+      // `times` prints the shell's own times, then its children's: "0m0.812s 0m0.143s".
+      const lines = out.trim().split("\n");
+      const seconds = [...(lines.at(-1) ?? "").matchAll(/(\d+)m([\d.]+)s/g)].map((match) => Number(match[1]) * 60 + Number(match[2]));
+      resolve({ wallMs, cpuMs: ((seconds[0] ?? 0) + (seconds[1] ?? 0)) * 1000 });
+    });
+  });
 }

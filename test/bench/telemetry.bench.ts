@@ -1,15 +1,15 @@
 // Telemetry on versus off on the 30-turn headless session (`cairn -p`, each turn one Read) against
 // model-sim: whole-process wall and CPU time of the built bundle, exporting over OTLP/HTTP (protobuf)
 // to a local receiver that accepts everything. Target: on is at most 5 % slower.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startModelSim } from "@cairn/model-sim";
 import { cairnBin, repoRoot } from "../support/cli.ts";
 import { createTempDirs } from "../support/temp-dirs.ts";
+import { timedRun } from "./process-stats.ts";
 import { median, report } from "./report.ts";
 
 const TURNS = 30;
@@ -52,9 +52,9 @@ export default async function run(): Promise<void> {
     // A warm-up round, then measured rounds with the two settings interleaved.
     for (let round = 0; round <= ROUNDS; round++) {
       sim.setScenario(script);
-      const plain = await timedRun([cairnBin, "-p", "read it 30 times", "--output-format", "json"], workspace, base);
+      const plain = await timedRun([cairnBin, "-p", "read it 30 times", "--output-format", "json"], workspace, base, "cairn-bench-otel-stderr");
       sim.setScenario(script);
-      const exported = await timedRun([cairnBin, "-p", "read it 30 times", "--output-format", "json"], workspace, telemetry);
+      const exported = await timedRun([cairnBin, "-p", "read it 30 times", "--output-format", "json"], workspace, telemetry, "cairn-bench-otel-stderr");
       if (round === 0) continue;
       off.push(plain);
       on.push(exported);
@@ -73,25 +73,4 @@ export default async function run(): Promise<void> {
     await new Promise((resolve) => receiver.close(resolve));
     await temp.removeAll();
   }
-}
-
-/** Wall time, and user+system CPU of the process and its children, via bash's `times`. */
-function timedRun(args: string[], cwd: string, env: Record<string, string>): Promise<{ wallMs: number; cpuMs: number }> {
-  return new Promise((resolve, reject) => {
-    const quoted = [process.execPath, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
-    const started = performance.now();
-    const child = spawn("bash", ["-c", `${quoted} >/dev/null 2>'${join(tmpdir(), "cairn-bench-otel-stderr")}'; code=$?; times; exit $code`], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", CAIRN_FROM_BUNDLE: "1", ...env },
-    });
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.on("close", (code) => {
-      const wallMs = performance.now() - started;
-      if (code !== 0) return reject(new Error(`${args.join(" ")} exited with ${code}`));
-      const lines = out.trim().split("\n");
-      const seconds = [...(lines.at(-1) ?? "").matchAll(/(\d+)m([\d.]+)s/g)].map((match) => Number(match[1]) * 60 + Number(match[2]));
-      resolve({ wallMs, cpuMs: ((seconds[0] ?? 0) + (seconds[1] ?? 0)) * 1000 });
-    });
-  });
 }
