@@ -9,7 +9,8 @@
 // deltas the simulator's text chunks delivered. The load average is printed with the figures: on a busy machine they
 // measure the machine. Counts that do not depend on the load come with them: the nodes' CPU and read/write system calls
 // per delta while the deltas stream (from the prompts that start them to the last one received), Redis commands per
-// delta, and Redis's own CPU per delta (it shares the cores with the nodes). CAIRN_BENCH_DIST_CPU_PROF=<dir> has each
+// delta, Redis's own CPU per delta (it shares the cores with the nodes), the simulator's and the tabs' CPU per delta,
+// and how busy the whole machine was meanwhile (close to 100 %, a delta's latency is mostly its wait for a core). CAIRN_BENCH_DIST_CPU_PROF=<dir> has each
 // node write a CPU profile there when it stops (with the CLOCK_MONOTONIC microseconds each round's deltas streamed
 // between, to cut the profile to them). CAIRN_BENCH_DIST_ROUNDS=100 runs only those latency rounds and no throughput
 // round, for an A/B or a profile of one round. CAIRN_BENCH_DIST_NODE_FLAGS: more flags for the nodes' node (e.g. V8
@@ -66,7 +67,8 @@ export default async function run(): Promise<void> {
       // Both nodes over the whole round: the sessions' creation and warm-up prompts included.
       report(`${prefix}nodes_cpu_per_delta_at_${sessions}`, cpu / latencies.length, "ms");
       report(`${prefix}nodes_streaming_cpu_per_delta_at_${sessions}`, streaming.cpuMs / latencies.length, "ms");
-      report(`${prefix}harness_streaming_cpu_per_delta_at_${sessions}`, streaming.harnessCpuMs / latencies.length, "ms");
+      report(`${prefix}simulator_streaming_cpu_per_delta_at_${sessions}`, streaming.simulatorCpuMs / latencies.length, "ms");
+      report(`${prefix}tabs_streaming_cpu_per_delta_at_${sessions}`, streaming.tabsCpuMs / latencies.length, "ms");
       // How much of the machine's cores were in use while the deltas streamed (nodes, harness, Redis, PostgreSQL, all).
       report(`${prefix}machine_busy_while_streaming_at_${sessions}`, (streaming.machine.busy / streaming.machine.total) * 100, "%");
       report(`${prefix}nodes_syscalls_per_delta_at_${sessions}`, streaming.syscalls / latencies.length, "syscalls");
@@ -99,7 +101,8 @@ export default async function run(): Promise<void> {
 type Counts = {
   cpuMs: number;
   /** The simulator's and the tabs' processes (the harness, sharing the machine with the nodes). */
-  harnessCpuMs: number;
+  simulatorCpuMs: number;
+  tabsCpuMs: number;
   machine: { busy: number; total: number };
   syscalls: number;
   redisCommands: number;
@@ -116,16 +119,18 @@ async function latencyRound(
   redisStats: () => Promise<RedisStats>,
 ): Promise<{ latencies: number[]; streaming: Counts }> {
   const counts = async (): Promise<Counts> => {
-    const [cpu, harness, machine, syscalls, redis] = await Promise.all([
+    const [cpu, simulatorCpuMs, tabsCpuMs, machine, syscalls, redis] = await Promise.all([
       Promise.all(nodes.map(cpuMs)),
-      Promise.all([sim.pid, tabs.pid].map(processCpuMs)),
+      processCpuMs(sim.pid),
+      processCpuMs(tabs.pid),
       machineCpuTicks(),
       Promise.all(nodes.map((node) => processSyscalls(node.child.pid))),
       redisStats(),
     ]);
     return {
       cpuMs: cpu.reduce((sum, value) => sum + value, 0),
-      harnessCpuMs: harness.reduce((sum, value) => sum + value, 0),
+      simulatorCpuMs,
+      tabsCpuMs,
       machine,
       syscalls: syscalls.reduce((sum, value) => sum + value, 0),
       redisCommands: redis.commands,
@@ -165,7 +170,8 @@ async function latencyRound(
     // The counting itself (one INFO) is one of the commands.
     streaming = {
       cpuMs: after.cpuMs - before.cpuMs,
-      harnessCpuMs: after.harnessCpuMs - before.harnessCpuMs,
+      simulatorCpuMs: after.simulatorCpuMs - before.simulatorCpuMs,
+      tabsCpuMs: after.tabsCpuMs - before.tabsCpuMs,
       machine: { busy: after.machine.busy - before.machine.busy, total: after.machine.total - before.machine.total },
       syscalls: after.syscalls - before.syscalls,
       redisCommands: after.redisCommands - before.redisCommands - 1,
