@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { WorkspaceError } from "@cairn/core/workspace";
 import type { ExecOptions, Workspace } from "@cairn/core/workspace";
@@ -8,6 +8,7 @@ import { SandboxedLauncher, UnsandboxedLauncher, shellQuote, type ShellLauncher 
 import { ShellSession } from "./exec/shell-session.ts";
 import { PathConfiner } from "./fs/confine.ts";
 import { FileOps } from "./fs/file-ops.ts";
+import { makePrivateDirectory } from "./process/private-directories.ts";
 import { watchTree } from "./fs/watch-tree.ts";
 import { createWorkspaceGit, type GitRepository } from "./git/git-repository.ts";
 import { buildFilesystemPolicy } from "./sandbox/policy.ts";
@@ -35,7 +36,7 @@ export async function createLocalWorkspace(options: LocalWorkspaceOptions, worke
   const files = new FileOps(confiner, (paths) => processSandboxHost.placeholdersAmong(paths));
   const ripgrep = settings.forceJsSearch === true ? undefined : await findRipgrep(workerEnv.path);
 
-  const privateDirectory = await mkdtemp(join(settings.temporaryDirectory ?? workerEnv.tmpDir, "cairn-ws-"));
+  const privateDirectory = await makePrivateDirectory(settings.temporaryDirectory ?? workerEnv.tmpDir, "cairn-ws");
   await chmod(privateDirectory, 0o700);
   const home = join(privateDirectory, "home");
   const temporary = join(privateDirectory, "tmp");

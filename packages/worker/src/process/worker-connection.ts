@@ -1,11 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { WorkspaceError } from "@cairn/core/workspace";
 import type { LocalWorkspaceOptions } from "../settings.ts";
 import { type CallHandlers, PendingCalls } from "./pending-calls.ts";
+import { makePrivateDirectorySync } from "./private-directories.ts";
 import { childMessageSchema, decodeLine, encodeLine, type MethodName, type MethodParams, type ParentMessage } from "./protocol.ts";
 
 export type ConnectionOptions = { script: string; cwd: string; env: Record<string, string>; options: LocalWorkspaceOptions; temporaryRoot: string };
@@ -22,8 +21,9 @@ export class WorkerConnection {
   private used = false;
 
   constructor(options: ConnectionOptions) {
-    // The child's private directories go in one of ours, so they are removed even when it is killed.
-    const temporaryDirectory = mkdtempSync(join(options.temporaryRoot, "cairn-worker-"));
+    // The child's private directories go in one of ours, so they are removed even when it is killed (and when this
+    // process is killed too, by the next one to make such a directory: see private-directories.ts).
+    const temporaryDirectory = makePrivateDirectorySync(options.temporaryRoot, "cairn-worker");
     // Node runs the tsx loader in bin/worker.js; cwd is the workspace root (the sandbox scans it for files to protect).
     this.child = spawn(process.execPath, [options.script], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
     this.child.stdin.on("error", () => undefined);

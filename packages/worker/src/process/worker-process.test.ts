@@ -1,5 +1,8 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { OutputChunk, WatchEvent } from "@cairn/core";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { execOptions, makeFixture, processesWithArgv, uniqueSleep, type Fixture } from "../testing/fixture.ts";
@@ -85,6 +88,39 @@ describe("the workspace in a worker process", { timeout: 120_000 }, () => {
     expect(await readdir(temporaryDirectory)).toHaveLength(1);
     await workspace.dispose();
     expect(await readdir(temporaryDirectory)).toEqual([]);
+  });
+
+  it("leaves nothing of a server killed with its worker: the next one to start a worker there removes its directory", async () => {
+    const shared = join(fixture.base, "shared-tmp");
+    await mkdir(shared);
+    const client = fileURLToPath(new URL("./worker-client.ts", import.meta.url));
+    const options = { root: fixture.root, sandbox: { enabled: false }, temporaryDirectory: shared };
+    const script = [
+      `const { createWorkerProcessWorkspace } = await import(${JSON.stringify(client)});`,
+      `const workspace = await createWorkerProcessWorkspace(${JSON.stringify(options)});`,
+      "await workspace.stat('.');",
+      "process.stdout.write('ready\\n');",
+      "setInterval(() => undefined, 1_000);",
+    ].join("\n");
+    const server = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve, reject) => {
+      server.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());
+      server.once("exit", (code) => reject(new Error(`the server exited (${code}) before its worker was ready`)));
+    });
+    const left = await readdir(shared);
+    expect(left).toEqual([expect.stringMatching(new RegExp(`^cairn-worker-[0-9a-f]{8}-${server.pid}\\.\\d+-`))]);
+    server.kill("SIGKILL");
+    await once(server, "exit");
+    // Killed, it could not remove its worker's directory.
+    expect(await readdir(shared)).toEqual(left);
+    const next = await createWorkerProcessWorkspace(options);
+    try {
+      await vi.waitFor(async () => expect((await readdir(shared)).filter((name) => left.includes(name))).toEqual([]), { timeout: 15_000 });
+      // Only the new worker's own directory is there.
+      expect(await readdir(shared)).toEqual([expect.stringMatching(new RegExp(`^cairn-worker-[0-9a-f]{8}-${process.pid}\\.`))]);
+    } finally {
+      await next.dispose();
+    }
   });
 
   it("ends a worker no call reached at dispose (killed, not awaited), leaving no process and no directory behind", async () => {

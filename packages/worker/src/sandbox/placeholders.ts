@@ -3,6 +3,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync,
 import { join } from "node:path";
 import { z } from "zod";
 import { WorkspaceError } from "@cairn/core/workspace";
+import { processStartTime } from "../process/process-start.ts";
 
 // Built at the first read of the state (z.lazy), not whenever the sandbox host's module loads (every `cairn -p` start).
 const stateSchema = z.lazy(() =>
@@ -35,7 +36,6 @@ export type PlaceholderLease = { release: () => Promise<void> };
 export class WorkspacePlaceholders {
   private readonly directory: string;
   private readonly stateFile: string;
-  private ownStart: string | undefined;
 
   constructor(stateDirectory: string) {
     this.directory = stateDirectory;
@@ -48,7 +48,7 @@ export class WorkspacePlaceholders {
     const id = randomBytes(12).toString("hex");
     try {
       await this.update((state) => {
-        state.leases.push({ id, pid: process.pid, started: this.startedOf(process.pid) ?? "", paths: [...paths] });
+        state.leases.push({ id, pid: process.pid, started: processStartTime(process.pid) ?? "", paths: [...paths] });
         for (const path of paths) {
           if (makeDirectory(path)) state.made.push({ path, identity: identityOf(path) });
         }
@@ -140,24 +140,7 @@ export class WorkspacePlaceholders {
 
   /** Held by a process still running (this one included, until it releases). */
   private isLive(lease: PlaceholderState["leases"][number]): boolean {
-    return lease.started !== "" && this.startedOf(lease.pid) === lease.started;
-  }
-
-  /** A process's start time (field 22 of /proc/<pid>/stat), which tells it from a later process given the same pid. */
-  private startedOf(pid: number): string | undefined {
-    if (pid === process.pid && this.ownStart !== undefined) return this.ownStart;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    } catch {
-      return undefined;
-    }
-    const started = stat
-      .slice(stat.lastIndexOf(")") + 2)
-      .split(" ")
-      .at(19);
-    if (pid === process.pid) this.ownStart = started;
-    return started;
+    return lease.started !== "" && processStartTime(lease.pid) === lease.started;
   }
 
   /** The state directory is this user's alone: another user's (or a link) would let them steer what is removed. */

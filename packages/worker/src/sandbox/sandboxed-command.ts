@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
+import { chmod, mkdir, realpath, rm } from "node:fs/promises";
 import { dirname, isAbsolute, join, sep } from "node:path";
 import { z } from "zod";
 import { WorkspaceError } from "@cairn/core/workspace";
 import { readWorkerEnv, type WorkerEnv } from "../env.ts";
 import { shellQuote } from "../exec/shell-launcher.ts";
 import { PathConfiner } from "../fs/confine.ts";
+import { makePrivateDirectory } from "../process/private-directories.ts";
 import { sandboxSettingsSchema } from "../settings.ts";
 import { buildFilesystemPolicy } from "./policy.ts";
 import { processSandboxHost, sandboxRuntimeVendorDirectory } from "./sandbox-host.ts";
@@ -64,8 +65,7 @@ export async function createSandboxedCommand(options: SandboxedCommandOptions, w
   if (!confiner.roots.some((root) => cwd === root || cwd.startsWith(root + sep))) {
     throw new WorkspaceError("outside_workspace", `The working directory ${settings.cwd ?? cwd} is outside the workspace`, { path: settings.cwd ?? cwd });
   }
-  const label = (settings.label ?? "cmd").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40) || "cmd";
-  const privateDirectory = await mkdtemp(join(settings.temporaryDirectory ?? workerEnv.tmpDir, `cairn-${label}-`));
+  const privateDirectory = await makePrivateDirectory(settings.temporaryDirectory ?? workerEnv.tmpDir, "cairn-cmd", settings.label);
   const removePrivate = () => rm(privateDirectory, { recursive: true, force: true });
   const home = join(privateDirectory, "home");
   const tmpDir = join(privateDirectory, "tmp");

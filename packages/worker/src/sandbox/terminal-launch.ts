@@ -1,10 +1,11 @@
-import { chmod, mkdir, mkdtemp, rm, stat } from "node:fs/promises";
+import { chmod, mkdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { WorkspaceError } from "@cairn/core/workspace";
 import { readWorkerEnv, type WorkerEnv } from "../env.ts";
 import { shellQuote } from "../exec/shell-launcher.ts";
 import { PathConfiner } from "../fs/confine.ts";
+import { makePrivateDirectory } from "../process/private-directories.ts";
 import { localWorkspaceOptionsSchema, type LocalWorkspaceOptions } from "../settings.ts";
 import { buildFilesystemPolicy } from "./policy.ts";
 import { processSandboxHost, sandboxRuntimeVendorDirectory } from "./sandbox-host.ts";
@@ -39,7 +40,7 @@ export async function prepareTerminalLaunch(
   const confiner = await PathConfiner.create(settings.root, settings.additionalDirectories);
   const cwd = launchOptions.cwd === undefined ? confiner.root : await confiner.resolve(launchOptions.cwd);
   if (!(await stat(cwd)).isDirectory()) throw new WorkspaceError("not_directory", `${launchOptions.cwd ?? cwd} is not a directory`, { path: cwd });
-  const privateDirectory = await mkdtemp(join(settings.temporaryDirectory ?? workerEnv.tmpDir, "cairn-term-"));
+  const privateDirectory = await makePrivateDirectory(settings.temporaryDirectory ?? workerEnv.tmpDir, "cairn-term");
   await chmod(privateDirectory, 0o700);
   const home = join(privateDirectory, "home");
   const temporary = join(privateDirectory, "tmp");
