@@ -59,6 +59,14 @@ describe("private directories", () => {
     }
   });
 
+  it("removes nothing where no process's start time can be read (no /proc): every directory would look stale", async () => {
+    const made = basename(await makePrivateDirectory(root, "cairn-ws"));
+    const host = made.split("-")[2];
+    await mkdir(join(root, `cairn-ws-${host}-4194304.100-aaaaaa`));
+    expect(await removeStalePrivateDirectories(root, "cairn-ws", () => undefined)).toEqual([]);
+    expect(await readdir(root)).toHaveLength(2);
+  });
+
   it("keeps a label in the name (a sandboxed command's), and sweeps labelled ones like the rest", async () => {
     const made = basename(await makePrivateDirectory(root, "cairn-cmd", "mcp-every thing"));
     expect(made).toMatch(new RegExp(`^cairn-cmd-[0-9a-f]{8}-${process.pid}\\.\\d+-mcp-every_thing-[A-Za-z0-9]{6}$`));

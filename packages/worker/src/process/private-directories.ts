@@ -49,9 +49,16 @@ function sweepOnce(root: string, kind: PrivateDirectoryKind): void {
  * Removes the private directories under `root` that a killed process left: named by this host, owned by this user, a
  * directory (not a link), and made by a process that no longer runs (no process with that pid, or one started at
  * another time). Anything else is left alone: another user's, another host's, a live process's, or a name of
- * another shape (an older version's). Returns the names removed.
+ * another shape (an older version's); and everything where no process's start time can be read (no /proc). Returns
+ * the names removed.
  */
-export async function removeStalePrivateDirectories(root: string, kind: PrivateDirectoryKind): Promise<string[]> {
+export async function removeStalePrivateDirectories(
+  root: string,
+  kind: PrivateDirectoryKind,
+  startOf: (pid: number) => string | undefined = processStartTime,
+): Promise<string[]> {
+  // Without /proc (not Linux) no process's start can be read, and every directory would look like a dead one's.
+  if (startOf(process.pid) === undefined) return [];
   const pattern = new RegExp(`^${kind}-${HOST}-(\\d+)\\.(\\d+)-(?:[A-Za-z0-9_-]+-)?[A-Za-z0-9]{6}$`);
   const uid = process.getuid?.();
   const removed: string[] = [];
@@ -59,7 +66,7 @@ export async function removeStalePrivateDirectories(root: string, kind: PrivateD
     const match = pattern.exec(name);
     if (!match) continue;
     const [, pid, started] = match;
-    if (processStartTime(Number(pid)) === started) continue;
+    if (startOf(Number(pid)) === started) continue;
     const path = join(root, name);
     const info = await lstat(path).catch(() => undefined);
     if (!info?.isDirectory() || (uid !== undefined && info.uid !== uid)) continue;
