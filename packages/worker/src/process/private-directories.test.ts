@@ -75,6 +75,9 @@ describe("private directories", () => {
     await mkdir(join(root, stale));
     expect(await removeStalePrivateDirectories(root, "cairn-cmd")).toEqual([stale]);
     expect(await readdir(root)).toEqual([made]);
+    // An empty label is none (the name stays one the sweep knows).
+    const unlabelled = basename(await makePrivateDirectory(root, "cairn-cmd", ""));
+    expect(unlabelled).toMatch(new RegExp(`^cairn-cmd-[0-9a-f]{8}-${process.pid}\\.\\d+-[A-Za-z0-9]{6}$`));
   });
 
   it("sweeps the root in the background when a process makes its first directory there", async () => {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, lstat, readdir, rm } from "node:fs/promises";
 import { mkdtempSync } from "node:fs";
+import { lstat, mkdtemp, readdir, rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { processStartTime } from "./process-start.ts";
@@ -20,7 +20,8 @@ const HOST = createHash("sha256").update(hostname()).digest("hex").slice(0, 8);
  */
 function prefixOf(kind: PrivateDirectoryKind, label: string | undefined): string {
   // A label (what the directory is for: `mcp-everything`) only helps a person reading the temp dir.
-  const named = label === undefined ? "" : `${label.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40)}-`;
+  // An empty one is none: `…--XXXXXX` would not be a name the sweep knows.
+  const named = label ? `${label.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40)}-` : "";
   return `${kind}-${HOST}-${process.pid}.${processStartTime(process.pid) ?? "0"}-${named}`;
 }
 
