@@ -10,13 +10,13 @@
 // measure the machine. Counts that do not depend on the load come with them: the nodes' CPU and read/write system calls
 // per delta while the deltas stream (from the prompts that start them to the last one received), Redis commands per
 // delta, Redis's own CPU per delta (it shares the cores with the nodes), the simulator's and the tabs' CPU per delta,
-// and how busy the whole machine was meanwhile (close to 100 %, a delta's latency is mostly its wait for a core). CAIRN_BENCH_DIST_CPU_PROF=<dir> has each
-// node write a CPU profile there when it stops (with the CLOCK_MONOTONIC microseconds each round's deltas streamed
-// between, to cut the profile to them). CAIRN_BENCH_DIST_ROUNDS=100 runs only those latency rounds and no throughput
-// round, for an A/B or a profile of one round. CAIRN_BENCH_DIST_NODE_FLAGS: more flags for the nodes' node (e.g. V8
-// flags, for an A/B of them against the same build). With CAIRN_BENCH_DIST_BASELINE=<another build's bin/cairn.js> a second
-// pair of nodes runs that build over the same PostgreSQL and Redis, and each round runs on it first, then on this build
-// (figures `distributed.baseline_…`).
+// and how busy the whole machine was meanwhile (close to 100 %, a delta's latency is mostly its wait for a core).
+// CAIRN_BENCH_DIST_CPU_PROF=<dir> has each node write a CPU profile there when it stops (with the CLOCK_MONOTONIC
+// microseconds each round's deltas streamed between, to cut the profile to them). CAIRN_BENCH_DIST_ROUNDS=100 runs
+// only those latency rounds and no throughput round, for an A/B or a profile of one round.
+// CAIRN_BENCH_DIST_NODE_FLAGS: more flags for the nodes' node (e.g. V8 flags, for an A/B of them against the same
+// build). With CAIRN_BENCH_DIST_BASELINE=<another build's bin/cairn.js> a second pair of nodes runs that build over the
+// same PostgreSQL and Redis, and each round runs on it first, then on this build (figures `distributed.baseline_…`).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
