@@ -53,10 +53,25 @@ export default async function run(): Promise<void> {
   try {
     const nodeArgs = [...NODE_FLAGS, ...(PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [])];
     const start = (nodeId: string, bin?: string) =>
-      startServeProcess({ parent, nodeId, workspace, modelUrl: sim.url, databaseUrl: database.url, redisUrl: redis.url, nodeArgs, ...(bin ? { bin } : {}) });
+      startServeProcess({
+        parent,
+        nodeId,
+        workspace,
+        modelUrl: sim.url,
+        databaseUrl: database.url,
+        redisUrl: redis.url,
+        nodeArgs,
+        warmUp: true,
+        ...(bin ? { bin } : {}),
+      });
     if (BASELINE) pairs.push({ prefix: "distributed.baseline_", nodes: [await start("baseline-a", BASELINE), await start("baseline-b", BASELINE)] });
     pairs.push({ prefix: "distributed.", nodes: [await start("bench-a"), await start("bench-b")] });
     report("distributed.load_average_at_start", loadavg()[0]!, "load");
+    // Each node ran scratch sessions before it reported ready (`cairn serve`'s warm-up, on by default).
+    for (const { prefix, nodes } of pairs) {
+      const times = nodes.map(warmUpMs).filter((ms): ms is number => ms !== undefined);
+      if (times.length > 0) report(`${prefix}node_warm_up_ms`, median(times), "ms");
+    }
     let round = 0;
     const measured = async (prefix: string, nodes: ServeProcess[], sessions: number) => {
       const cpuBefore = await Promise.all(nodes.map(cpuMs));
@@ -251,6 +266,15 @@ function scriptedTurns(round: number, sessions: number, deltas: number, chunkDel
     content: [{ type: "text" as const, text: Array.from({ length: deltas }, (_, index) => deltaSegment(round, session * deltas + index)).join("") }],
     chunkDelayMs,
   }));
+}
+
+/** How long the node's warm-up took, from its "warmed up" log line (undefined: it ran none, as an older build). */
+function warmUpMs(node: ServeProcess): number | undefined {
+  for (const line of node.stderr().split("\n")) {
+    if (!line.includes('"warmed up"')) continue;
+    return (JSON.parse(line) as { elapsedMs: number }).elapsedMs;
+  }
+  return undefined;
 }
 
 function cpuMs(node: ServeProcess): Promise<number> {

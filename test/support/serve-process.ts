@@ -31,6 +31,13 @@ export type ServeProcessOptions = {
   bin?: string;
   /** Flags for the node process itself (before the script), e.g. `--cpu-prof`. */
   nodeArgs?: readonly string[];
+  /** `--port` (default 0: a free one, known once the node prints it). */
+  port?: number;
+  /**
+   * Let the node warm up before it reports ready, as `cairn serve` does by default (a few seconds of scratch
+   * sessions). Off unless asked for: the tests start many nodes and measure nothing that depends on it.
+   */
+  warmUp?: boolean;
 };
 
 export const SERVE_TOKEN = "distributed-test-token-0123456789";
@@ -42,7 +49,17 @@ export const SERVE_TOKEN = "distributed-test-token-0123456789";
 export async function startServeProcess(options: ServeProcessOptions): Promise<ServeProcess> {
   const home = join(options.parent, `node-${options.nodeId}`);
   await mkdir(home, { recursive: true });
-  const script = [options.bin ?? cairnBin, "serve", "--api-only", "--port", "0", "--workspace", options.workspace, "--node-id", options.nodeId];
+  const script = [
+    options.bin ?? cairnBin,
+    "serve",
+    "--api-only",
+    "--port",
+    String(options.port ?? 0),
+    "--workspace",
+    options.workspace,
+    "--node-id",
+    options.nodeId,
+  ];
   const args = [...(options.nodeArgs ?? []), ...script];
   if (options.databaseUrl) args.push("--database-url", options.databaseUrl);
   if (options.redisUrl) args.push("--redis-url", options.redisUrl);
@@ -57,6 +74,7 @@ export async function startServeProcess(options: ServeProcessOptions): Promise<S
       CAIRN_MODEL: "sim-model",
       CAIRN_TOKEN: SERVE_TOKEN,
       CAIRN_MAX_RETRIES: "1",
+      CAIRN_WARM_UP: options.warmUp ? "on" : "off",
       ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -36,6 +36,7 @@ const envVariables = {
   CAIRN_DATABASE_URL: () => z.string(),
   CAIRN_WORKER_URL: () => z.string(),
   CAIRN_NODE_ID: () => z.string(),
+  CAIRN_WARM_UP: () => z.string(),
   /** The shared secret between API nodes and `cairn worker --listen` hosts. */
   CAIRN_WORKER_TOKEN: () => z.string().min(16, "use at least 16 characters (e.g. `openssl rand -hex 32`)"),
 } satisfies Record<string, () => z.ZodType>;
@@ -83,7 +84,7 @@ export type CliEnv = {
   /** CAIRN_DEV=1: `cairn` runs from its TypeScript sources, not its bundle. */
   dev: boolean;
   /** Distributed mode as the environment gives it (`CAIRN_REDIS_URL`, `CAIRN_DATABASE_URL`, `CAIRN_WORKER_URL`, `CAIRN_NODE_ID`). */
-  distributed: { redisUrl: string | undefined; databaseUrl: string | undefined; workerUrls: string[]; nodeId: string | undefined };
+  distributed: { redisUrl: string | undefined; databaseUrl: string | undefined; workerUrls: string[]; nodeId: string | undefined; warmUp: string | undefined };
 };
 
 export function readEnv(source: Record<string, string | undefined> = process.env): CliEnv {
@@ -117,6 +118,7 @@ export function readEnv(source: Record<string, string | undefined> = process.env
       databaseUrl: env.CAIRN_DATABASE_URL,
       workerUrls: env.CAIRN_WORKER_URL === undefined ? [] : [env.CAIRN_WORKER_URL],
       nodeId: env.CAIRN_NODE_ID,
+      warmUp: env.CAIRN_WARM_UP,
     },
   };
 }

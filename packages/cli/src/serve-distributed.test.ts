@@ -23,6 +23,8 @@ describe("cairn serve: distributed settings", () => {
       "CAIRN_WORKER_URL",
       "--node-id",
       "CAIRN_NODE_ID",
+      "--warm-up",
+      "CAIRN_WARM_UP",
     ]) {
       expect(SERVE_HELP).toContain(flag);
     }
@@ -39,6 +41,15 @@ describe("cairn serve: distributed settings", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--worker-url / CAIRN_WORKER_URL");
     expect(result.stderr).toContain("ftp://bad:2");
+  });
+
+  it("refuses a --warm-up that is neither on nor off, flag or environment", async () => {
+    const fromFlag = await serve(["--api-only", "--redis-url", "redis://cache:6379", "--warm-up", "maybe"]);
+    expect(fromFlag.code).toBe(2);
+    expect(fromFlag.stderr).toContain('--warm-up / CAIRN_WARM_UP: must be on or off (got "maybe")');
+    const fromEnvironment = await serve(["--api-only"], { CAIRN_REDIS_URL: "redis://cache:6379", CAIRN_WARM_UP: "later" });
+    expect(fromEnvironment.code).toBe(2);
+    expect(fromEnvironment.stderr).toContain("--warm-up / CAIRN_WARM_UP");
   });
 
   it("reads CAIRN_NODE_ID and refuses a malformed one even when running embedded", async () => {

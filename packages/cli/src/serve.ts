@@ -41,6 +41,8 @@ Distributed mode (see "Running on several machines" in the README):
   --worker-url <ws://…>          a \`cairn worker --listen\` host; repeatable or comma-separated (CAIRN_WORKER_URL).
                                  The workspace lives on one of them (recorded per workspace); needs CAIRN_WORKER_TOKEN.
   --node-id <id>                 this node's id in leases and logs (CAIRN_NODE_ID; default <hostname>-<pid>)
+  --warm-up <on|off>             before reporting ready, run scratch sessions through the node's code so the first
+                                 real ones stream at full speed (CAIRN_WARM_UP; default on, a few seconds)
 Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, CAIRN_HOME, CAIRN_MODEL, CAIRN_TOKEN (fixed access token),
   CAIRN_ALLOWED_HOSTS (comma-separated, added to --allowed-host), CAIRN_SHARE_STREAMS (live-share streams open at
   once per address/per share/in total, default 4/20/100).
@@ -190,7 +192,13 @@ type ServeOptions = {
   workspace: string | undefined;
   apiOnly: boolean;
   allowedHosts: string[];
-  distributed: { redisUrl: string | undefined; databaseUrl: string | undefined; workerUrls: string[]; nodeId: string | undefined };
+  distributed: {
+    redisUrl: string | undefined;
+    databaseUrl: string | undefined;
+    workerUrls: string[];
+    nodeId: string | undefined;
+    warmUp: string | undefined;
+  };
 };
 
 /** Why `--worker-url` cannot start as given (checked before anything is dialled), or undefined. */
@@ -219,6 +227,7 @@ function parseServeArgs(argv: string[]): "help" | ServeOptions {
         "database-url": { type: "string" },
         "worker-url": { type: "string", multiple: true, default: [] },
         "node-id": { type: "string" },
+        "warm-up": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
       strict: true,
@@ -236,7 +245,13 @@ function parseServeArgs(argv: string[]): "help" | ServeOptions {
     workspace: values.workspace,
     apiOnly: values["api-only"],
     allowedHosts: values["allowed-host"],
-    distributed: { redisUrl: values["redis-url"], databaseUrl: values["database-url"], workerUrls: values["worker-url"], nodeId: values["node-id"] },
+    distributed: {
+      redisUrl: values["redis-url"],
+      databaseUrl: values["database-url"],
+      workerUrls: values["worker-url"],
+      nodeId: values["node-id"],
+      warmUp: values["warm-up"],
+    },
   };
 }
 

@@ -20,7 +20,19 @@ describe("resolveDistributedConfig", () => {
       databaseUrl: "postgres://cairn@db:5432/cairn",
       workerUrls: ["ws://w1:7000", "wss://w2:7000"],
       nodeId: "host-a-123",
+      warmUp: true,
     });
+  });
+
+  it("warms the node up unless told off (flag over environment)", () => {
+    const redis = { redisUrl: "redis://cache:6379" };
+    expect(resolveDistributedConfig(redis, { warmUp: "off" }, defaultNodeId)?.warmUp).toBe(false);
+    expect(resolveDistributedConfig({ ...redis, warmUp: "on" }, { warmUp: "off" }, defaultNodeId)?.warmUp).toBe(true);
+    expect(resolveDistributedConfig({ ...redis, warmUp: "FALSE" }, {}, defaultNodeId)?.warmUp).toBe(false);
+    expect(resolveDistributedConfig({ ...redis, warmUp: " " }, { warmUp: "0" }, defaultNodeId)?.warmUp).toBe(false);
+    expect(() => resolveDistributedConfig({ ...redis, warmUp: "sometimes" }, {}, defaultNodeId)).toThrow(
+      /--warm-up \/ CAIRN_WARM_UP: must be on or off \(got "sometimes"\)/,
+    );
   });
 
   it("takes repeated --worker-url flags (each maybe a list) instead of the environment's", () => {

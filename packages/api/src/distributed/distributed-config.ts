@@ -18,6 +18,11 @@ export type DistributedConfig = {
   leaseTtlMs?: number;
   /** At shutdown, how long running prompts may go on before they are interrupted and handed over (ms); default 30,000. */
   drainTimeoutMs?: number;
+  /**
+   * Run live scratch sessions through this process's code before reporting ready (node-warm-up.ts). `cairn serve`
+   * turns it on unless told `--warm-up off`; a config built by hand (tests) has it off unless it says so.
+   */
+  warmUp?: boolean;
 };
 
 /** What the command line and the environment said, before validation (flags win over the environment). */
@@ -27,6 +32,8 @@ export type DistributedSettings = {
   /** Each entry may itself be a comma-separated list. */
   workerUrls?: readonly string[] | undefined;
   nodeId?: string | undefined;
+  /** `on` or `off` (also `true`/`false`, `1`/`0`). */
+  warmUp?: string | undefined;
 };
 
 export class DistributedConfigError extends Error {
@@ -85,7 +92,8 @@ export function resolveDistributedConfig(
   if (databaseUrl !== undefined) check(databaseUrlSchema, databaseUrl, "--database-url / CAIRN_DATABASE_URL");
   for (const url of workerUrls) check(workerUrlSchema, url, "--worker-url / CAIRN_WORKER_URL");
   check(nodeIdSchema, nodeId, "--node-id / CAIRN_NODE_ID");
-  return { redisUrl, databaseUrl, workerUrls, nodeId };
+  const warmUp = onOff(nonEmpty(primary.warmUp) ?? nonEmpty(fallback.warmUp) ?? "on", "--warm-up / CAIRN_WARM_UP");
+  return { redisUrl, databaseUrl, workerUrls, nodeId, warmUp };
 }
 
 /** A URL for logs and messages: the password replaced by `***`. */
@@ -97,6 +105,13 @@ export function redactUrl(value: string): string {
   } catch {
     return "(invalid URL)";
   }
+}
+
+function onOff(value: string, setting: string): boolean {
+  const normal = value.toLowerCase();
+  if (["on", "true", "1"].includes(normal)) return true;
+  if (["off", "false", "0"].includes(normal)) return false;
+  throw new DistributedConfigError(`${setting}: must be on or off (got "${value.slice(0, 20)}")`);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -17,6 +17,7 @@ import type { EventBus } from "../hub/event-bus.ts";
 import type { SessionOwnership } from "../hub/session-ownership.ts";
 import type { SessionStoreFactory } from "../session-store/session-store.ts";
 import { RedisEventBus } from "./redis/redis-event-bus.ts";
+import type { ScratchBus } from "./node-warm-up.ts";
 import { redactUrl, type DistributedConfig } from "./distributed-config.ts";
 import { openDatabase, type Database } from "./postgres/database.ts";
 import { migrate } from "./postgres/migrations.ts";
@@ -50,6 +51,11 @@ export type DistributedNode = {
   workerAssignments: WorkerAssignmentStore | undefined;
   /** The event fan-out over Redis Streams (undefined without `--redis-url`). */
   bus: EventBus | undefined;
+  /**
+   * Two event buses on scratch streams of the same Redis (a key prefix of their own), for the warm-up's scratch
+   * servers; closing one deletes the streams it appended to (undefined without `--redis-url`).
+   */
+  scratchBuses: (() => Promise<[ScratchBus, ScratchBus]>) | undefined;
   /** Session leases in PostgreSQL, commands routed over Redis (undefined without `--database-url`). */
   ownership: SessionOwnership | undefined;
   /** How long a draining node lets running prompts go on (ms). */
@@ -201,6 +207,7 @@ export async function startDistributedNode(
           })
       : undefined,
     bus: events,
+    scratchBuses: client ? () => scratchBuses(client, config.nodeId) : undefined,
     ownership: leases,
     drainTimeoutMs: config.drainTimeoutMs,
     async checks() {
@@ -236,4 +243,29 @@ async function probe(call: () => Promise<void>): Promise<string> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Two buses on streams under `cairn:warm-up:<node>:<random>:`, each on connections of its own; closing one deletes its session's streams. */
+async function scratchBuses(redis: Redis, nodeId: string): Promise<[ScratchBus, ScratchBus]> {
+  const prefix = `cairn:warm-up:${nodeId}:${Math.random().toString(36).slice(2)}:`;
+  const make = (): ScratchBus => {
+    const connection = redis.duplicate();
+    connection.on("error", () => undefined);
+    // Fenced as a node's own sessions are under their leases (a generation of 1 for each), so the appends take the same path.
+    const bus = new RedisEventBus({ redis: connection, prefix, fence: () => 1 });
+    return {
+      bus,
+      async close() {
+        await bus.close();
+        let cursor = "0";
+        do {
+          const [next, keys] = await connection.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+          if (keys.length > 0) await connection.unlink(...keys);
+          cursor = next;
+        } while (cursor !== "0");
+        await connection.quit().catch(() => connection.disconnect());
+      },
+    };
+  };
+  return [make(), make()];
 }

@@ -186,6 +186,22 @@ export async function startServer(options: StartServerOptions): Promise<CairnSer
       ...(tokenReplaced ? { tokenReplaced } : {}),
     });
     if (webDir !== null) web = await loadNextHandler({ webDir, hostname: host, port });
+    // Distributed mode: live sessions through this process's code before the node reports ready (node-warm-up.ts).
+    if (distributed && distributedConfig?.warmUp) {
+      const { DEFAULT_WARM_UP, warmUpNode } = await import("../distributed/node-warm-up.ts");
+      try {
+        const done = await warmUpNode({
+          size: DEFAULT_WARM_UP,
+          // The same model transport as the node's own sessions; no telemetry, settings or MCP servers of its own.
+          startServer: (scratch) =>
+            startServer({ ...scratch, version: options.version, ...(runtimeOptions.modelFetch ? { modelFetch: runtimeOptions.modelFetch } : {}) }),
+          scratchBuses: distributed.scratchBuses,
+        });
+        distributed.log.info({ deltas: done.deltas, elapsedMs: Math.round(done.elapsedMs) }, "warmed up");
+      } catch (error) {
+        distributed.log.warn({ error: (error as Error).message }, "the warm-up failed; serving without it");
+      }
+    }
     const webHandler = web;
     let accepting = true;
     const health = { nodeId: distributed?.nodeId, accepting: () => accepting, checks: async () => (distributed ? distributed.checks() : {}) };

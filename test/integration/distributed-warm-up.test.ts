@@ -1,0 +1,103 @@
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServeProcess, type ServeProcess } from "../support/serve-process.ts";
+import { freePort } from "../support/worker-process.ts";
+import { apiClient, eventually, send } from "./api-harness.ts";
+import { type DistributedServices, startDistributedServices } from "./distributed-harness.ts";
+import { text } from "./share-support.ts";
+
+type WarmedUp = { msg: string; nodeId: string; deltas: number; elapsedMs: number };
+
+/**
+ * `cairn serve` in distributed mode runs scratch sessions through its own code before it reports ready (warm-up on by
+ * default): meanwhile /readyz says 503, and afterwards nothing of it is left where the cluster or the machine would
+ * see it (no session, no Redis stream, no request to the configured model, no temporary folder).
+ */
+describe("distributed mode: a node warms up before it reports ready", () => {
+  let services: DistributedServices;
+  let warmed: ServeProcess | undefined;
+  let cold: ServeProcess | undefined;
+  let redis: Redis;
+  const readyzWhileStarting: number[] = [];
+
+  beforeAll(async () => {
+    services = await startDistributedServices({ name: "warm-up", scenario: { turns: [text("Warm enough.")] } });
+    redis = new Redis(services.redis.url);
+    const { parent, workspace, sim, database } = services;
+    const common = { parent, workspace, modelUrl: sim.url, databaseUrl: database.url, redisUrl: services.redis.url };
+    const tmp = join(parent, "tmp-warm");
+    await mkdir(tmp);
+    // The user's own hooks ($CAIRN_HOME/settings.json): the warm-up's scratch sessions must not run them (a real session does).
+    await mkdir(join(parent, "node-warm", ".cairn"), { recursive: true });
+    const hook = { type: "command", command: `echo prompt >> '${join(workspace, "user-hook-ran")}'` };
+    await writeFile(join(parent, "node-warm", ".cairn", "settings.json"), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [hook] }] } }));
+    const port = await freePort();
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        const status = await send(`http://127.0.0.1:${port}/readyz`).then(
+          (response) => response.status,
+          () => 0,
+        );
+        if (status !== 0) readyzWhileStarting.push(status);
+        if (status === 200) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    })();
+    try {
+      warmed = await startServeProcess({ ...common, nodeId: "warm", port, warmUp: true, env: { TMPDIR: tmp } });
+    } finally {
+      polling = false;
+      await poll;
+    }
+    cold = await startServeProcess({ ...common, nodeId: "cold" });
+  }, 180_000);
+
+  afterAll(async () => {
+    redis?.disconnect();
+    await Promise.all([warmed?.stop(), cold?.stop()]);
+    await services?.stop();
+  });
+
+  it("answers /readyz 503 until its warm-up ran, and logs what it ran", async () => {
+    // Answered "starting" while the scratch sessions ran (the port opens before they start), then ready.
+    expect(readyzWhileStarting.filter((status) => status === 503).length).toBeGreaterThan(0);
+    expect(readyzWhileStarting.every((status) => status === 503 || status === 200)).toBe(true);
+    const lines = warmed!
+      .stderr()
+      .split("\n")
+      .filter((line) => line.startsWith("{"));
+    const done = lines.map((line) => JSON.parse(line) as WarmedUp).find((line) => line.msg === "warmed up");
+    expect(done).toMatchObject({ nodeId: "warm", deltas: 3 * 20 * 120 });
+    expect(done!.elapsedMs).toBeGreaterThan(0);
+    console.log(`# warm-up: ${done!.deltas} deltas in ${done!.elapsedMs} ms`);
+    expect(cold!.stderr()).not.toContain("warmed up");
+  });
+
+  it("leaves no session, stream, model request, hook run or temporary folder behind", async () => {
+    expect(existsSync(join(services.workspace, "user-hook-ran"))).toBe(false);
+    expect(await apiClient(warmed!.url, warmed!.token).session.list.query()).toEqual([]);
+    expect(await redis.keys("cairn:warm-up:*")).toEqual([]);
+    expect(await redis.keys("*")).toEqual(expect.not.arrayContaining([expect.stringMatching(/^cairn:events:/)]));
+    // Its scratch sessions had a model of their own: the configured one has not been called.
+    expect(services.sim.requests).toHaveLength(0);
+    // The scratch servers' folders are gone; the node's own worker keeps its one private folder.
+    const left = await readdir(join(services.parent, "tmp-warm"));
+    expect(left.filter((name) => name.startsWith("cairn-warm-up-"))).toEqual([]);
+    expect(left.filter((name) => name.startsWith("cairn-")).length).toBeLessThanOrEqual(1);
+  });
+
+  it("then runs a real session like any node, seen from the other node", async () => {
+    const client = apiClient(warmed!.url, warmed!.token);
+    const { sessionId } = await client.session.create.mutate();
+    await client.session.send.mutate({ sessionId, prompt: "Warm?" });
+    await eventually(async () => expect((await client.session.get.query({ sessionId })).running).toBe(false), 30_000);
+    const listedOnCold = await apiClient(cold!.url, cold!.token).session.list.query();
+    expect(listedOnCold.map((session) => session.sessionId)).toEqual([sessionId]);
+    expect(JSON.stringify((await client.session.get.query({ sessionId })).messages)).toContain("Warm enough.");
+    expect(await readFile(join(services.workspace, "user-hook-ran"), "utf8")).toBe("prompt\n");
+  });
+});
