@@ -1,4 +1,5 @@
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
+import { trpcHttpCall } from "@cairn/api";
 
 /** Kept-alive connections for the benchmarks' own calls: fetch (undici) costs the shared machine several times more CPU per call. */
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
@@ -13,29 +14,5 @@ export function trpcCall<T = unknown>(
   input: unknown,
   method: "GET" | "POST" = "POST",
 ): Promise<T> {
-  const json = JSON.stringify(input);
-  const what = server.nodeId === undefined ? path : `${path} on ${server.nodeId}`;
-  const url = method === "GET" ? `${server.url}/api/trpc/${path}?input=${encodeURIComponent(json)}` : `${server.url}/api/trpc/${path}`;
-  return new Promise<T>((resolve, reject) => {
-    const outgoing = request(url, { method, agent, headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" } }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => {
-        text += chunk;
-      });
-      response.on("error", reject);
-      response.on("end", () => {
-        let body: { result?: { data: T }; error?: unknown };
-        try {
-          body = JSON.parse(text) as typeof body;
-        } catch {
-          return reject(new Error(`${what} answered ${response.statusCode} with ${text.slice(0, 200)}`));
-        }
-        if (response.statusCode !== 200 || !body.result) return reject(new Error(`${what} failed (${response.statusCode}): ${JSON.stringify(body.error)}`));
-        resolve(body.result.data);
-      });
-    });
-    outgoing.on("error", reject);
-    outgoing.end(method === "POST" ? json : undefined);
-  });
+  return trpcHttpCall<T>(server, path, input, { method, agent, label: server.nodeId === undefined ? path : `${path} on ${server.nodeId}` });
 }

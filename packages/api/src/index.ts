@@ -47,6 +47,7 @@ export type { SessionHubOptions } from "./hub/session-hub-options.ts";
 export { MemoryEventBus, DEFAULT_RING_SIZE } from "./hub/event-bus.ts";
 export type { EventBus, EventListener, Replay } from "./hub/event-bus.ts";
 export { streamEvents } from "./hub/event-stream.ts";
+export { trpcHttpCall } from "./server/loopback-trpc.ts";
 export { TerminalManager } from "./terminal/terminal-manager.ts";
 export { TrustStore } from "./server/trust-store.ts";
 export { ensureSampleWorkspace } from "./server/sample-workspace.ts";

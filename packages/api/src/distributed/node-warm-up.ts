@@ -3,6 +3,7 @@ import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EventBus } from "../hub/event-bus.ts";
+import { trpcHttpCall } from "../server/loopback-trpc.ts";
 import type { StartServerOptions } from "../server/server-options.ts";
 
 /** How much live traffic a warm-up runs: rounds of `sessions` turns streaming `deltas` text deltas each. */
@@ -108,27 +109,7 @@ export async function warmUpNode(options: WarmUpOptions): Promise<{ deltas: numb
 }
 
 function call<T = unknown>(agent: Agent, server: ScratchServer, path: string, input: unknown, method: "GET" | "POST" = "POST"): Promise<T> {
-  const json = JSON.stringify(input);
-  const url = method === "GET" ? `${server.url}/api/trpc/${path}?input=${encodeURIComponent(json)}` : `${server.url}/api/trpc/${path}`;
-  return new Promise<T>((resolve, reject) => {
-    const outgoing = request(url, { method, agent, headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" } }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => {
-        text += chunk;
-      });
-      response.on("error", reject);
-      response.on("end", () => {
-        try {
-          const body = JSON.parse(text) as { result?: { data: T } };
-          if (response.statusCode === 200 && body.result) return resolve(body.result.data);
-        } catch {}
-        reject(new Error(`${path} answered ${response.statusCode}: ${text.slice(0, 200)}`));
-      });
-    });
-    outgoing.on("error", reject);
-    outgoing.end(method === "POST" ? json : undefined);
-  });
+  return trpcHttpCall<T>(server, path, input, { method, agent });
 }
 
 async function untilIdle(agent: Agent, server: ScratchServer, sessionId: string): Promise<void> {
