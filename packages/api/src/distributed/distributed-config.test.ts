@@ -30,6 +30,8 @@ describe("resolveDistributedConfig", () => {
     expect(resolveDistributedConfig({ ...redis, warmUp: "on" }, { warmUp: "off" }, defaultNodeId)?.warmUp).toBe(true);
     expect(resolveDistributedConfig({ ...redis, warmUp: "FALSE" }, {}, defaultNodeId)?.warmUp).toBe(false);
     expect(resolveDistributedConfig({ ...redis, warmUp: " " }, { warmUp: "0" }, defaultNodeId)?.warmUp).toBe(false);
+    // Refused even when running embedded (where it changes nothing), as a bad node id is.
+    expect(() => resolveDistributedConfig({}, { warmUp: "later" }, defaultNodeId)).toThrow(/--warm-up \/ CAIRN_WARM_UP/);
     expect(() => resolveDistributedConfig({ ...redis, warmUp: "sometimes" }, {}, defaultNodeId)).toThrow(
       /--warm-up \/ CAIRN_WARM_UP: must be on or off \(got "sometimes"\)/,
     );

@@ -84,6 +84,7 @@ export function resolveDistributedConfig(
   const fromFlags = splitWorkerUrls(primary.workerUrls ?? []);
   const workerUrls = fromFlags.length > 0 ? fromFlags : splitWorkerUrls(fallback.workerUrls ?? []);
   const nodeId = nonEmpty(primary.nodeId) ?? nonEmpty(fallback.nodeId) ?? defaultNodeId();
+  const warmUp = onOff(nonEmpty(primary.warmUp) ?? nonEmpty(fallback.warmUp) ?? "on", "--warm-up / CAIRN_WARM_UP");
   if (redisUrl === undefined && databaseUrl === undefined && workerUrls.length === 0) {
     check(nodeIdSchema, nodeId, "--node-id / CAIRN_NODE_ID");
     return undefined;
@@ -92,7 +93,6 @@ export function resolveDistributedConfig(
   if (databaseUrl !== undefined) check(databaseUrlSchema, databaseUrl, "--database-url / CAIRN_DATABASE_URL");
   for (const url of workerUrls) check(workerUrlSchema, url, "--worker-url / CAIRN_WORKER_URL");
   check(nodeIdSchema, nodeId, "--node-id / CAIRN_NODE_ID");
-  const warmUp = onOff(nonEmpty(primary.warmUp) ?? nonEmpty(fallback.warmUp) ?? "on", "--warm-up / CAIRN_WARM_UP");
   return { redisUrl, databaseUrl, workerUrls, nodeId, warmUp };
 }
 
