@@ -9,6 +9,19 @@ import { apiClient, eventually, send } from "./api-harness.ts";
 import { type DistributedServices, startDistributedServices } from "./distributed-harness.ts";
 import { text } from "./share-support.ts";
 
+/** The pids of a process's children (from /proc). */
+async function childProcesses(pid: number): Promise<number[]> {
+  const children: number[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    // The fields after the command's closing parenthesis: state, then the parent's pid.
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (parent === pid) children.push(Number(entry));
+  }
+  return children;
+}
+
 type WarmedUp = { msg: string; nodeId: string; deltas: number; elapsedMs: number };
 
 /**
@@ -77,7 +90,7 @@ describe("distributed mode: a node warms up before it reports ready", () => {
     expect(cold!.stderr()).not.toContain("warmed up");
   });
 
-  it("leaves no session, stream, model request, hook run or temporary folder behind", async () => {
+  it("leaves no session, stream, model request, hook run, temporary folder or process behind", async () => {
     expect(existsSync(join(services.workspace, "user-hook-ran"))).toBe(false);
     expect(await apiClient(warmed!.url, warmed!.token).session.list.query()).toEqual([]);
     expect(await redis.keys("cairn:warm-up:*")).toEqual([]);
@@ -88,6 +101,8 @@ describe("distributed mode: a node warms up before it reports ready", () => {
     const left = await readdir(join(services.parent, "tmp-warm"));
     expect(left.filter((name) => name.startsWith("cairn-warm-up-"))).toEqual([]);
     expect(left.filter((name) => name.startsWith("cairn-")).length).toBeLessThanOrEqual(1);
+    // The scratch servers' worker processes are gone: the node's own worker is its only child.
+    expect(await childProcesses(warmed!.child.pid!)).toHaveLength(1);
   });
 
   it("then runs a real session like any node, seen from the other node", async () => {
