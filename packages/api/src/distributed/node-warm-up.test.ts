@@ -1,4 +1,5 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ const SIZE = { rounds: 1, sessions: 2, deltas: 4 };
 describe("warmUpNode when it cannot finish", () => {
   let root: string;
   let silent: Server | undefined;
+  let owner: HttpServer | undefined;
   const sockets: Socket[] = [];
 
   beforeEach(async () => {
@@ -19,6 +21,8 @@ describe("warmUpNode when it cannot finish", () => {
   afterEach(async () => {
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => (silent ? silent.close(resolve) : resolve(undefined)));
+    owner?.closeAllConnections();
+    await new Promise((resolve) => (owner ? owner.close(resolve) : resolve(undefined)));
     await rm(root, { recursive: true, force: true });
   });
 
@@ -38,6 +42,49 @@ describe("warmUpNode when it cannot finish", () => {
     await expect(failure).rejects.toThrow("no port for the second one");
     expect(closed).toEqual(["first"]);
     expect(await readdir(root)).toEqual([]);
+  });
+
+  it("a scratch server whose start finishes after the time limit is closed then, not left running", async () => {
+    const closed: string[] = [];
+    let lateStart!: () => void;
+    const startedLate = new Promise<void>((resolve) => (lateStart = resolve));
+    const failure = warmUpNode({
+      size: SIZE,
+      tmpRoot: root,
+      timeoutMs: 100,
+      scratchBuses: undefined,
+      startServer: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        lateStart();
+        return { url: "http://127.0.0.1:9", token: "t", close: async () => void closed.push("late server") };
+      },
+    });
+    await expect(failure).rejects.toThrow("did not finish within 100 ms");
+    expect(closed).toEqual([]);
+    await startedLate;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toEqual(["late server"]);
+  });
+
+  it("a follower whose events request fails fails the warm-up at once, not at its time limit", async () => {
+    // The owner answers each call as a server whose sessions are idle; the follower's port refuses connections.
+    owner = createHttpServer((request, response) => {
+      const data = request.url?.startsWith("/api/trpc/session.get") ? { running: false, messages: [1, 2] } : { sessionId: "s-1" };
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ result: { data } }));
+    });
+    await new Promise<void>((resolve) => owner!.listen(0, "127.0.0.1", resolve));
+    const ownerUrl = `http://127.0.0.1:${(owner.address() as { port: number }).port}`;
+    const closed: string[] = [];
+    const servers = [
+      { url: ownerUrl, token: "t", close: async () => void closed.push("owner") },
+      { url: "http://127.0.0.1:9", token: "t", close: async () => void closed.push("follower") },
+    ];
+    const started = Date.now();
+    const failure = warmUpNode({ size: SIZE, tmpRoot: root, timeoutMs: 20_000, scratchBuses: undefined, startServer: async () => servers.shift()! });
+    await expect(failure).rejects.toThrow(/ECONNREFUSED/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(closed).toEqual(["owner", "follower"]);
   });
 
   it("a scratch server that never answers ends the warm-up at its time limit, the servers and buses closed", async () => {

@@ -55,17 +55,27 @@ export async function warmUpNode(options: WarmUpOptions): Promise<{ deltas: numb
   const servers: ScratchServer[] = [];
   let buses: [ScratchBus, ScratchBus] | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // Set once the warm-up ends: a server or bus whose start finishes after that is closed at once, not left running.
+  let finished = false;
+  const kept = async <Closable extends { close(): Promise<void> }>(closable: Closable): Promise<Closable> => {
+    if (!finished) return closable;
+    await closable.close().catch(() => undefined);
+    throw new Error("the warm-up had already ended");
+  };
   const run = async () => {
-    buses = options.scratchBuses ? await options.scratchBuses() : undefined;
+    if (options.scratchBuses) {
+      const [first, second] = await options.scratchBuses();
+      buses = await Promise.all([kept(first), kept(second)]);
+    }
     const workspace = join(parent, "workspace");
     await mkdir(workspace);
     await writeFile(join(workspace, "README.md"), "# warm-up\n");
     await mkdir(join(parent, "home"));
+    // A home of its own too: none of the user's memory files, settings, hooks or MCP servers, nor the managed ones.
+    const home = { cairnHome: join(parent, "cairn-home"), homeDir: join(parent, "home"), managedSettingsPath: join(parent, "no-managed-settings.json") };
+    const scratch = { ...home, workspace, host: "127.0.0.1", port: 0, webDir: null, checkpoints: false, apiKey: "cairn-warm-up", baseURL: sim.url };
     for (const bus of buses ?? [undefined, undefined]) {
-      // A home of its own too: none of the user's memory files, settings, hooks or MCP servers, nor the managed ones.
-      const home = { cairnHome: join(parent, "cairn-home"), homeDir: join(parent, "home"), managedSettingsPath: join(parent, "no-managed-settings.json") };
-      const scratch = { ...home, workspace, host: "127.0.0.1", port: 0, webDir: null, checkpoints: false };
-      servers.push(await options.startServer({ ...scratch, apiKey: "cairn-warm-up", baseURL: sim.url, ...(bus ? { bus: bus.bus } : {}) }));
+      servers.push(await kept(await options.startServer({ ...scratch, ...(bus ? { bus: bus.bus } : {}) })));
     }
     const [owner, follower] = servers as [ScratchServer, ScratchServer];
     const { rounds, sessions, deltas } = options.size;
@@ -99,6 +109,7 @@ export async function warmUpNode(options: WarmUpOptions): Promise<{ deltas: numb
     const deltas = await Promise.race([running, timeout]);
     return { deltas, elapsedMs: performance.now() - started };
   } finally {
+    finished = true;
     clearTimeout(timer);
     agent.destroy();
     for (const server of servers) await server.close().catch(() => undefined);
@@ -123,8 +134,10 @@ async function untilIdle(agent: Agent, server: ScratchServer, sessionId: string)
 /** A tab following a session's live events over SSE until the turn's last delta arrives. */
 function follow(agent: Agent, server: ScratchServer, sessionId: string): { opened: Promise<void>; ended: Promise<void> } {
   let opened!: () => void;
-  const openedPromise = new Promise<void>((resolve) => {
+  let failed!: (error: Error) => void;
+  const openedPromise = new Promise<void>((resolve, reject) => {
     opened = resolve;
+    failed = reject;
   });
   const ended = new Promise<void>((resolve, reject) => {
     const input = encodeURIComponent(JSON.stringify({ sessionId }));
@@ -146,9 +159,14 @@ function follow(agent: Agent, server: ScratchServer, sessionId: string): { opene
         response.on("close", () => reject(new Error(`the events of ${sessionId} ended early`)));
       },
     );
-    outgoing.on("error", reject);
+    // A request that fails before its response fails both: nothing waits for the time limit.
+    outgoing.on("error", (error) => {
+      failed(error);
+      reject(error);
+    });
     outgoing.end();
   });
+  openedPromise.catch(() => undefined);
   ended.catch(() => undefined);
   return { opened: openedPromise, ended };
 }
