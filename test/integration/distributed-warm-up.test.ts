@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { childProcesses } from "@cairn/worker";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServeProcess, type ServeProcess } from "../support/serve-process.ts";
@@ -8,19 +9,6 @@ import { freePort } from "../support/worker-process.ts";
 import { apiClient, eventually, send } from "./api-harness.ts";
 import { type DistributedServices, startDistributedServices } from "./distributed-harness.ts";
 import { text } from "./share-support.ts";
-
-/** The pids of a process's children (from /proc). */
-async function childProcesses(pid: number): Promise<number[]> {
-  const children: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    // The fields after the command's closing parenthesis: state, then the parent's pid.
-    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    if (parent === pid) children.push(Number(entry));
-  }
-  return children;
-}
 
 type WarmedUp = { msg: string; nodeId: string; deltas: number; elapsedMs: number };
 

@@ -5,6 +5,7 @@ export { createRemoteWorkspace } from "./process/remote-workspace.ts";
 export { remoteWorkspaceNameSchema } from "./process/remote-workspace.ts";
 export type { RemoteWorkspaceOptions } from "./process/remote-workspace.ts";
 export { startRemoteWorkerServer } from "./process/remote-worker-server.ts";
+export { childProcesses } from "./process/process-table.ts";
 export { sandboxSettingsSchema, localWorkspaceOptionsSchema } from "./settings.ts";
 export type { SandboxSettings, LocalWorkspaceOptions } from "./settings.ts";
 export type { SandboxProbe } from "./sandbox/sandbox-host.ts";

@@ -1,20 +1,8 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readProcessTable } from "../process/process-table.ts";
 
 /** The pid of the first process named `command` below `rootPid` (breadth-first), read from /proc; undefined if there is none. */
 export async function findDescendant(rootPid: number, command: string): Promise<number | undefined> {
-  const children = new Map<number, number[]>();
-  const names = new Map<number, string>();
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so it ends at the last ')'.
-    const close = stat.lastIndexOf(")");
-    if (close < 0) continue;
-    const pid = Number(entry);
-    const parent = Number(stat.slice(close + 2).split(" ")[1]);
-    names.set(pid, stat.slice(stat.indexOf("(") + 1, close));
-    children.set(parent, [...(children.get(parent) ?? []), pid]);
-  }
+  const { names, children } = await readProcessTable();
   const queue = [...(children.get(rootPid) ?? [])];
   for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
     if (names.get(pid) === command) return pid;
