@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { statFieldsAfterCommand } from "./process-table.ts";
 
 let ownStart: string | undefined;
 
@@ -14,10 +15,7 @@ export function processStartTime(pid: number): string | undefined {
   } catch {
     return undefined;
   }
-  const started = stat
-    .slice(stat.lastIndexOf(")") + 2)
-    .split(" ")
-    .at(19);
+  const started = statFieldsAfterCommand(stat)?.[19];
   if (pid === process.pid) ownStart = started;
   return started;
 }
