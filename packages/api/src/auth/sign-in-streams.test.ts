@@ -76,4 +76,27 @@ describe("SignInStreams", () => {
     expect(signIns.lookups.length).toBe(count);
     streams.close();
   });
+
+  it("lets any number of streams follow one browser's sign-in or the access token without a listener-leak warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      const replaced = new AbortController();
+      const streams = new SignInStreams({ sessions: fakeSignIns(new Set(["alice"])).sessions, tokenReplaced: replaced.signal });
+      // A browser with many tabs open, and as many scripts on the access token: each stream listens for its end.
+      for (let index = 0; index < 25; index++) {
+        const browserStream = stream();
+        streams.watch(browserStream.request, browserStream.response, "alice").addEventListener("abort", () => undefined);
+        const bearerStream = stream();
+        streams.watchBearer(bearerStream.request);
+        streams.signalOf(bearerStream.request)!.addEventListener("abort", () => undefined);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+      streams.close();
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
 });

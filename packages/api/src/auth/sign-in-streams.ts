@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { BrowserSessionRepository } from "./browser-session-secrets.ts";
 
@@ -35,6 +36,8 @@ export class SignInStreams {
 
   constructor(options: SignInStreamsOptions) {
     this.options = options;
+    // One signal for every stream opened with the token, each listening for its end: as many listeners as streams.
+    if (options.tokenReplaced) setMaxListeners(0, options.tokenReplaced);
     this.stopListening = options.sessions.onRevoked(() => void this.recheck());
   }
 
@@ -43,6 +46,8 @@ export class SignInStreams {
     let browser = this.browsers.get(cookie);
     if (!browser) {
       browser = { controller: new AbortController(), open: 0 };
+      // Shared by all of the browser's streams (its tabs), each with its listener: no limit that warns of a leak.
+      setMaxListeners(0, browser.controller.signal);
       this.browsers.set(cookie, browser);
     }
     const held = browser;
