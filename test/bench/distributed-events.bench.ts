@@ -11,6 +11,8 @@
 // per delta while the deltas stream (from the prompts that start them to the last one received), Redis commands per
 // delta, Redis's own CPU per delta (it shares the cores with the nodes), the simulator's and the tabs' CPU per delta,
 // and how busy the whole machine was meanwhile (close to 100 %, a delta's latency is mostly its wait for a core).
+// Where the slow deltas are: the stretches of the round (by when the deltas left the simulator) holding deltas over
+// 25 ms, usually a few that every session shares (the turns starting or ending together, one process pausing).
 // CAIRN_BENCH_DIST_CPU_PROF=<dir> has each node write a CPU profile there when it stops (with the CLOCK_MONOTONIC
 // microseconds each round's deltas streamed between, to cut the profile to them). CAIRN_BENCH_DIST_ROUNDS=100 runs
 // only those latency rounds and no throughput round, for an A/B or a profile of one round.
@@ -27,7 +29,7 @@ import { machineCpuTicks, processCpuMs, processSyscalls } from "./process-stats.
 import { median, percentile, report } from "./report.ts";
 import { trpcCall } from "./trpc-call.ts";
 import { BrowserTabs, type TabsStatus } from "./browser-tabs.ts";
-import { deltaLatencies, deltaSegment, pacing, TimedSim } from "./timed-sim.ts";
+import { deltaLatencies, deltaSegment, latencyStalls, pacing, TimedSim } from "./timed-sim.ts";
 
 const DELTAS_PER_SESSION = 120;
 const DELTA_INTERVAL_MS = 10; // ~100 deltas/s per session, a fast model
@@ -206,6 +208,19 @@ async function latencyRound(
     `# ${sessions} sessions over 2 nodes: ${latencies.length} deltas, median ${median(latencies).toFixed(2)} ms; p99 of each session's first tenth ${percentile(early, 99).toFixed(1)} ms, of the rest ${percentile(rest, 99).toFixed(1)} ms (load average ${loadavg()[0]!.toFixed(2)})`,
   );
   console.log(`# ${pacing(emitted, DELTAS_PER_SESSION)}`);
+  // When the slow deltas left the simulator: a p99 set by stalls every session shares reads differently from a slow path.
+  const stalls = latencyStalls(received, emitted, { windowMs: 25, overMs: 25 });
+  const worst = [...stalls].sort((left, right) => right.maxMs - left.maxMs).slice(0, 6);
+  console.log(
+    `# ${sessions} sessions, deltas over 25 ms by when they left the simulator (ms from the round's first delta): ${
+      stalls.length === 0
+        ? "none"
+        : `${stalls.reduce((sum, stall) => sum + stall.deltas, 0)} in ${stalls.length} stretches; the worst ${worst
+            .sort((left, right) => left.fromMs - right.fromMs)
+            .map((stall) => `${stall.fromMs}-${stall.toMs} (${stall.deltas}, max ${stall.maxMs.toFixed(0)})`)
+            .join(", ")}`
+    }`,
+  );
   return { latencies, streaming };
 }
 

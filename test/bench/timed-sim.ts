@@ -37,6 +37,48 @@ export function deltaLatencies(
   return { latencies, early, rest };
 }
 
+/** A stretch of a round in which some deltas waited long: when (from the round's first delta leaving the simulator), how many, the longest wait. */
+export type Stall = { fromMs: number; toMs: number; deltas: number; maxMs: number };
+
+/**
+ * Where a round's slow deltas are: the `windowMs` windows (by the time each delta left the simulator) holding a delta
+ * slower than `overMs`, adjacent ones joined. A p99 set by a few stalls that every session shares (a burst of turns
+ * starting or ending together, a pause of one process) reads differently from one spread over the whole round.
+ */
+export function latencyStalls(
+  received: ReadonlyMap<string, number>,
+  emitted: ReadonlyMap<string, number>,
+  options: { windowMs: number; overMs: number },
+): Stall[] {
+  const slow: Array<[number, number]> = [];
+  let first = Number.POSITIVE_INFINITY;
+  for (const [id, at] of received) {
+    const sent = emitted.get(id);
+    if (sent === undefined) continue;
+    first = Math.min(first, sent);
+    if (at - sent > options.overMs) slow.push([sent, at - sent]);
+  }
+  const windows = new Map<number, { deltas: number; maxMs: number }>();
+  for (const [sent, waited] of slow) {
+    const index = Math.floor((sent - first) / options.windowMs);
+    const window = windows.get(index) ?? { deltas: 0, maxMs: 0 };
+    window.deltas++;
+    window.maxMs = Math.max(window.maxMs, waited);
+    windows.set(index, window);
+  }
+  const stalls: Stall[] = [];
+  for (const index of [...windows.keys()].sort((left, right) => left - right)) {
+    const window = windows.get(index)!;
+    const last = stalls.at(-1);
+    if (last && last.toMs === index * options.windowMs) {
+      last.toMs += options.windowMs;
+      last.deltas += window.deltas;
+      last.maxMs = Math.max(last.maxMs, window.maxMs);
+    } else stalls.push({ fromMs: index * options.windowMs, toMs: (index + 1) * options.windowMs, ...window });
+  }
+  return stalls;
+}
+
 /** CLOCK_MONOTONIC in milliseconds: one clock for every process on the machine. */
 export function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
