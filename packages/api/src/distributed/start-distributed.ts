@@ -53,7 +53,7 @@ export type DistributedNode = {
   bus: EventBus | undefined;
   /**
    * Two event buses on scratch streams of the same Redis (a key prefix of their own), for the warm-up's scratch
-   * servers; closing one deletes the streams it appended to (undefined without `--redis-url`).
+   * servers; once both are closed their keys are deleted (undefined without `--redis-url`).
    */
   scratchBuses: (() => Promise<[ScratchBus, ScratchBus]>) | undefined;
   /** Session leases in PostgreSQL, commands routed over Redis (undefined without `--database-url`). */
@@ -245,9 +245,13 @@ async function probe(call: () => Promise<void>): Promise<string> {
   }
 }
 
-/** Two buses on streams under `cairn:warm-up:<node>:<random>:`, each on connections of its own; closing one deletes its session's streams. */
+/**
+ * Two buses on streams under `cairn:warm-up:<node>:<random>:`, each on connections of its own. Closing the second of
+ * them (no bus left to append) deletes every key under the prefix, once.
+ */
 async function scratchBuses(redis: Redis, nodeId: string): Promise<[ScratchBus, ScratchBus]> {
   const prefix = `cairn:warm-up:${nodeId}:${Math.random().toString(36).slice(2)}:`;
+  let open = 2;
   const make = (): ScratchBus => {
     const connection = redis.duplicate();
     connection.on("error", () => undefined);
@@ -256,13 +260,16 @@ async function scratchBuses(redis: Redis, nodeId: string): Promise<[ScratchBus, 
     return {
       bus,
       async close() {
+        const last = --open === 0;
         await bus.close();
-        let cursor = "0";
-        do {
-          const [next, keys] = await connection.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
-          if (keys.length > 0) await connection.unlink(...keys);
-          cursor = next;
-        } while (cursor !== "0");
+        if (last) {
+          let cursor = "0";
+          do {
+            const [next, keys] = await connection.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+            if (keys.length > 0) await connection.unlink(...keys);
+            cursor = next;
+          } while (cursor !== "0");
+        }
         await connection.quit().catch(() => connection.disconnect());
       },
     };
