@@ -12,6 +12,8 @@ export type ServeProcess = {
   child: ChildProcess;
   /** Everything the node wrote to stderr so far (its structured log lines among it). */
   stderr(): string;
+  /** Everything the node wrote to stdout so far (its banner; what V8's `--trace-…` flags print). */
+  stdout(): string;
   /** Sends a signal and waits for the process to end. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 };
@@ -81,14 +83,13 @@ export async function startServeProcess(options: ServeProcessOptions): Promise<S
   });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  let stdout = "";
+  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    let stdout = "";
-    const onData = (chunk: Buffer) => {
-      stdout += chunk.toString();
+    const onData = () => {
       const match = /also at (http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout);
       if (match?.[1]) {
         child.stdout?.off("data", onData);
-        child.stdout?.resume();
         resolve(match[1]);
       }
     };
@@ -102,6 +103,7 @@ export async function startServeProcess(options: ServeProcessOptions): Promise<S
     home,
     child,
     stderr: () => stderr,
+    stdout: () => stdout,
     stop(signal = "SIGTERM") {
       if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
       return new Promise((resolve) => {

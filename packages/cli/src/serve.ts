@@ -23,6 +23,7 @@ import { remoteWorkspaceNameSchema } from "@cairn/worker";
 import { childProcessEnv, useProductionNodeEnv, type CliEnv } from "./env.ts";
 import { cliVersion } from "./version.ts";
 import { reportSettingsProblems, runtimeOptionsFromEnv } from "./runtime-env.ts";
+import { turnOffPretenuring } from "./v8-heap.ts";
 
 export const SERVE_HELP = `Usage: cairn serve [--host 127.0.0.1] [--port 3000] [--workspace <dir>] [--allowed-host <name>]… [--api-only]
 
@@ -83,6 +84,8 @@ export async function runServe(argv: string[], env: CliEnv, io: ServeIo): Promis
     io.stderr(`cairn serve: ${error.message}\n`);
     return 2;
   }
+  // A node of a cluster, serving many sessions at once: no pretenuring (v8-heap.ts).
+  if (distributed) turnOffPretenuring();
   const onWorkers = (distributed?.workerUrls.length ?? 0) > 0;
   if (onWorkers) {
     const problem = workerModeProblem(options.workspace, env.workerToken);
