@@ -25,7 +25,9 @@ export async function readProcessTable(): Promise<ProcessTable> {
     const pid = Number(entry);
     const parent = Number(fields[1]);
     names.set(pid, stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")));
-    children.set(parent, [...(children.get(parent) ?? []), pid]);
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(pid);
+    else children.set(parent, [pid]);
   }
   return { names, children };
 }
